@@ -1,0 +1,178 @@
+// `advisor show [PROFILE] [--json]`: a readable summary of a device profile.
+#include <array>
+#include <memory>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "command.hpp"
+#include "common.hpp"
+
+namespace cachewise::cli {
+namespace {
+
+std::string bytes_text(double bytes) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  if (bytes >= 1024.0 * 1024.0) {
+    out << bytes / (1024.0 * 1024.0) << " MiB";
+  } else if (bytes >= 1024.0) {
+    out << bytes / 1024.0 << " KiB";
+  } else {
+    out << std::setprecision(0) << bytes << " B";
+  }
+  return out.str();
+}
+
+std::string number_text(double value, int precision = 0) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(precision) << value;
+  return out.str();
+}
+
+class Table {
+public:
+  void row(const std::string& quantity, const std::string& value, const Provenance* provenance = nullptr) {
+    std::string source;
+    if (provenance != nullptr) {
+      std::ostringstream out;
+      out << to_string(provenance->confidence);
+      if (provenance->samples > 0) out << ", n=" << provenance->samples;
+      if (provenance->spread > 0) out << ", spread " << std::fixed << std::setprecision(1) << provenance->spread * 100 << "%";
+      if (!provenance->method.empty()) out << ", " << provenance->method;
+      source = out.str();
+    }
+    rows_.push_back({quantity, value, source});
+  }
+  void measured(const std::string& quantity, const Measured& value, const std::string& text) {
+    row(quantity, text, &value.provenance);
+  }
+  void print(std::ostream& out) const {
+    std::size_t quantity_width = 0;
+    std::size_t value_width = 0;
+    for (const auto& row : rows_) {
+      quantity_width = std::max(quantity_width, row[0].size());
+      value_width = std::max(value_width, row[1].size());
+    }
+    for (const auto& row : rows_) {
+      out << "  " << std::left << std::setw(static_cast<int>(quantity_width)) << row[0] << "  "
+          << std::setw(static_cast<int>(value_width)) << row[1];
+      if (!row[2].empty()) out << "  (" << row[2] << ")";
+      out << '\n';
+    }
+  }
+
+private:
+  std::vector<std::array<std::string, 3>> rows_;
+};
+
+void print_summary(const DeviceProfile& profile, const std::string& path, std::ostream& out) {
+  const DeviceIdentity& device = profile.device;
+  out << device.name << "  sm_" << device.compute_capability_major << device.compute_capability_minor << ", "
+      << device.sm_count << " SMs, driver " << device.driver_version << ", runtime " << device.runtime_version << '\n'
+      << "profile " << path << " (schema v" << profile.schema_version << "), probed " << device.probed_at << '\n'
+      << "clocks observed: SM " << device.sm_clock_mhz_before << " -> " << device.sm_clock_mhz_after << " MHz, memory "
+      << device.memory_clock_mhz << " MHz\n\n";
+
+  auto section = [&out](const char* title, const Table& table) {
+    out << title << '\n';
+    table.print(out);
+    out << '\n';
+  };
+  auto with_optional = [](Table& table, const std::string& quantity, const std::optional<Measured>& value,
+                          const std::string& unit, int precision = 0) {
+    if (value) table.measured(quantity, *value, number_text(value->value, precision) + unit);
+  };
+
+  Table l1;
+  l1.measured("capacity", profile.l1.capacity_bytes, bytes_text(profile.l1.capacity_bytes.value));
+  if (profile.l1.capacity_max_carveout_bytes) {
+    l1.measured("capacity (max carveout)", *profile.l1.capacity_max_carveout_bytes,
+                bytes_text(profile.l1.capacity_max_carveout_bytes->value));
+  }
+  l1.measured("line / sector", profile.l1.line_bytes,
+              number_text(profile.l1.line_bytes.value) + " B / " + number_text(profile.l1.sector_bytes.value) + " B");
+  with_optional(l1, "ways", profile.l1.ways, "");
+  l1.row("replacement", to_string(profile.l1.replacement.policy), &profile.l1.replacement.provenance);
+  l1.measured("hit latency", profile.l1.hit_latency_cycles, number_text(profile.l1.hit_latency_cycles.value, 1) + " cycles");
+  with_optional(l1, "read bandwidth", profile.l1.read_bandwidth_gb_per_s, " GB/s");
+  l1.row("allocates on store", profile.l1.allocates_on_store.value ? "yes" : "no", &profile.l1.allocates_on_store.provenance);
+  section("L1 (per SM)", l1);
+
+  Table l2;
+  l2.measured("capacity", profile.l2.capacity_bytes, bytes_text(profile.l2.capacity_bytes.value));
+  l2.measured("near partition capacity", profile.l2.near_capacity_bytes,
+              bytes_text(profile.l2.near_capacity_bytes.value) + " of " + std::to_string(profile.l2.partitions) +
+                  " partitions");
+  l2.measured("line / sector", profile.l2.line_bytes,
+              number_text(profile.l2.line_bytes.value) + " B / " + number_text(profile.l2.sector_bytes.value) + " B");
+  with_optional(l2, "fill granularity", profile.l2.fill_granularity_bytes, " B");
+  with_optional(l2, "slice interleave", profile.l2.slice_interleave_bytes, " B");
+  with_optional(l2, "ways", profile.l2.ways, "");
+  l2.row("replacement", to_string(profile.l2.replacement.policy), &profile.l2.replacement.provenance);
+  l2.measured("near hit latency", profile.l2.near_hit_latency_cycles,
+              number_text(profile.l2.near_hit_latency_cycles.value, 1) + " cycles");
+  l2.measured("far hit latency", profile.l2.far_hit_latency_cycles,
+              number_text(profile.l2.far_hit_latency_cycles.value, 1) + " cycles");
+  with_optional(l2, "read bandwidth", profile.l2.read_bandwidth_gb_per_s, " GB/s");
+  with_optional(l2, "write bandwidth", profile.l2.write_bandwidth_gb_per_s, " GB/s");
+  l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
+  section("L2", l2);
+
+  Table dram;
+  dram.measured("latency", profile.dram.latency_cycles, number_text(profile.dram.latency_cycles.value, 1) + " cycles");
+  dram.measured("read bandwidth", profile.dram.read_bandwidth_gb_per_s,
+                number_text(profile.dram.read_bandwidth_gb_per_s.value) + " GB/s");
+  dram.measured("write bandwidth", profile.dram.write_bandwidth_gb_per_s,
+                number_text(profile.dram.write_bandwidth_gb_per_s.value) + " GB/s");
+  with_optional(dram, "copy bandwidth", profile.dram.copy_bandwidth_gb_per_s, " GB/s");
+  with_optional(dram, "fetch granularity", profile.dram.fetch_granularity_bytes, " B");
+  dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
+  section("DRAM", dram);
+
+  Table shared;
+  shared.measured("banks x width", profile.shared_memory.banks,
+                  number_text(profile.shared_memory.banks.value) + " x " +
+                      number_text(profile.shared_memory.bank_width_bytes.value) + " B");
+  with_optional(shared, "extra wavefront", profile.shared_memory.extra_wavefront_cycles, " cycles", 1);
+  shared.row("per SM / per block (opt-in)", bytes_text(static_cast<double>(profile.shared_memory.per_sm_bytes)) + " / " +
+                                                bytes_text(static_cast<double>(profile.shared_memory.per_block_optin_bytes)));
+  section("Shared memory", shared);
+
+  Table tlb;
+  if (profile.tlb.page_bytes) tlb.measured("page", *profile.tlb.page_bytes, bytes_text(profile.tlb.page_bytes->value));
+  if (profile.tlb.reach_bytes) tlb.measured("reach", *profile.tlb.reach_bytes, bytes_text(profile.tlb.reach_bytes->value));
+  with_optional(tlb, "entries", profile.tlb.entries, "");
+  with_optional(tlb, "miss penalty", profile.tlb.miss_penalty_cycles, " cycles");
+  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb);
+
+  Table limits;
+  limits.row("threads per block / SM", std::to_string(device.max_threads_per_block) + " / " +
+                                           std::to_string(device.max_threads_per_sm));
+  limits.row("blocks per SM", std::to_string(device.max_blocks_per_sm));
+  limits.row("registers per SM / block", std::to_string(device.registers_per_sm) + " / " +
+                                             std::to_string(device.registers_per_block));
+  section("Limits", limits);
+}
+
+void add_show(CLI::App& root) {
+  auto* command = root.add_subcommand("show", "Print a device profile as a table (or JSON)");
+  auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  command->add_option("profile", *path, "Profile JSON file (default: the bundled profile)");
+  command->add_flag("--json", *json, "Print the validated profile as JSON");
+  command->callback([path, json] {
+    const LoadedProfile loaded = load_profile_for_cli(*path);
+    if (*json) {
+      print_json(profile_to_json(loaded.profile));
+    } else {
+      print_summary(loaded.profile, loaded.path.string() + " [" + loaded.source + "]", std::cout);
+    }
+  });
+}
+
+} // namespace
+
+CACHEWISE_REGISTER_COMMAND(10, add_show);
+
+} // namespace cachewise::cli

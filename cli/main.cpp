@@ -1,0 +1,68 @@
+// `advisor`: the cachewise command line. Errors become one line on stderr:
+// bad input or no GPU -> exit 2; any other failure -> exit 1.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "cachewise/model.hpp"
+#include "command.hpp"
+
+namespace cachewise::cli {
+namespace {
+std::vector<std::pair<int, CommandRegistrar>>& registry() {
+  static std::vector<std::pair<int, CommandRegistrar>> commands;
+  return commands;
+}
+} // namespace
+
+bool register_command(int order, CommandRegistrar registrar) {
+  registry().emplace_back(order, registrar);
+  return true;
+}
+
+void add_registered_commands(CLI::App& root) {
+  auto commands = registry();
+  std::ranges::sort(commands, {}, &std::pair<int, CommandRegistrar>::first);
+  for (const auto& [order, registrar] : commands) registrar(root);
+}
+
+} // namespace cachewise::cli
+
+int main(int argc, char** argv) {
+  constexpr int kBadInput = 2;
+  CLI::App app{"cachewise advisor: measure a GPU's caches, model a kernel's memory accesses, and suggest its layout"};
+  app.name("advisor");
+  app.set_version_flag("--version", std::string("cachewise ") + CACHEWISE_VERSION);
+  app.require_subcommand(1);
+  cachewise::cli::add_registered_commands(app);
+  const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
+  const bool known = std::ranges::any_of(commands, [&](const CLI::App* c) { return argc > 1 && c->get_name() == argv[1]; });
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::string valid;
+    for (const CLI::App* command : commands) valid += (valid.empty() ? "" : ", ") + command->get_name();
+    std::cerr << "advisor: unknown subcommand '" << argv[1] << "' (valid: " << valid << ")\n";
+    return kBadInput;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) { // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "advisor: " << e.what() << " (see --help)\n";
+    return kBadInput;
+  } catch (const cachewise::InputError& e) {
+    std::cerr << "advisor: " << e.what() << '\n';
+    return kBadInput;
+  } catch (const cachewise::NoDeviceError& e) {
+    std::cerr << "advisor: " << e.what() << '\n';
+    return kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "advisor: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

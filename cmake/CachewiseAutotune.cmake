@@ -1,0 +1,1 @@
+# cachewise_autotune(): provided by the tuner component (issue 7).

@@ -1,0 +1,238 @@
+// cachewise::model — the device profile (the contract between probe and model), the
+// shared Config / ProblemSpec vocabulary, access-pattern description and the simulator.
+// Plain C++20: nothing here needs CUDA at build or run time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace cachewise {
+
+// ---------------------------------------------------------------------------------------
+// Errors. Libraries never print: they throw these, and the CLI maps them to one line and
+// an exit code (2 for both).
+// ---------------------------------------------------------------------------------------
+
+/// Bad input from the user: a malformed file, an unknown name, an impossible size or config.
+class InputError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The operation needs a CUDA device and none is usable ("no CUDA device: ...").
+class NoDeviceError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---------------------------------------------------------------------------------------
+// Device profile, schema v1 (docs/profile-format.md).
+// ---------------------------------------------------------------------------------------
+
+inline constexpr int kProfileSchemaVersion = 1;
+
+enum class Confidence { high, medium, low, assumed };
+
+/// Where a value came from. `spread` is relative: (p75 - p25) / median of the samples.
+struct Provenance {
+  std::string method;
+  std::int64_t samples = 0;
+  double spread = 0.0;
+  Confidence confidence = Confidence::high;
+  friend bool operator==(const Provenance&, const Provenance&) = default;
+};
+
+struct Measured {
+  double value = 0.0;
+  Provenance provenance;
+  friend bool operator==(const Measured&, const Measured&) = default;
+};
+
+struct MeasuredFlag {
+  bool value = false;
+  Provenance provenance;
+  friend bool operator==(const MeasuredFlag&, const MeasuredFlag&) = default;
+};
+
+enum class ReplacementPolicy { lru, plru, fifo, random, adaptive, unknown };
+
+struct Replacement {
+  ReplacementPolicy policy = ReplacementPolicy::unknown;
+  std::string fingerprint; ///< what the eviction test saw, in words
+  Provenance provenance;
+  friend bool operator==(const Replacement&, const Replacement&) = default;
+};
+
+struct DeviceIdentity {
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int sm_count = 0;
+  int warp_size = 32;
+  int max_threads_per_block = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int registers_per_sm = 0;
+  int registers_per_block = 0;
+  std::int64_t global_memory_bytes = 0;
+  std::int64_t l2_bytes_reported = 0;
+  int sm_clock_mhz_before = 0; ///< observed, never set
+  int sm_clock_mhz_after = 0;
+  int memory_clock_mhz = 0;
+  int memory_bus_width_bits = 0;
+  std::string driver_version;
+  std::string runtime_version;
+  std::string probed_at; ///< ISO-8601 UTC
+  std::string probe_command;
+  std::string probe_version;
+  friend bool operator==(const DeviceIdentity&, const DeviceIdentity&) = default;
+};
+
+struct L1Profile {
+  Measured capacity_bytes; ///< at the default carveout
+  std::optional<Measured> capacity_max_carveout_bytes;
+  Measured line_bytes;
+  Measured sector_bytes;
+  std::optional<Measured> ways;
+  Replacement replacement;
+  Measured hit_latency_cycles;
+  std::optional<Measured> read_bandwidth_gb_per_s; ///< whole chip
+  MeasuredFlag allocates_on_store;
+  friend bool operator==(const L1Profile&, const L1Profile&) = default;
+};
+
+struct L2Profile {
+  Measured capacity_bytes;
+  Measured near_capacity_bytes; ///< the partition an SM sees as near
+  int partitions = 1;
+  Measured line_bytes;
+  Measured sector_bytes;
+  std::optional<Measured> fill_granularity_bytes;
+  std::optional<Measured> slice_interleave_bytes;
+  std::optional<Measured> ways;
+  Replacement replacement;
+  Measured near_hit_latency_cycles;
+  Measured far_hit_latency_cycles;
+  std::optional<Measured> read_bandwidth_gb_per_s;
+  std::optional<Measured> write_bandwidth_gb_per_s;
+  MeasuredFlag allocates_on_store;
+  friend bool operator==(const L2Profile&, const L2Profile&) = default;
+};
+
+struct DramProfile {
+  Measured latency_cycles;
+  Measured read_bandwidth_gb_per_s;
+  Measured write_bandwidth_gb_per_s;
+  std::optional<Measured> copy_bandwidth_gb_per_s; ///< device-to-device, bytes read + written
+  std::optional<Measured> fetch_granularity_bytes;
+  friend bool operator==(const DramProfile&, const DramProfile&) = default;
+};
+
+struct SharedMemoryProfile {
+  Measured banks;
+  Measured bank_width_bytes;
+  std::optional<Measured> extra_wavefront_cycles;
+  std::int64_t per_sm_bytes = 0;
+  std::int64_t per_block_optin_bytes = 0;
+  friend bool operator==(const SharedMemoryProfile&, const SharedMemoryProfile&) = default;
+};
+
+struct TlbProfile {
+  std::optional<Measured> page_bytes;
+  std::optional<Measured> reach_bytes;
+  std::optional<Measured> entries;
+  std::optional<Measured> miss_penalty_cycles;
+  friend bool operator==(const TlbProfile&, const TlbProfile&) = default;
+};
+
+/// One raw measurement curve (x, y) kept for plots and re-analysis.
+struct Curve {
+  std::string name;
+  std::string x_unit;
+  std::string y_unit;
+  std::vector<std::pair<double, double>> points;
+  friend bool operator==(const Curve&, const Curve&) = default;
+};
+
+struct DeviceProfile {
+  int schema_version = kProfileSchemaVersion;
+  DeviceIdentity device;
+  L1Profile l1;
+  L2Profile l2;
+  DramProfile dram;
+  SharedMemoryProfile shared_memory;
+  TlbProfile tlb;
+  std::string curves_file; ///< raw curves beside the profile, relative to it; may be empty
+  std::vector<Curve> curves; ///< curves embedded in the profile itself
+  friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
+};
+
+/// Validates and converts; errors name the JSON path, e.g.
+/// "profile.l2.line_bytes: expected a power of two, got 100".
+DeviceProfile profile_from_json(const nlohmann::json& json);
+nlohmann::json profile_to_json(const DeviceProfile& profile);
+
+/// Reads a profile file; errors are prefixed by the file name.
+DeviceProfile load_profile(const std::filesystem::path& path);
+/// Writes atomically (temporary file in the same folder, then rename).
+void save_profile(const DeviceProfile& profile, const std::filesystem::path& path);
+
+/// Folders searched for bundled profiles: $CACHEWISE_PROFILE_DIR, the install tree, the source tree.
+std::vector<std::filesystem::path> bundled_profile_dirs();
+/// The bundled profile for a device name (e.g. "NVIDIA H200"), or the H200 one when none matches.
+std::filesystem::path bundled_profile_path(std::string_view device_name = {});
+
+std::string to_string(Confidence confidence);
+std::string to_string(ReplacementPolicy policy);
+
+// ---------------------------------------------------------------------------------------
+// Problem and Config: one vocabulary for advisor, model, kernels and tuner.
+// ---------------------------------------------------------------------------------------
+
+enum class DataType { f32, f64, f16 };
+int element_bytes(DataType type);
+std::string to_string(DataType type);
+DataType parse_data_type(std::string_view text); ///< throws InputError naming the valid types
+
+/// What the user wants computed. Unused sizes stay 0; families document which they read.
+struct ProblemSpec {
+  std::string family;
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  DataType dtype = DataType::f32;
+  friend bool operator==(const ProblemSpec&, const ProblemSpec&) = default;
+};
+
+/// Named integer parameters, e.g. "smem=1,tile=32,block_x=32,block_y=8,pad=1".
+class Config {
+public:
+  Config() = default;
+  Config(std::initializer_list<std::pair<const std::string, std::int64_t>> values) : values_(values) {}
+
+  /// Parses "key=value,key=value"; throws InputError on malformed text or duplicate keys.
+  static Config parse(std::string_view text);
+
+  bool has(std::string_view key) const;
+  /// Throws InputError "config: missing key 'tile'" when absent.
+  std::int64_t get(std::string_view key) const;
+  std::int64_t get_or(std::string_view key, std::int64_t fallback) const;
+  void set(std::string key, std::int64_t value) { values_[std::move(key)] = value; }
+
+  const std::map<std::string, std::int64_t, std::less<>>& values() const { return values_; }
+  std::string to_string() const; ///< canonical form, keys sorted
+  friend bool operator==(const Config&, const Config&) = default;
+
+private:
+  std::map<std::string, std::int64_t, std::less<>> values_;
+};
+
+} // namespace cachewise

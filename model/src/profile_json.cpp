@@ -1,0 +1,542 @@
+// Device profile <-> JSON, schema v1. Every rejection names the JSON path of the bad value.
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const json& value) {
+  std::string text = value.dump();
+  constexpr std::size_t kMaxShown = 40;
+  if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
+  return text;
+}
+
+std::string type_name(const json& value) {
+  if (value.is_number()) return "a number";
+  if (value.is_string()) return "a string";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  return "null";
+}
+
+bool is_power_of_two(double value) {
+  if (value < 1 || value != std::floor(value) || value > 9.0e15) return false;
+  const auto whole = static_cast<std::uint64_t>(value);
+  return (whole & (whole - 1)) == 0;
+}
+
+/// A JSON object together with its path, for error messages.
+class Node {
+public:
+  Node(const json& value, std::string path) : value_(value), path_(std::move(path)) {
+    if (!value_.is_object()) fail(path_, "expected an object, got " + type_name(value_));
+  }
+
+  [[noreturn]] static void fail(const std::string& path, const std::string& what) {
+    throw InputError(path + ": " + what);
+  }
+
+  std::string at(std::string_view key) const { return path_ + "." + std::string(key); }
+  bool has(std::string_view key) const { return value_.contains(key) && !value_.at(std::string(key)).is_null(); }
+
+  const json& required(std::string_view key) const {
+    if (!has(key)) fail(at(key), "missing");
+    return value_.at(std::string(key));
+  }
+
+  Node object(std::string_view key) const { return Node(required(key), at(key)); }
+
+  double number(std::string_view key) const {
+    const json& value = required(key);
+    if (!value.is_number()) fail(at(key), "expected a number, got " + type_name(value));
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) fail(at(key), "expected a finite number");
+    return number;
+  }
+
+  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max) const {
+    const json& value = required(key);
+    if (!value.is_number_integer()) fail(at(key), "expected an integer, got " + describe(value));
+    const std::int64_t number = value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX
+                                    ? INT64_MAX
+                                    : value.get<std::int64_t>();
+    if (number < min || number > max) {
+      fail(at(key), "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                        describe(value));
+    }
+    return number;
+  }
+
+  int small_integer(std::string_view key, int min, int max) const {
+    return static_cast<int>(integer(key, min, max));
+  }
+
+  std::string string(std::string_view key) const {
+    const json& value = required(key);
+    if (!value.is_string()) fail(at(key), "expected a string, got " + type_name(value));
+    return value.get<std::string>();
+  }
+
+  std::string string_or_empty(std::string_view key) const { return has(key) ? string(key) : std::string(); }
+
+  bool boolean(std::string_view key) const {
+    const json& value = required(key);
+    if (!value.is_boolean()) fail(at(key), "expected true or false, got " + describe(value));
+    return value.get<bool>();
+  }
+
+  const json& raw() const { return value_; }
+  const std::string& path() const { return path_; }
+
+private:
+  const json& value_;
+  std::string path_;
+};
+
+// ----- enums -------------------------------------------------------------------------
+
+Confidence parse_confidence(const Node& node, std::string_view key) {
+  const std::string text = node.string(key);
+  if (text == "high") return Confidence::high;
+  if (text == "medium") return Confidence::medium;
+  if (text == "low") return Confidence::low;
+  if (text == "assumed") return Confidence::assumed;
+  Node::fail(node.at(key), "expected one of high, medium, low, assumed, got \"" + text + "\"");
+}
+
+ReplacementPolicy parse_policy(const Node& node, std::string_view key) {
+  const std::string text = node.string(key);
+  for (auto policy : {ReplacementPolicy::lru, ReplacementPolicy::plru, ReplacementPolicy::fifo, ReplacementPolicy::random,
+                      ReplacementPolicy::adaptive, ReplacementPolicy::unknown}) {
+    if (text == to_string(policy)) return policy;
+  }
+  Node::fail(node.at(key), "expected one of lru, plru, fifo, random, adaptive, unknown, got \"" + text + "\"");
+}
+
+// ----- measured values -----------------------------------------------------------------
+
+enum class Rule { positive, non_negative, power_of_two, fraction };
+
+Provenance read_provenance(const Node& node) {
+  Provenance provenance;
+  provenance.method = node.string("method");
+  provenance.samples = node.integer("samples", 0, INT64_MAX);
+  provenance.spread = node.number("spread");
+  if (provenance.spread < 0) Node::fail(node.at("spread"), "expected a relative spread >= 0, got " + describe(node.required("spread")));
+  provenance.confidence = parse_confidence(node, "confidence");
+  return provenance;
+}
+
+json write_provenance(const Provenance& provenance) {
+  return {{"method", provenance.method},
+          {"samples", provenance.samples},
+          {"spread", provenance.spread},
+          {"confidence", to_string(provenance.confidence)}};
+}
+
+Measured read_measured(const Node& parent, std::string_view key, Rule rule) {
+  const Node node = parent.object(key);
+  Measured measured;
+  measured.value = node.number("value");
+  const std::string path = node.at("value");
+  const std::string shown = describe(node.required("value"));
+  switch (rule) {
+  case Rule::positive:
+    if (measured.value <= 0) Node::fail(path, "expected a value > 0, got " + shown);
+    break;
+  case Rule::non_negative:
+    if (measured.value < 0) Node::fail(path, "expected a value >= 0, got " + shown);
+    break;
+  case Rule::power_of_two:
+    if (!is_power_of_two(measured.value)) Node::fail(path, "expected a power of two, got " + shown);
+    break;
+  case Rule::fraction:
+    if (measured.value < 0 || measured.value > 1) Node::fail(path, "expected a value in [0, 1], got " + shown);
+    break;
+  }
+  measured.provenance = read_provenance(node);
+  return measured;
+}
+
+std::optional<Measured> read_optional(const Node& parent, std::string_view key, Rule rule) {
+  if (!parent.has(key)) return std::nullopt;
+  return read_measured(parent, key, rule);
+}
+
+json write_measured(const Measured& measured) {
+  json out = write_provenance(measured.provenance);
+  out["value"] = measured.value;
+  return out;
+}
+
+void write_optional(json& out, std::string_view key, const std::optional<Measured>& measured) {
+  if (measured) out[std::string(key)] = write_measured(*measured);
+}
+
+MeasuredFlag read_flag(const Node& parent, std::string_view key) {
+  const Node node = parent.object(key);
+  return {node.boolean("value"), read_provenance(node)};
+}
+
+json write_flag(const MeasuredFlag& flag) {
+  json out = write_provenance(flag.provenance);
+  out["value"] = flag.value;
+  return out;
+}
+
+Replacement read_replacement(const Node& parent) {
+  const Node node = parent.object("replacement");
+  Replacement replacement;
+  replacement.policy = parse_policy(node, "policy");
+  replacement.fingerprint = node.string_or_empty("fingerprint");
+  replacement.provenance = read_provenance(node);
+  return replacement;
+}
+
+json write_replacement(const Replacement& replacement) {
+  json out = write_provenance(replacement.provenance);
+  out["policy"] = to_string(replacement.policy);
+  out["fingerprint"] = replacement.fingerprint;
+  return out;
+}
+
+// ----- sections ------------------------------------------------------------------------
+
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50; // 1 PiB: anything larger is a typo
+
+DeviceIdentity read_device(const Node& node) {
+  DeviceIdentity device;
+  device.name = node.string("name");
+  if (device.name.empty()) Node::fail(node.at("name"), "expected a non-empty device name");
+  const std::string capability = node.string("compute_capability");
+  int major = 0;
+  int minor = 0;
+  char dot = 0;
+  std::istringstream capability_stream(capability);
+  if (!(capability_stream >> major >> dot >> minor) || dot != '.' || !capability_stream.eof() || major <= 0 || minor < 0) {
+    Node::fail(node.at("compute_capability"), "expected \"MAJOR.MINOR\" such as \"9.0\", got \"" + capability + "\"");
+  }
+  device.compute_capability_major = major;
+  device.compute_capability_minor = minor;
+  device.sm_count = node.small_integer("sm_count", 1, 100000);
+  device.warp_size = node.small_integer("warp_size", 1, 1024);
+  device.max_threads_per_block = node.small_integer("max_threads_per_block", 1, 1 << 20);
+  device.max_threads_per_sm = node.small_integer("max_threads_per_sm", 1, 1 << 20);
+  device.max_blocks_per_sm = node.small_integer("max_blocks_per_sm", 1, 1 << 20);
+  device.registers_per_sm = node.small_integer("registers_per_sm", 1, 1 << 24);
+  device.registers_per_block = node.small_integer("registers_per_block", 1, 1 << 24);
+  device.global_memory_bytes = node.integer("global_memory_bytes", 1, kMaxBytes);
+  device.l2_bytes_reported = node.integer("l2_bytes_reported", 0, kMaxBytes);
+  const Node clocks = node.object("clocks_observed");
+  device.sm_clock_mhz_before = clocks.small_integer("sm_mhz_before", 0, 100000);
+  device.sm_clock_mhz_after = clocks.small_integer("sm_mhz_after", 0, 100000);
+  device.memory_clock_mhz = clocks.small_integer("memory_mhz", 0, 100000);
+  device.memory_bus_width_bits = node.small_integer("memory_bus_width_bits", 0, 1 << 16);
+  device.driver_version = node.string("driver_version");
+  device.runtime_version = node.string("runtime_version");
+  device.probed_at = node.string("probed_at");
+  device.probe_command = node.string("probe_command");
+  device.probe_version = node.string("probe_version");
+  return device;
+}
+
+json write_device(const DeviceIdentity& device) {
+  return {{"name", device.name},
+          {"compute_capability", std::to_string(device.compute_capability_major) + "." +
+                                     std::to_string(device.compute_capability_minor)},
+          {"sm_count", device.sm_count},
+          {"warp_size", device.warp_size},
+          {"max_threads_per_block", device.max_threads_per_block},
+          {"max_threads_per_sm", device.max_threads_per_sm},
+          {"max_blocks_per_sm", device.max_blocks_per_sm},
+          {"registers_per_sm", device.registers_per_sm},
+          {"registers_per_block", device.registers_per_block},
+          {"global_memory_bytes", device.global_memory_bytes},
+          {"l2_bytes_reported", device.l2_bytes_reported},
+          {"memory_bus_width_bits", device.memory_bus_width_bits},
+          {"clocks_observed",
+           {{"sm_mhz_before", device.sm_clock_mhz_before},
+            {"sm_mhz_after", device.sm_clock_mhz_after},
+            {"memory_mhz", device.memory_clock_mhz}}},
+          {"driver_version", device.driver_version},
+          {"runtime_version", device.runtime_version},
+          {"probed_at", device.probed_at},
+          {"probe_command", device.probe_command},
+          {"probe_version", device.probe_version}};
+}
+
+void check_line_and_sector(const Node& node, const Measured& line, const Measured& sector) {
+  if (std::fmod(line.value, sector.value) != 0.0) {
+    Node::fail(node.at("line_bytes"), "expected a multiple of sector_bytes (" + describe(sector.value) + "), got " +
+                                          describe(line.value));
+  }
+}
+
+L1Profile read_l1(const Node& node) {
+  L1Profile l1;
+  l1.capacity_bytes = read_measured(node, "capacity_bytes", Rule::positive);
+  l1.capacity_max_carveout_bytes = read_optional(node, "capacity_max_carveout_bytes", Rule::positive);
+  l1.line_bytes = read_measured(node, "line_bytes", Rule::power_of_two);
+  l1.sector_bytes = read_measured(node, "sector_bytes", Rule::power_of_two);
+  check_line_and_sector(node, l1.line_bytes, l1.sector_bytes);
+  l1.ways = read_optional(node, "ways", Rule::positive);
+  l1.replacement = read_replacement(node);
+  l1.hit_latency_cycles = read_measured(node, "hit_latency_cycles", Rule::positive);
+  l1.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
+  l1.allocates_on_store = read_flag(node, "allocates_on_store");
+  return l1;
+}
+
+json write_l1(const L1Profile& l1) {
+  json out{{"capacity_bytes", write_measured(l1.capacity_bytes)},
+           {"line_bytes", write_measured(l1.line_bytes)},
+           {"sector_bytes", write_measured(l1.sector_bytes)},
+           {"replacement", write_replacement(l1.replacement)},
+           {"hit_latency_cycles", write_measured(l1.hit_latency_cycles)},
+           {"allocates_on_store", write_flag(l1.allocates_on_store)}};
+  write_optional(out, "capacity_max_carveout_bytes", l1.capacity_max_carveout_bytes);
+  write_optional(out, "ways", l1.ways);
+  write_optional(out, "read_bandwidth_gb_per_s", l1.read_bandwidth_gb_per_s);
+  return out;
+}
+
+L2Profile read_l2(const Node& node) {
+  L2Profile l2;
+  l2.capacity_bytes = read_measured(node, "capacity_bytes", Rule::positive);
+  l2.near_capacity_bytes = read_measured(node, "near_capacity_bytes", Rule::positive);
+  if (l2.near_capacity_bytes.value > l2.capacity_bytes.value) {
+    Node::fail(node.at("near_capacity_bytes"), "expected at most capacity_bytes (" + describe(l2.capacity_bytes.value) +
+                                                   "), got " + describe(l2.near_capacity_bytes.value));
+  }
+  l2.partitions = node.small_integer("partitions", 1, 64);
+  l2.line_bytes = read_measured(node, "line_bytes", Rule::power_of_two);
+  l2.sector_bytes = read_measured(node, "sector_bytes", Rule::power_of_two);
+  check_line_and_sector(node, l2.line_bytes, l2.sector_bytes);
+  l2.fill_granularity_bytes = read_optional(node, "fill_granularity_bytes", Rule::power_of_two);
+  l2.slice_interleave_bytes = read_optional(node, "slice_interleave_bytes", Rule::power_of_two);
+  l2.ways = read_optional(node, "ways", Rule::positive);
+  l2.replacement = read_replacement(node);
+  l2.near_hit_latency_cycles = read_measured(node, "near_hit_latency_cycles", Rule::positive);
+  l2.far_hit_latency_cycles = read_measured(node, "far_hit_latency_cycles", Rule::positive);
+  l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
+  l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", Rule::positive);
+  l2.allocates_on_store = read_flag(node, "allocates_on_store");
+  return l2;
+}
+
+json write_l2(const L2Profile& l2) {
+  json out{{"capacity_bytes", write_measured(l2.capacity_bytes)},
+           {"near_capacity_bytes", write_measured(l2.near_capacity_bytes)},
+           {"partitions", l2.partitions},
+           {"line_bytes", write_measured(l2.line_bytes)},
+           {"sector_bytes", write_measured(l2.sector_bytes)},
+           {"replacement", write_replacement(l2.replacement)},
+           {"near_hit_latency_cycles", write_measured(l2.near_hit_latency_cycles)},
+           {"far_hit_latency_cycles", write_measured(l2.far_hit_latency_cycles)},
+           {"allocates_on_store", write_flag(l2.allocates_on_store)}};
+  write_optional(out, "fill_granularity_bytes", l2.fill_granularity_bytes);
+  write_optional(out, "slice_interleave_bytes", l2.slice_interleave_bytes);
+  write_optional(out, "ways", l2.ways);
+  write_optional(out, "read_bandwidth_gb_per_s", l2.read_bandwidth_gb_per_s);
+  write_optional(out, "write_bandwidth_gb_per_s", l2.write_bandwidth_gb_per_s);
+  return out;
+}
+
+DramProfile read_dram(const Node& node) {
+  DramProfile dram;
+  dram.latency_cycles = read_measured(node, "latency_cycles", Rule::positive);
+  dram.read_bandwidth_gb_per_s = read_measured(node, "read_bandwidth_gb_per_s", Rule::positive);
+  dram.write_bandwidth_gb_per_s = read_measured(node, "write_bandwidth_gb_per_s", Rule::positive);
+  dram.copy_bandwidth_gb_per_s = read_optional(node, "copy_bandwidth_gb_per_s", Rule::positive);
+  dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", Rule::power_of_two);
+  return dram;
+}
+
+json write_dram(const DramProfile& dram) {
+  json out{{"latency_cycles", write_measured(dram.latency_cycles)},
+           {"read_bandwidth_gb_per_s", write_measured(dram.read_bandwidth_gb_per_s)},
+           {"write_bandwidth_gb_per_s", write_measured(dram.write_bandwidth_gb_per_s)}};
+  write_optional(out, "copy_bandwidth_gb_per_s", dram.copy_bandwidth_gb_per_s);
+  write_optional(out, "fetch_granularity_bytes", dram.fetch_granularity_bytes);
+  return out;
+}
+
+SharedMemoryProfile read_shared(const Node& node) {
+  SharedMemoryProfile shared;
+  shared.banks = read_measured(node, "banks", Rule::power_of_two);
+  shared.bank_width_bytes = read_measured(node, "bank_width_bytes", Rule::power_of_two);
+  shared.extra_wavefront_cycles = read_optional(node, "extra_wavefront_cycles", Rule::non_negative);
+  shared.per_sm_bytes = node.integer("per_sm_bytes", 1, kMaxBytes);
+  shared.per_block_optin_bytes = node.integer("per_block_optin_bytes", 1, kMaxBytes);
+  if (shared.per_block_optin_bytes > shared.per_sm_bytes) {
+    Node::fail(node.at("per_block_optin_bytes"),
+               "expected at most per_sm_bytes (" + std::to_string(shared.per_sm_bytes) + "), got " +
+                   std::to_string(shared.per_block_optin_bytes));
+  }
+  return shared;
+}
+
+json write_shared(const SharedMemoryProfile& shared) {
+  json out{{"banks", write_measured(shared.banks)},
+           {"bank_width_bytes", write_measured(shared.bank_width_bytes)},
+           {"per_sm_bytes", shared.per_sm_bytes},
+           {"per_block_optin_bytes", shared.per_block_optin_bytes}};
+  write_optional(out, "extra_wavefront_cycles", shared.extra_wavefront_cycles);
+  return out;
+}
+
+TlbProfile read_tlb(const Node& node) {
+  TlbProfile tlb;
+  tlb.page_bytes = read_optional(node, "page_bytes", Rule::power_of_two);
+  tlb.reach_bytes = read_optional(node, "reach_bytes", Rule::positive);
+  tlb.entries = read_optional(node, "entries", Rule::positive);
+  tlb.miss_penalty_cycles = read_optional(node, "miss_penalty_cycles", Rule::non_negative);
+  return tlb;
+}
+
+json write_tlb(const TlbProfile& tlb) {
+  json out = json::object();
+  write_optional(out, "page_bytes", tlb.page_bytes);
+  write_optional(out, "reach_bytes", tlb.reach_bytes);
+  write_optional(out, "entries", tlb.entries);
+  write_optional(out, "miss_penalty_cycles", tlb.miss_penalty_cycles);
+  return out;
+}
+
+std::vector<Curve> read_curves(const Node& root) {
+  std::vector<Curve> curves;
+  if (!root.has("curves")) return curves;
+  const json& array = root.required("curves");
+  if (!array.is_array()) Node::fail(root.at("curves"), "expected an array, got " + type_name(array));
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const Node node(array[i], root.at("curves") + "[" + std::to_string(i) + "]");
+    Curve curve;
+    curve.name = node.string("name");
+    curve.x_unit = node.string("x_unit");
+    curve.y_unit = node.string("y_unit");
+    const json& points = node.required("points");
+    if (!points.is_array()) Node::fail(node.at("points"), "expected an array of [x, y] pairs");
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const json& point = points[p];
+      if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
+        Node::fail(node.at("points") + "[" + std::to_string(p) + "]", "expected an [x, y] pair of numbers, got " +
+                                                                          describe(point));
+      }
+      curve.points.emplace_back(point[0].get<double>(), point[1].get<double>());
+    }
+    curves.push_back(std::move(curve));
+  }
+  return curves;
+}
+
+json write_curves(const std::vector<Curve>& curves) {
+  json out = json::array();
+  for (const Curve& curve : curves) {
+    json points = json::array();
+    for (const auto& [x, y] : curve.points) points.push_back({x, y});
+    out.push_back({{"name", curve.name}, {"x_unit", curve.x_unit}, {"y_unit", curve.y_unit}, {"points", points}});
+  }
+  return out;
+}
+
+} // namespace
+
+std::string to_string(Confidence confidence) {
+  switch (confidence) {
+  case Confidence::high: return "high";
+  case Confidence::medium: return "medium";
+  case Confidence::low: return "low";
+  case Confidence::assumed: return "assumed";
+  }
+  return "unknown";
+}
+
+std::string to_string(ReplacementPolicy policy) {
+  switch (policy) {
+  case ReplacementPolicy::lru: return "lru";
+  case ReplacementPolicy::plru: return "plru";
+  case ReplacementPolicy::fifo: return "fifo";
+  case ReplacementPolicy::random: return "random";
+  case ReplacementPolicy::adaptive: return "adaptive";
+  case ReplacementPolicy::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+DeviceProfile profile_from_json(const json& document) {
+  const Node root(document, "profile");
+  const json& version = root.required("schema_version");
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kProfileSchemaVersion) {
+    Node::fail(root.at("schema_version"), "unsupported schema version " + describe(version) + " (this build reads " +
+                                              std::to_string(kProfileSchemaVersion) + ")");
+  }
+  DeviceProfile profile;
+  profile.device = read_device(root.object("device"));
+  profile.l1 = read_l1(root.object("l1"));
+  profile.l2 = read_l2(root.object("l2"));
+  if (profile.l1.capacity_bytes.value >= profile.l2.capacity_bytes.value) {
+    Node::fail(root.at("l1.capacity_bytes"), "expected less than l2.capacity_bytes");
+  }
+  profile.dram = read_dram(root.object("dram"));
+  profile.shared_memory = read_shared(root.object("shared_memory"));
+  if (root.has("tlb")) profile.tlb = read_tlb(root.object("tlb"));
+  profile.curves_file = root.string_or_empty("curves_file");
+  profile.curves = read_curves(root);
+  return profile;
+}
+
+json profile_to_json(const DeviceProfile& profile) {
+  json out{{"schema_version", profile.schema_version},
+           {"device", write_device(profile.device)},
+           {"l1", write_l1(profile.l1)},
+           {"l2", write_l2(profile.l2)},
+           {"dram", write_dram(profile.dram)},
+           {"shared_memory", write_shared(profile.shared_memory)},
+           {"tlb", write_tlb(profile.tlb)}};
+  if (!profile.curves_file.empty()) out["curves_file"] = profile.curves_file;
+  if (!profile.curves.empty()) out["curves"] = write_curves(profile.curves);
+  return out;
+}
+
+DeviceProfile load_profile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open profile file");
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path.string() + ": malformed JSON (" + e.what() + ")");
+  }
+  try {
+    return profile_from_json(document);
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
+}
+
+void save_profile(const DeviceProfile& profile, const std::filesystem::path& path) {
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw InputError(path.string() + ": cannot write profile file");
+    out << profile_to_json(profile).dump(2) << '\n';
+    if (!out.flush()) throw InputError(path.string() + ": write failed");
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary);
+    throw InputError(path.string() + ": cannot move profile into place (" + error.message() + ")");
+  }
+}
+
+} // namespace cachewise

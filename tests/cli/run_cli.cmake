@@ -1,0 +1,23 @@
+# Runs the advisor CLI once and checks its exit code and output.
+# -DCOMMAND="advisor|arg|..." -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
+# Bad-input cases also check that stderr is exactly one line.
+string(REPLACE "|" ";" COMMAND "${COMMAND}")
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(shown "exit ${exit_code}\n--- stdout\n${out}--- stderr\n${err}")
+if(NOT exit_code STREQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "expected exit ${EXPECT_EXIT}\n${shown}")
+endif()
+if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+  message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}'\n${shown}")
+endif()
+if(DEFINED EXPECT_STDERR)
+  if(NOT err MATCHES "${EXPECT_STDERR}")
+    message(FATAL_ERROR "stderr does not match '${EXPECT_STDERR}'\n${shown}")
+  endif()
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines line_count)
+  if(NOT line_count EQUAL 1)
+    message(FATAL_ERROR "expected one line on stderr, got ${line_count}\n${shown}")
+  endif()
+endif()
+message(STATUS "${shown}")

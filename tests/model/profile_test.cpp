@@ -1,0 +1,159 @@
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+using nlohmann::json;
+
+json example_json() {
+  std::ifstream in(CACHEWISE_EXAMPLE_PROFILE);
+  return json::parse(in);
+}
+
+/// Expects profile_from_json to reject `document` with exactly `message`.
+void expect_rejected(const json& document, const std::string& message) {
+  try {
+    profile_from_json(document);
+    FAIL() << "accepted, expected: " << message;
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.what(), message);
+  }
+}
+
+TEST(Profile, ExampleLoadsWithItsValues) {
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  EXPECT_EQ(profile.device.name, "Example Hopper GPU");
+  EXPECT_EQ(profile.device.compute_capability_major, 9);
+  EXPECT_EQ(profile.device.compute_capability_minor, 0);
+  EXPECT_EQ(profile.l2.partitions, 2);
+  EXPECT_DOUBLE_EQ(profile.l2.line_bytes.value, 128);
+  EXPECT_DOUBLE_EQ(profile.l2.near_hit_latency_cycles.value, 265);
+  EXPECT_EQ(profile.l2.replacement.policy, ReplacementPolicy::lru);
+  EXPECT_TRUE(profile.l2.allocates_on_store.value);
+  EXPECT_FALSE(profile.l1.allocates_on_store.value);
+  EXPECT_EQ(profile.l1.capacity_bytes.provenance.confidence, Confidence::assumed);
+  ASSERT_TRUE(profile.tlb.page_bytes.has_value());
+  EXPECT_DOUBLE_EQ(profile.tlb.page_bytes->value, 2097152);
+  EXPECT_FALSE(profile.tlb.entries.has_value());
+}
+
+TEST(Profile, RoundTripGivesAnEqualProfile) {
+  DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  profile.curves.push_back({"l2_chase", "bytes", "cycles", {{1024, 34.5}, {2048, 35.25}, {1.0e9, 612.125}}});
+  profile.l1.hit_latency_cycles.provenance = {"pointer chase", 15, 0.0123456789, Confidence::medium};
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "cachewise_roundtrip.json";
+  save_profile(profile, path);
+  const DeviceProfile again = load_profile(path);
+  EXPECT_EQ(again, profile);
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, WriteThenReadJsonIsIdentity) {
+  const json original = example_json();
+  const json written = profile_to_json(profile_from_json(original));
+  EXPECT_EQ(profile_from_json(written), profile_from_json(original));
+}
+
+TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {
+  json document = example_json();
+  document["l2"]["line_bytes"]["value"] = 100;
+  expect_rejected(document, "profile.l2.line_bytes.value: expected a power of two, got 100");
+}
+
+TEST(Profile, MissingFieldNamesThePath) {
+  json document = example_json();
+  document["l1"].erase("hit_latency_cycles");
+  expect_rejected(document, "profile.l1.hit_latency_cycles: missing");
+}
+
+TEST(Profile, WrongTypeNamesThePath) {
+  json document = example_json();
+  document["dram"]["latency_cycles"]["value"] = "fast";
+  expect_rejected(document, "profile.dram.latency_cycles.value: expected a number, got a string");
+}
+
+TEST(Profile, NonPositiveLatencyIsRejected) {
+  json document = example_json();
+  document["l2"]["far_hit_latency_cycles"]["value"] = 0;
+  expect_rejected(document, "profile.l2.far_hit_latency_cycles.value: expected a value > 0, got 0");
+}
+
+TEST(Profile, UnknownSchemaVersionIsRejected) {
+  json document = example_json();
+  document["schema_version"] = 7;
+  expect_rejected(document, "profile.schema_version: unsupported schema version 7 (this build reads 1)");
+}
+
+TEST(Profile, LineMustBeAMultipleOfSector) {
+  json document = example_json();
+  document["l1"]["sector_bytes"]["value"] = 256;
+  expect_rejected(document, "profile.l1.line_bytes: expected a multiple of sector_bytes (256.0), got 128.0");
+}
+
+TEST(Profile, NearPartitionCannotExceedTheWholeL2) {
+  json document = example_json();
+  document["l2"]["near_capacity_bytes"]["value"] = 1.0e9;
+  expect_rejected(document, "profile.l2.near_capacity_bytes: expected at most capacity_bytes (62914560.0), got 1000000000.0");
+}
+
+TEST(Profile, BadConfidenceAndPolicyAreNamed) {
+  json document = example_json();
+  document["l1"]["ways"]["confidence"] = "sure";
+  expect_rejected(document, "profile.l1.ways.confidence: expected one of high, medium, low, assumed, got \"sure\"");
+  document = example_json();
+  document["l2"]["replacement"]["policy"] = "mru";
+  expect_rejected(document,
+                  "profile.l2.replacement.policy: expected one of lru, plru, fifo, random, adaptive, unknown, got \"mru\"");
+}
+
+TEST(Profile, BadComputeCapabilityAndCurvePointsAreNamed) {
+  json document = example_json();
+  document["device"]["compute_capability"] = "nine";
+  expect_rejected(document, "profile.device.compute_capability: expected \"MAJOR.MINOR\" such as \"9.0\", got \"nine\"");
+  document = example_json();
+  document["curves"] = json::array({{{"name", "c"}, {"x_unit", "B"}, {"y_unit", "cycles"}, {"points", {{1, 2}, {3}}}}});
+  expect_rejected(document, "profile.curves[0].points[1]: expected an [x, y] pair of numbers, got [3]");
+}
+
+TEST(Profile, IntegerOutOfRangeIsNamed) {
+  json document = example_json();
+  document["device"]["sm_count"] = -3;
+  expect_rejected(document, "profile.device.sm_count: expected an integer in [1, 100000], got -3");
+}
+
+TEST(Profile, FileErrorsArePrefixedWithThePath) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "cachewise_malformed.json";
+  {
+    std::ofstream out(path);
+    out << "{ \"schema_version\": 1, ";
+  }
+  try {
+    load_profile(path);
+    FAIL() << "malformed JSON accepted";
+  } catch (const InputError& error) {
+    EXPECT_TRUE(std::string(error.what()).starts_with(path.string() + ": malformed JSON")) << error.what();
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(load_profile(path), InputError);
+}
+
+TEST(Profile, BundledPathHonoursTheEnvironmentOverride) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "cachewise_profiles_env";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(CACHEWISE_EXAMPLE_PROFILE, dir / "nvidia-test-gpu.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  setenv("CACHEWISE_PROFILE_DIR", dir.c_str(), 1);
+  EXPECT_EQ(bundled_profile_path("NVIDIA Test GPU"), dir / "nvidia-test-gpu.json");
+  unsetenv("CACHEWISE_PROFILE_DIR");
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
+} // namespace cachewise
