@@ -235,4 +235,134 @@ private:
   std::map<std::string, std::int64_t, std::less<>> values_;
 };
 
+// ---------------------------------------------------------------------------------------
+// Access patterns (docs/pattern-format.md, docs/pattern-families.md).
+// ---------------------------------------------------------------------------------------
+
+enum class MemorySpace { global, shared };
+
+/// Index variables an affine access may use. Loop variables are named by the phase's loops.
+enum class IndexVar { thread_x, thread_y, thread_z, block_x, block_y, block_z };
+
+struct Dim3 {
+  std::int64_t x = 1;
+  std::int64_t y = 1;
+  std::int64_t z = 1;
+  std::int64_t count() const { return x * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+/// constant + sum(coefficient * variable): an element index along one array dimension.
+struct AffineIndex {
+  std::int64_t constant = 0;
+  std::map<IndexVar, std::int64_t> thread_terms; ///< threadIdx / blockIdx coefficients
+  std::map<std::string, std::int64_t, std::less<>> loop_terms; ///< loop-variable coefficients
+  friend bool operator==(const AffineIndex&, const AffineIndex&) = default;
+};
+
+struct ArrayDecl {
+  std::string name;
+  MemorySpace space = MemorySpace::global;
+  int element_bytes = 4;
+  std::vector<std::int64_t> extents; ///< slowest first (row-major)
+  friend bool operator==(const ArrayDecl&, const ArrayDecl&) = default;
+};
+
+struct Access {
+  std::string array;
+  bool is_store = false;
+  std::vector<AffineIndex> index; ///< one per array dimension
+  int vector_elements = 1;        ///< contiguous elements per thread access (1, 2, 4, 8)
+  bool predicated = true;         ///< lanes whose index leaves the array issue nothing
+  friend bool operator==(const Access&, const Access&) = default;
+};
+
+struct Loop {
+  std::string name;
+  std::int64_t begin = 0;
+  std::int64_t end = 1; ///< exclusive
+  std::int64_t step = 1;
+  friend bool operator==(const Loop&, const Loop&) = default;
+};
+
+/// Accesses inside a nest of loops (outermost first), executed in order by every thread;
+/// a block-wide barrier separates consecutive phases.
+struct Phase {
+  std::vector<Loop> loops;
+  std::vector<Access> accesses;
+  friend bool operator==(const Phase&, const Phase&) = default;
+};
+
+struct KernelPattern {
+  std::string name;
+  Dim3 grid;
+  Dim3 block;
+  std::vector<ArrayDecl> arrays;
+  std::vector<Phase> phases;
+  std::int64_t registers_per_thread = 32; ///< estimate, for occupancy
+  double flops = 0.0;                     ///< arithmetic the kernel does, for the time estimate
+  std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
+  friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
+};
+
+/// Shared memory the pattern declares per block, in bytes.
+std::int64_t shared_bytes_per_block(const KernelPattern& pattern);
+
+/// Reads a custom pattern (docs/pattern-format.md); errors name the JSON path ("pattern.arrays[1].extents: ...").
+KernelPattern pattern_from_json(const nlohmann::json& json);
+nlohmann::json pattern_to_json(const KernelPattern& pattern);
+KernelPattern load_pattern(const std::filesystem::path& path);
+
+// ---------------------------------------------------------------------------------------
+// Built-in families: ProblemSpec + Config -> KernelPattern.
+// ---------------------------------------------------------------------------------------
+
+struct FamilyInfo {
+  std::string name;
+  std::string summary;
+  std::vector<std::string> config_keys; ///< every key build_pattern reads
+  std::vector<std::string> size_keys;   ///< which of n, m, k the family reads
+};
+
+const std::vector<FamilyInfo>& families();
+/// Throws InputError "unknown pattern 'x' (valid: copy, gemm, ...)".
+const FamilyInfo& family_info(std::string_view name);
+
+/// Builds the pattern; throws InputError for an unknown family, a missing or unknown config
+/// key, a config breaking the family's rules, or sizes that overflow 64-bit byte counts.
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config);
+
+/// Throws InputError naming the limit when the pattern cannot launch on the device
+/// (threads per block, shared memory per block, registers, ...).
+void check_fits_device(const KernelPattern& pattern, const DeviceProfile& profile);
+
+/// Resident blocks per SM for the pattern on the device (0 if it cannot launch).
+int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile);
+
+// ---------------------------------------------------------------------------------------
+// Simulation.
+// ---------------------------------------------------------------------------------------
+
+struct SimulationOptions {
+  /// 0 = simulate every block; otherwise simulate this many waves' worth of blocks chosen as
+  /// the hardware would run them, and scale counts (steady-state sampling).
+  std::int64_t max_simulated_blocks = 0;
+};
+
+struct Prediction {
+  /// Counts and rates keyed by CUPTI metric names, e.g. "l1tex__t_sector_hit_rate.pct",
+  /// "lts__t_sectors_op_read.sum", "dram__bytes_read.sum",
+  /// "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum".
+  std::map<std::string, double, std::less<>> metrics;
+  double time_us = 0.0;
+  std::string bottleneck; ///< "dram", "l2", "l1", "shared", "latency", ...
+  double achieved_bandwidth_gb_per_s = 0.0; ///< useful_bytes / time
+  int blocks_per_sm = 0;
+  bool sampled = false;
+  double metric(std::string_view name) const; ///< throws InputError when absent
+};
+
+Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options = {});
+nlohmann::json prediction_to_json(const Prediction& prediction);
+
 } // namespace cachewise
