@@ -29,6 +29,10 @@ constexpr std::string_view kDefaultProfile = "h200.json";
 std::vector<std::filesystem::path> bundled_profile_dirs() {
   std::vector<std::filesystem::path> dirs;
   if (const char* env = std::getenv("CACHEWISE_PROFILE_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  // An installed `advisor` finds the profiles beside it (PREFIX/bin -> PREFIX/share/...), wherever it was installed.
+  std::error_code error;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) dirs.push_back(executable.parent_path().parent_path() / "share" / "cachewise" / "profiles");
   dirs.emplace_back(CACHEWISE_INSTALL_PROFILE_DIR);
   dirs.emplace_back(CACHEWISE_SOURCE_PROFILE_DIR);
   return dirs;

@@ -185,7 +185,8 @@ DeviceProfile load_profile(const std::filesystem::path& path);
 /// Writes atomically (temporary file in the same folder, then rename).
 void save_profile(const DeviceProfile& profile, const std::filesystem::path& path);
 
-/// Folders searched for bundled profiles: $CACHEWISE_PROFILE_DIR, the install tree, the source tree.
+/// Folders searched for bundled profiles, in order: $CACHEWISE_PROFILE_DIR, share/cachewise/profiles
+/// beside the running executable's prefix, the configured install prefix, the source tree.
 std::vector<std::filesystem::path> bundled_profile_dirs();
 /// The bundled profile for a device name (e.g. "NVIDIA H200"), or the H200 one when none matches.
 std::filesystem::path bundled_profile_path(std::string_view device_name = {});

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# cachewise developer entry point. Everything a fresh Debian machine needs, in one place:
+#   scripts/dev.sh demo   set up, build, and run `advisor suggest --pattern transpose --n 4096`
+#   scripts/dev.sh test   set up, build, and run the whole test suite (what .ci/run calls)
+#   scripts/dev.sh setup  only install missing Debian packages (idempotent, quiet when all is there)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+packages=(cmake ninja-build g++ git nlohmann-json3-dev libboost-graph-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+
+log() { printf '== %s\n' "$*" >&2; }
+
+setup() {
+  local missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+  done
+  if ((${#missing[@]})); then
+    log "installing missing Debian packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # The CUDA Toolkit (nvcc, CUPTI) is NVIDIA's, not Debian's: use it when present.
+  if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export CUDACXX=/usr/local/cuda/bin/nvcc
+  fi
+}
+
+cuda_flag() {
+  if command -v nvcc >/dev/null || [ -n "${CUDACXX:-}" ]; then
+    echo "-DCACHEWISE_WITH_CUDA=ON"
+  else
+    log "no nvcc found: building without the GPU components (probe, kernels, cupti)"
+    echo "-DCACHEWISE_WITH_CUDA=OFF"
+  fi
+}
+
+# configure_and_build DIR [cmake args...]
+configure_and_build() {
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+}
+
+demo() {
+  setup
+  log "building cachewise (Release) in build/"
+  configure_and_build "$root/build" "$(cuda_flag)" -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=OFF
+  log "advisor suggest --pattern transpose --n 4096"
+  "$root/build/bin/advisor" suggest --pattern transpose --n 4096
+}
+
+test_all() {
+  setup
+  local cuda
+  cuda=$(cuda_flag)
+  log "1/4 Release build with tests and benchmarks (build/)"
+  configure_and_build "$root/build" "$cuda" -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=ON
+  log "1/4 tests (gpu-labelled tests skip without a GPU)"
+  (cd "$root/build" && ctest --output-on-failure -j"$jobs")
+
+  log "2/4 install tree + consumer projects under examples/"
+  local prefix="$root/build/install"
+  rm -rf "$prefix"
+  cmake --install "$root/build" --prefix "$prefix" >/dev/null
+  for example in "$root"/examples/*/CMakeLists.txt; do
+    local dir name
+    dir=$(dirname "$example")
+    name=$(basename "$dir")
+    log "   examples/$name against the install tree"
+    configure_and_build "$root/build/examples/$name" -S "$dir" -DCMAKE_PREFIX_PATH="$prefix"
+    if [ -x "$root/build/examples/$name/$name" ]; then "$root/build/examples/$name/$name"; fi
+  done
+
+  log "3/4 CPU components under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+  configure_and_build "$root/build-asan" -DCACHEWISE_WITH_CUDA=OFF -DCACHEWISE_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=ON
+  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
+
+  log "4/4 all tests again, summary (Release build)"
+  (cd "$root/build" && ctest -j"$jobs" | tail -n 4)
+}
+
+case "${1:-}" in
+setup) setup ;;
+demo) demo ;;
+test) test_all ;;
+*)
+  echo "usage: scripts/dev.sh demo|test|setup" >&2
+  exit 2
+  ;;
+esac
