@@ -24,7 +24,9 @@ void require_device(int device = 0);
 class Workload {
 public:
   /// Validates the problem's sizes (InputError) and allocates; needs a device (NoDeviceError).
-  explicit Workload(const ProblemSpec& problem, int input_sets = 1, std::uint64_t seed = 1);
+  /// `config` matters only where it sizes an array (copy's stride); launches with any config
+  /// of the same sizes may share the workload.
+  Workload(const ProblemSpec& problem, const Config& config, int input_sets = 1, std::uint64_t seed = 1);
   ~Workload();
   Workload(Workload&&) noexcept;
   Workload& operator=(Workload&&) noexcept;
@@ -32,6 +34,8 @@ public:
   Workload& operator=(const Workload&) = delete;
 
   const ProblemSpec& problem() const;
+  /// Elements of each array of one set: inputs in family order, then the output.
+  const std::vector<std::int64_t>& array_elements() const;
   int input_sets() const;
   /// The set the next launch reads and writes.
   void select_set(int index);
@@ -63,15 +67,17 @@ void launch(const ProblemSpec& problem, const Config& config, Workload& workload
 /// Largest error of the selected set's output against a double-precision CPU reference:
 /// max over checked points of |out - ref| / (sum of |terms| in ref), +inf for an unwritten
 /// (NaN) point. `max_checked_points` 0 checks every point; otherwise an evenly spread sample
-/// that always includes the first and last rows (edges of tiles that do not divide n).
-double max_relative_error(const ProblemSpec& problem, const Workload& workload, std::int64_t max_checked_points = 0);
+/// that always includes the first and last points (edges of tiles that do not divide n).
+/// `config` supplies what the problem keeps there (stencil2d radius, copy stride).
+double max_relative_error(const ProblemSpec& problem, const Config& config, const Workload& workload,
+                          std::int64_t max_checked_points = 0);
 
 /// Tolerance for max_relative_error: 0 for copy/transpose (bit-exact), else by dtype
 /// (f64 1e-12, f32 1e-5, f16 2e-3).
 double error_tolerance(const ProblemSpec& problem);
 
 /// max_relative_error(...) <= error_tolerance(problem).
-bool check_against_cpu_reference(const ProblemSpec& problem, const Workload& workload,
+bool check_against_cpu_reference(const ProblemSpec& problem, const Config& config, const Workload& workload,
                                  std::int64_t max_checked_points = 0);
 
 struct TimingOptions {

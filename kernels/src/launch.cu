@@ -1,0 +1,56 @@
+#include <string>
+
+#include "cachewise/kernels.hpp"
+#include "cuda_check.hpp"
+#include "launchers.hpp"
+
+namespace cachewise::kernels {
+
+dim3 to_dim3(const Dim3& extent, const char* what) {
+  constexpr std::int64_t kMaxGridX = 2147483647, kMaxGridYZ = 65535;
+  if (extent.x < 1 || extent.y < 1 || extent.z < 1 || extent.x > kMaxGridX || extent.y > kMaxGridYZ ||
+      extent.z > kMaxGridYZ) {
+    throw InputError(std::string("kernels: ") + what + " (" + std::to_string(extent.x) + ", " +
+                     std::to_string(extent.y) + ", " + std::to_string(extent.z) + ") exceeds CUDA's launch limits");
+  }
+  return dim3(static_cast<unsigned>(extent.x), static_cast<unsigned>(extent.y), static_cast<unsigned>(extent.z));
+}
+
+void allow_shared_bytes(const void* kernel, std::int64_t shared_bytes) {
+  constexpr std::int64_t kDefaultDynamicLimitBytes = 48 * 1024;
+  if (shared_bytes <= kDefaultDynamicLimitBytes) return;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+             "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+}
+
+void check_launch(const char* kernel_name) {
+  check_cuda(cudaGetLastError(), (std::string("launch of ") + kernel_name).c_str());
+}
+
+void launch(const ProblemSpec& problem, const Config& config, Workload& workload, void* stream) {
+  if (!(workload.problem() == problem)) {
+    throw InputError("kernels: the workload was allocated for another problem (" + workload.problem().family + ", n=" +
+                     std::to_string(workload.problem().n) + ")");
+  }
+  const KernelPattern pattern = build_pattern(problem, config); // same errors as `advisor simulate`
+  const FamilyShape shape = family_shape(problem, config);
+  if (workload.array_elements() != shape.array_elements) {
+    throw InputError("kernels: the workload's arrays have other sizes than this config needs (copy stride " +
+                     std::to_string(shape.copy_stride) + "?)");
+  }
+  const std::vector<void*> arrays = workload.device_arrays();
+  const LaunchRequest request{problem, config, pattern, shape, arrays, static_cast<cudaStream_t>(stream)};
+  if (problem.family == "transpose") {
+    launch_transpose(request);
+  } else if (problem.family == "copy") {
+    launch_copy(request);
+  } else if (problem.family == "stencil2d") {
+    launch_stencil2d(request);
+  } else if (problem.family == "stencil3d") {
+    launch_stencil3d(request);
+  } else {
+    launch_gemm(request);
+  }
+}
+
+} // namespace cachewise::kernels

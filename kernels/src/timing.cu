@@ -1,0 +1,128 @@
+// Event-based timing of kernels and of the device-to-device copy that serves as their ceiling.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cachewise/kernels.hpp"
+#include "cuda_check.hpp"
+#include "family_arrays.hpp"
+
+namespace cachewise::kernels {
+namespace {
+
+/// Owns a pair of events per timed launch, so nothing synchronises between launches.
+class EventPairs {
+public:
+  explicit EventPairs(int count) : events_(static_cast<std::size_t>(2 * count)) {
+    for (cudaEvent_t& event : events_) check_cuda(cudaEventCreate(&event), "cudaEventCreate");
+  }
+  ~EventPairs() {
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+  EventPairs(const EventPairs&) = delete;
+  EventPairs& operator=(const EventPairs&) = delete;
+  cudaEvent_t start(int i) const { return events_[static_cast<std::size_t>(2 * i)]; }
+  cudaEvent_t stop(int i) const { return events_[static_cast<std::size_t>(2 * i + 1)]; }
+  std::vector<double> elapsed_ms() const {
+    check_cuda(cudaEventSynchronize(events_.back()), "cudaEventSynchronize");
+    std::vector<double> times;
+    for (std::size_t i = 0; i < events_.size(); i += 2) {
+      float milliseconds = 0.0f;
+      check_cuda(cudaEventElapsedTime(&milliseconds, events_[i], events_[i + 1]), "cudaEventElapsedTime");
+      times.push_back(milliseconds);
+    }
+    return times;
+  }
+
+private:
+  std::vector<cudaEvent_t> events_;
+};
+
+double quantile(std::vector<double> sorted, double q) {
+  std::sort(sorted.begin(), sorted.end());
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(position);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+int sets_to_exceed_l2(std::int64_t bytes_per_set) {
+  constexpr int kMaxSets = 8;
+  int device = 0;
+  int l2_bytes = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
+  const std::int64_t wanted_bytes = 3 * static_cast<std::int64_t>(l2_bytes);
+  return static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + bytes_per_set - 1) / bytes_per_set, 1, kMaxSets));
+}
+
+} // namespace
+
+Timing time_kernel(const ProblemSpec& problem, const Config& config, Workload& workload, const TimingOptions& options) {
+  if (options.repeats < 1 || options.warmup_launches < 0) {
+    throw InputError("kernels: timing needs repeats >= 1 and warmup_launches >= 0");
+  }
+  const KernelPattern pattern = build_pattern(problem, config);
+  const int sets = workload.input_sets();
+  for (int i = 0; i < options.warmup_launches; ++i) {
+    workload.select_set(i % sets);
+    launch(problem, config, workload);
+  }
+  const EventPairs events(options.repeats);
+  for (int i = 0; i < options.repeats; ++i) {
+    workload.select_set(i % sets);
+    check_cuda(cudaEventRecord(events.start(i)), "cudaEventRecord");
+    launch(problem, config, workload);
+    check_cuda(cudaEventRecord(events.stop(i)), "cudaEventRecord");
+  }
+  const std::vector<double> times = events.elapsed_ms();
+  check_cuda(cudaGetLastError(), "timed launches");
+  Timing timing;
+  timing.median_ms = quantile(times, 0.5);
+  timing.p25_ms = quantile(times, 0.25);
+  timing.p75_ms = quantile(times, 0.75);
+  timing.repeats = options.repeats;
+  timing.bandwidth_gb_per_s = static_cast<double>(pattern.useful_bytes) / (timing.median_ms * 1e-3) / 1e9;
+  return timing;
+}
+
+Timing time_kernel(const ProblemSpec& problem, const Config& config, const TimingOptions& options) {
+  build_pattern(problem, config); // reject a bad config before allocating anything
+  require_device();
+  std::int64_t bytes_per_set = 0;
+  for (const std::int64_t elements : family_shape(problem, config).array_elements) {
+    bytes_per_set += elements * element_bytes(problem.dtype);
+  }
+  const int sets = options.input_sets > 0 ? options.input_sets : sets_to_exceed_l2(bytes_per_set);
+  Workload workload(problem, config, sets, options.seed);
+  return time_kernel(problem, config, workload, options);
+}
+
+double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {
+  if (bytes <= 0) throw InputError("kernels: copy bandwidth needs a positive byte count, got " + std::to_string(bytes));
+  require_device();
+  constexpr int kWarmup = 3, kRepeats = 15;
+  void* source = nullptr;
+  void* destination = nullptr;
+  check_cuda(cudaMalloc(&source, static_cast<std::size_t>(bytes)), "cudaMalloc (copy source)");
+  struct Free {
+    void* pointer;
+    ~Free() { cudaFree(pointer); }
+  } free_source{source};
+  check_cuda(cudaMalloc(&destination, static_cast<std::size_t>(bytes)), "cudaMalloc (copy destination)");
+  const Free free_destination{destination};
+  check_cuda(cudaMemset(source, 0x5A, static_cast<std::size_t>(bytes)), "cudaMemset");
+  for (int i = 0; i < kWarmup; ++i) {
+    check_cuda(cudaMemcpyAsync(destination, source, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+  }
+  const EventPairs events(kRepeats);
+  for (int i = 0; i < kRepeats; ++i) {
+    check_cuda(cudaEventRecord(events.start(i)), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(destination, source, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    check_cuda(cudaEventRecord(events.stop(i)), "cudaEventRecord");
+  }
+  const double median_ms = quantile(events.elapsed_ms(), 0.5);
+  return 2.0 * static_cast<double>(bytes) / (median_ms * 1e-3) / 1e9;
+}
+
+} // namespace cachewise::kernels
