@@ -27,6 +27,8 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
   const int ty = t / (s.bn / TN);
   const long long row0 = static_cast<long long>(blockIdx.y) * s.bm;
   const long long col0 = static_cast<long long>(blockIdx.x) * s.bn;
+  const int a_elements = s.bm * s.bk;
+  const int b_elements = s.bk * s.bn;
 
   Acc acc[TM][TN];
 #pragma unroll
@@ -35,13 +37,16 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
     for (int j = 0; j < TN; ++j) acc[i][j] = 0;
   }
   for (long long k0 = 0; k0 < s.depth_k; k0 += s.bk) {
-    for (int idx = t; idx < s.bm * s.bk; idx += threads) {
-      const int r = idx / s.bk, col = idx % s.bk;
-      a_tile[r * a_stride + col] = a[(row0 + r) * s.depth_k + k0 + col];
-    }
-    for (int idx = t; idx < s.bk * s.bn; idx += threads) {
-      const int r = idx / s.bn, col = idx % s.bn;
-      b_tile[r * b_stride + col] = b[(k0 + r) * s.cols_n + col0 + col];
+    // One sweep moves an element of each tile per thread: A's, then B's (the model's order).
+    for (int idx = t; idx < a_elements || idx < b_elements; idx += threads) {
+      if (idx < a_elements) {
+        const int r = idx / s.bk, col = idx % s.bk;
+        a_tile[r * a_stride + col] = a[(row0 + r) * s.depth_k + k0 + col];
+      }
+      if (idx < b_elements) {
+        const int r = idx / s.bn, col = idx % s.bn;
+        b_tile[r * b_stride + col] = b[(k0 + r) * s.cols_n + col0 + col];
+      }
     }
     __syncthreads();
     for (int kk = 0; kk < s.bk; ++kk) {

@@ -87,7 +87,9 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
                                                  static_cast<Acc>(weights.by_distance[1]) * neighbours);
 }
 
-/// 2.5D: each thread walks z_chunk planes of its (x, y) column, keeping z-1, z, z+1 in registers.
+/// 2.5D: each thread walks z_chunk planes of its (x, y) column from z0, keeping z-1, z, z+1 in
+/// registers: in[z0-1] and in[z0] before the first plane, then per plane in[z+1] and the four
+/// in-plane neighbours (the loads the model lists, in its order).
 template <typename T>
 __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                     int z_chunk, StencilWeights weights) {
@@ -95,21 +97,22 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
   if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1) return;
-  const long long z_begin = max(static_cast<long long>(blockIdx.z) * z_chunk, 1LL);
-  const long long z_end = min(static_cast<long long>(blockIdx.z) * z_chunk + z_chunk, k - 1);
-  if (z_begin >= z_end) return;
   const long long plane = n * m;
   const T* column = in + y * m + x;
-  Acc below = to_accumulator(column[(z_begin - 1) * plane]);
-  Acc centre = to_accumulator(column[z_begin * plane]);
+  const long long z0 = static_cast<long long>(blockIdx.z) * z_chunk;
+  Acc below = z0 >= 1 && z0 - 1 < k ? to_accumulator(column[(z0 - 1) * plane]) : Acc(0);
+  Acc centre = z0 < k ? to_accumulator(column[z0 * plane]) : Acc(0);
   const Acc c0 = static_cast<Acc>(weights.by_distance[0]);
   const Acc c1 = static_cast<Acc>(weights.by_distance[1]);
-  for (long long z = z_begin; z < z_end; ++z) {
+  const long long z_end = min(z0 + z_chunk, k);
+  for (long long z = z0; z < z_end; ++z) {
     const T* here = column + z * plane;
-    const Acc above = to_accumulator(here[plane]);
-    const Acc in_plane = to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-m]) +
-                         to_accumulator(here[m]);
-    out[z * plane + y * m + x] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
+    const Acc above = z + 1 < k ? to_accumulator(here[plane]) : Acc(0);
+    if (z >= 1 && z < k - 1) {
+      const Acc in_plane = to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-m]) +
+                           to_accumulator(here[m]);
+      out[z * plane + y * m + x] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
+    }
     below = centre;
     centre = above;
   }

@@ -46,14 +46,12 @@ double quantile(std::vector<double> sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-int sets_to_exceed_l2(std::int64_t bytes_per_set) {
-  constexpr int kMaxSets = 8;
+int device_l2_bytes() {
   int device = 0;
   int l2_bytes = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
-  const std::int64_t wanted_bytes = 3 * static_cast<std::int64_t>(l2_bytes);
-  return static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + bytes_per_set - 1) / bytes_per_set, 1, kMaxSets));
+  return l2_bytes;
 }
 
 } // namespace
@@ -86,16 +84,34 @@ Timing time_kernel(const ProblemSpec& problem, const Config& config, Workload& w
   return timing;
 }
 
-Timing time_kernel(const ProblemSpec& problem, const Config& config, const TimingOptions& options) {
-  build_pattern(problem, config); // reject a bad config before allocating anything
+int timing_input_sets(const ProblemSpec& problem, const Config& config) {
+  constexpr int kMaxSets = 8;
   require_device();
   std::int64_t bytes_per_set = 0;
   for (const std::int64_t elements : family_shape(problem, config).array_elements) {
     bytes_per_set += elements * element_bytes(problem.dtype);
   }
-  const int sets = options.input_sets > 0 ? options.input_sets : sets_to_exceed_l2(bytes_per_set);
+  const std::int64_t wanted_bytes = 3 * static_cast<std::int64_t>(device_l2_bytes());
+  return static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + bytes_per_set - 1) / bytes_per_set, 1, kMaxSets));
+}
+
+Timing time_kernel(const ProblemSpec& problem, const Config& config, const TimingOptions& options) {
+  build_pattern(problem, config); // reject a bad config before allocating anything
+  const int sets = options.input_sets > 0 ? options.input_sets : timing_input_sets(problem, config);
   Workload workload(problem, config, sets, options.seed);
   return time_kernel(problem, config, workload, options);
+}
+
+void evict_l2() {
+  require_device();
+  const auto bytes = static_cast<std::size_t>(2 * static_cast<std::int64_t>(device_l2_bytes()));
+  void* scratch = nullptr;
+  check_cuda(cudaMalloc(&scratch, bytes), "cudaMalloc (L2 eviction buffer)");
+  const cudaError_t status = cudaMemset(scratch, 0x3C, bytes);
+  const cudaError_t synced = cudaDeviceSynchronize();
+  cudaFree(scratch);
+  check_cuda(status, "cudaMemset (L2 eviction)");
+  check_cuda(synced, "L2 eviction");
 }
 
 double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {

@@ -1,6 +1,40 @@
-// cachewise::cupti — CUDA 13 Range Profiler wrapper: metric names + a launch in, values out.
+// cachewise::cupti — hardware counters through the CUDA 13 Range Profiler: metric names and a
+// launch in, one value per metric out. Auto range (one range per kernel) with kernel replay,
+// so a launch that needs several passes is replayed by CUPTI, its memory saved and restored.
 #pragma once
 
-#include "cachewise/kernels.hpp"
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
-namespace cachewise::cupti {} // namespace cachewise::cupti
+#include "cachewise/model.hpp"
+
+namespace cachewise::cupti {
+
+/// A device is present but its counters cannot be read: insufficient privileges
+/// (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), a virtualised or MIG device, profiling disabled.
+/// A NoDeviceError, so the CLI reports it in one line with exit code 2.
+class CountersUnavailableError : public NoDeviceError {
+public:
+  using NoDeviceError::NoDeviceError;
+};
+
+/// Counter values of one range, keyed by metric name.
+struct RangeValues {
+  std::string range_name; ///< with auto range, the kernel's (mangled) name
+  std::map<std::string, double> metrics;
+};
+
+/// Profiles every kernel `launch` runs on `device` (at most `max_kernels`); one RangeValues
+/// per kernel, in launch order. Throws NoDeviceError without a device,
+/// CountersUnavailableError when counters cannot be read, InputError naming the first
+/// unknown metric ("unknown metric 'x' on chip GH100"), std::runtime_error otherwise.
+std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_names,
+                                         const std::function<void()>& launch, int device = 0, int max_kernels = 16);
+
+/// The same for a launch of exactly one kernel (std::runtime_error otherwise).
+std::map<std::string, double> measure(const std::vector<std::string>& metric_names, const std::function<void()>& launch,
+                                      int device = 0);
+
+} // namespace cachewise::cupti

@@ -105,6 +105,14 @@ Timing time_kernel(const ProblemSpec& problem, const Config& config, const Timin
 Timing time_kernel(const ProblemSpec& problem, const Config& config, Workload& workload,
                    const TimingOptions& options = {});
 
+/// Input sets time_kernel(problem, config, options) allocates when options.input_sets is 0:
+/// enough (up to 8) that the data is at least 3x the device's L2.
+int timing_input_sets(const ProblemSpec& problem, const Config& config);
+
+/// Writes a scratch buffer twice the size of the device's L2, so the next kernel starts with
+/// none of its data cached (what the model assumes, and what `ncu --cache-control all` does).
+void evict_l2();
+
 /// Device-to-device cudaMemcpy bandwidth over a `bytes` buffer, counting bytes read + written
 /// (2 * bytes per copy); median of repeats after a warm-up. The ceiling kernels are held to.
 double measure_copy_bandwidth_gb_per_s(std::int64_t bytes);
