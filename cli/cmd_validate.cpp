@@ -1,0 +1,273 @@
+// `advisor validate --pattern F --n N [--config C | --top K | --all]`: runs the family's real
+// kernel for each config, checks it against the CPU reference, times it (CUDA events, warm-up,
+// median) and reads its counters (CUPTI), and prints them beside the model's prediction.
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "cachewise/advisor.hpp"
+#include "cachewise/cupti.hpp"
+#include "cachewise/kernels.hpp"
+#include "command.hpp"
+#include "common.hpp"
+
+namespace cachewise::cli {
+namespace {
+
+/// The counters the model predicts, named as CUPTI names them.
+const std::vector<std::string> kCompared = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sector_hit_rate.pct",
+    "lts__t_sector_hit_rate.pct",
+    "lts__t_sectors_op_read.sum",
+    "lts__t_sectors_op_write.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+};
+
+struct Options {
+  std::string pattern;
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::string dtype = "f32";
+  std::string config;
+  std::string fix;
+  std::size_t top = 0;
+  bool all = false;
+  std::size_t counters = 3;
+  int repeats = 15;
+  std::int64_t max_simulated_blocks = 0;
+  std::int64_t checked_points = 4096;
+  bool json = false;
+  bool no_counters = false;
+  std::string profile;
+};
+
+struct Row {
+  advisor::Candidate candidate;
+  std::size_t predicted_rank = 0; ///< 1-based
+  kernels::Timing timing;
+  /// Against the CPU reference and counters, for the rows rows_to_profile picks.
+  std::optional<double> max_relative_error;
+  bool correct = false;
+  std::optional<std::map<std::string, double>> measured;
+};
+
+std::vector<advisor::Candidate> candidates_for(const Options& options, const ProblemSpec& problem,
+                                               const DeviceProfile& profile) {
+  if (!options.config.empty()) {
+    advisor::Candidate candidate;
+    candidate.config = Config::parse(options.config);
+    const KernelPattern pattern = build_pattern(problem, candidate.config);
+    check_fits_device(pattern, profile);
+    SimulationOptions simulation;
+    simulation.max_simulated_blocks = options.max_simulated_blocks;
+    candidate.prediction = simulate(pattern, profile, simulation);
+    candidate.threads_per_block = pattern.block.count();
+    candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
+    candidate.blocks_per_sm = candidate.prediction.blocks_per_sm;
+    return {candidate};
+  }
+  advisor::SuggestOptions suggest_options;
+  suggest_options.top = options.all ? std::numeric_limits<std::size_t>::max() : options.top;
+  suggest_options.fixed = Config::parse(options.fix);
+  suggest_options.screening_blocks = options.max_simulated_blocks;
+  suggest_options.full_simulation_blocks = options.max_simulated_blocks;
+  return advisor::suggest(problem, profile, suggest_options).ranked;
+}
+
+/// Rows checked against the CPU and profiled: with --all the predicted top `counters`, the
+/// measured best and the predicted worst (copying a large output to the host for every
+/// config of a sweep would cost more than the sweep); otherwise every row.
+std::vector<std::size_t> rows_to_profile(const Options& options, const std::vector<Row>& rows) {
+  std::vector<std::size_t> chosen;
+  if (!options.all) {
+    for (std::size_t i = 0; i < rows.size(); ++i) chosen.push_back(i);
+    return chosen;
+  }
+  for (std::size_t i = 0; i < std::min(options.counters, rows.size()); ++i) chosen.push_back(i);
+  const auto fastest = std::ranges::min_element(rows, {}, [](const Row& row) { return row.timing.median_ms; });
+  chosen.push_back(static_cast<std::size_t>(fastest - rows.begin()));
+  chosen.push_back(rows.size() - 1);
+  std::ranges::sort(chosen);
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  return chosen;
+}
+
+nlohmann::json metrics_json(const std::map<std::string, double>& metrics) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [name, value] : metrics) json[name] = value;
+  return json;
+}
+
+nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& loaded, double copy_gb_per_s,
+                           const std::vector<Row>& rows) {
+  nlohmann::json json;
+  json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
+                     {"dtype", to_string(problem.dtype)}};
+  json["device"] = kernels::local_device_name();
+  json["profile"] = loaded.path.string();
+  json["copy_bandwidth_gb_per_s"] = copy_gb_per_s;
+  json["candidates"] = nlohmann::json::array();
+  for (const Row& row : rows) {
+    nlohmann::json entry;
+    entry["config"] = row.candidate.config.to_string();
+    entry["predicted_rank"] = row.predicted_rank;
+    std::map<std::string, double> predicted(row.candidate.prediction.metrics.begin(), row.candidate.prediction.metrics.end());
+    entry["predicted"] = {{"time_us", row.candidate.prediction.time_us},
+                          {"bottleneck", row.candidate.prediction.bottleneck},
+                          {"metrics", metrics_json(predicted)}};
+    entry["measured"] = {{"median_us", row.timing.median_ms * 1e3},
+                         {"p25_us", row.timing.p25_ms * 1e3},
+                         {"p75_us", row.timing.p75_ms * 1e3},
+                         {"repeats", row.timing.repeats},
+                         {"bandwidth_gb_per_s", row.timing.bandwidth_gb_per_s},
+                         {"checked", row.max_relative_error.has_value()}};
+    if (row.max_relative_error) {
+      entry["measured"]["max_relative_error"] =
+          std::isfinite(*row.max_relative_error) ? nlohmann::json(*row.max_relative_error) : nlohmann::json("inf");
+      entry["measured"]["correct"] = row.correct;
+    }
+    if (row.measured) entry["measured"]["metrics"] = metrics_json(*row.measured);
+    json["candidates"].push_back(entry);
+  }
+  const Row& top = rows.front();
+  const auto best = std::ranges::min_element(rows, {}, [](const Row& row) { return row.timing.median_ms; });
+  json["summary"] = {{"candidates", rows.size()},
+                     {"checked_all_correct",
+                      std::ranges::all_of(rows, [](const Row& row) { return !row.max_relative_error || row.correct; })},
+                     {"top1_config", top.candidate.config.to_string()},
+                     {"top1_measured_us", top.timing.median_ms * 1e3},
+                     {"best_config", best->candidate.config.to_string()},
+                     {"best_measured_us", best->timing.median_ms * 1e3},
+                     {"best_predicted_rank", best->predicted_rank},
+                     {"top1_over_best", top.timing.median_ms / best->timing.median_ms},
+                     {"best_bandwidth_gb_per_s", best->timing.bandwidth_gb_per_s},
+                     {"best_fraction_of_copy", best->timing.bandwidth_gb_per_s / copy_gb_per_s}};
+  return json;
+}
+
+std::string number(double value, int precision) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(precision) << value;
+  return out.str();
+}
+
+void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, double copy_gb_per_s,
+                  const std::vector<Row>& rows, std::ostream& out) {
+  out << problem.family << " n=" << problem.n << " m=" << problem.m << " k=" << problem.k << " "
+      << to_string(problem.dtype) << " on " << kernels::local_device_name() << " (profile " << loaded.path.string()
+      << ", " << loaded.source << ")\n"
+      << "device-to-device copy: " << number(copy_gb_per_s, 0) << " GB/s\n\n";
+  std::size_t width = 6;
+  for (const Row& row : rows) width = std::max(width, row.candidate.config.to_string().size());
+  out << std::left << std::setw(5) << "rank" << std::setw(static_cast<int>(width) + 2) << "config" << std::right
+      << std::setw(12) << "pred us" << std::setw(12) << "meas us" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
+      << '\n';
+  for (const Row& row : rows) {
+    out << std::left << std::setw(5) << row.predicted_rank << std::setw(static_cast<int>(width) + 2)
+        << row.candidate.config.to_string() << std::right << std::setw(12) << number(row.candidate.prediction.time_us, 1)
+        << std::setw(12) << number(row.timing.median_ms * 1e3, 1) << std::setw(12)
+        << number(row.timing.bandwidth_gb_per_s, 0) << std::setw(9) << (!row.max_relative_error ? "-" : row.correct ? "yes" : "NO") << '\n';
+  }
+  for (const Row& row : rows) {
+    if (!row.measured) continue;
+    out << "\ncounters, rank " << row.predicted_rank << " (" << row.candidate.config.to_string() << ")\n";
+    out << "  " << std::left << std::setw(58) << "metric" << std::right << std::setw(16) << "predicted" << std::setw(16)
+        << "measured" << '\n';
+    for (const std::string& name : kCompared) {
+      const auto predicted = row.candidate.prediction.metrics.find(name);
+      out << "  " << std::left << std::setw(58) << name << std::right << std::setw(16)
+          << (predicted == row.candidate.prediction.metrics.end() ? "-" : number(predicted->second, 1)) << std::setw(16)
+          << number(row.measured->at(name), 1) << '\n';
+    }
+  }
+  const auto best = std::ranges::min_element(rows, {}, [](const Row& row) { return row.timing.median_ms; });
+  out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " us; best measured "
+      << number(best->timing.median_ms * 1e3, 1) << " us (rank " << best->predicted_rank << ", "
+      << best->candidate.config.to_string() << "): top-1/best = "
+      << number(rows.front().timing.median_ms / best->timing.median_ms, 3) << "; best = "
+      << number(100.0 * best->timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n";
+}
+
+void run_validate(const Options& options) {
+  const ProblemSpec problem{options.pattern, options.n, options.m, options.k, parse_data_type(options.dtype)};
+  const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
+  if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
+  if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
+  const LoadedProfile loaded = load_profile_for_cli(options.profile);
+  const std::vector<advisor::Candidate> candidates = candidates_for(options, problem, loaded.profile);
+  kernels::require_device(); // only after the input is known to be good
+
+  const Config& first = candidates.front().config;
+  kernels::Workload workload(problem, first, kernels::timing_input_sets(problem, first));
+  kernels::TimingOptions timing;
+  timing.repeats = options.repeats;
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Row row{candidates[i], i + 1, {}, std::nullopt, false, std::nullopt};
+    row.timing = kernels::time_kernel(problem, row.candidate.config, workload, timing);
+    rows.push_back(std::move(row));
+  }
+  workload.select_set(0);
+  for (const std::size_t index : rows_to_profile(options, rows)) {
+    Row& row = rows[index];
+    workload.poison_outputs();
+    kernels::launch(problem, row.candidate.config, workload);
+    row.max_relative_error = kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
+    row.correct = *row.max_relative_error <= kernels::error_tolerance(problem);
+    if (options.no_counters) continue;
+    kernels::evict_l2(); // the model predicts a cold cache
+    row.measured = cupti::measure(kCompared, [&] { kernels::launch(problem, row.candidate.config, workload); });
+  }
+  const double copy_gb_per_s = kernels::measure_copy_bandwidth_gb_per_s(std::max<std::int64_t>(workload.bytes_per_set(), 1 << 28));
+  if (options.json) {
+    print_json(report_json(problem, loaded, copy_gb_per_s, rows));
+  } else {
+    print_report(problem, loaded, copy_gb_per_s, rows, std::cout);
+  }
+}
+
+void add_validate(CLI::App& root) {
+  auto* command = root.add_subcommand(
+      "validate", "Run a family's real kernel: check it, time it, read its counters, compare with the model");
+  auto options = std::make_shared<Options>();
+  command->add_option("--pattern", options->pattern, "Family: transpose, copy, stencil2d, stencil3d, gemm")->required();
+  command->add_option("--n", options->n, "Size n")->required();
+  command->add_option("--m", options->m, "Size m (default n)");
+  command->add_option("--k", options->k, "Size k (default n)");
+  command->add_option("--dtype", options->dtype, "f32, f64 or f16");
+  command->add_option("--config", options->config, "One config, e.g. smem=1,tile=32,block_x=32,block_y=8,pad=1");
+  command->add_option("--top", options->top, "The advisor's K best configs");
+  command->add_flag("--all", options->all, "Every feasible config of the advisor's space (counters for a few)");
+  command->add_option("--fix", options->fix, "Keys pinned for --top/--all, e.g. radius=2 or stride=4");
+  command->add_option("--counters", options->counters, "With --all: read counters of the predicted best N (default 3)");
+  command->add_option("--repeats", options->repeats, "Timed launches per config (default 15)");
+  command->add_option("--max-simulated-blocks", options->max_simulated_blocks,
+                      "Simulate this many blocks and scale (0 = every block)");
+  command->add_option("--check-points", options->checked_points, "Output points checked against the CPU (0 = all)");
+  command->add_flag("--no-counters", options->no_counters,
+                    "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
+  command->add_flag("--json", options->json, "Print JSON");
+  command->add_option("--profile", options->profile, "Profile JSON (default: the bundled one for this GPU)");
+  command->callback([options] { run_validate(*options); });
+}
+
+} // namespace
+
+CACHEWISE_REGISTER_COMMAND(60, add_validate);
+
+} // namespace cachewise::cli

@@ -1,0 +1,12 @@
+# advisor validate: bad input is reported in one line (exit 2) before any GPU is needed, so
+# these hold on CPU-only machines too. `validate` exists only in CUDA builds.
+if(CACHEWISE_WITH_CUDA)
+  cachewise_cli_test(validate_unknown_pattern EXIT 2 STDERR "^advisor: unknown pattern 'spiral'"
+    ARGS validate --pattern spiral --n 64 --config tile=8 --profile ${cachewise_example_profile})
+  cachewise_cli_test(validate_bad_config EXIT 2 STDERR "^advisor: transpose: tile \\(32\\) must be a multiple of block_x \\(24\\)\n$"
+    ARGS validate --pattern transpose --n 64 --config smem=0,tile=32,block_x=24,block_y=8 --profile ${cachewise_example_profile})
+  cachewise_cli_test(validate_needs_one_mode EXIT 2 STDERR "^advisor: validate: give exactly one of --config, --top K or --all\n$"
+    ARGS validate --pattern copy --n 1024 --all --top 3 --profile ${cachewise_example_profile})
+  cachewise_cli_test(validate_bad_dtype EXIT 2 STDERR "^advisor: .*f8"
+    ARGS validate --pattern copy --n 1024 --dtype f8 --all --profile ${cachewise_example_profile})
+endif()
