@@ -243,7 +243,8 @@ private:
 enum class MemorySpace { global, shared };
 
 /// Index variables an affine access may use. Loop variables are named by the phase's loops.
-enum class IndexVar { thread_x, thread_y, thread_z, block_x, block_y, block_z };
+/// `thread_linear` is the x-fastest linear thread id within the block (what tile sweeps use).
+enum class IndexVar { thread_x, thread_y, thread_z, block_x, block_y, block_z, thread_linear };
 
 struct Dim3 {
   std::int64_t x = 1;
@@ -253,11 +254,26 @@ struct Dim3 {
   friend bool operator==(const Dim3&, const Dim3&) = default;
 };
 
-/// constant + sum(coefficient * variable): an element index along one array dimension.
+/// coefficient * (floor((constant + sum(terms)) / divisor) mod modulus), modulus 0 = none.
+/// Expresses tile sweeps such as `row = idx / width, col = idx % width` with
+/// `idx = thread_linear + i * threads`.
+struct QuotientTerm {
+  std::int64_t coefficient = 1;
+  std::int64_t divisor = 1;
+  std::int64_t modulus = 0;
+  std::int64_t constant = 0;
+  std::map<IndexVar, std::int64_t> thread_terms;
+  std::map<std::string, std::int64_t, std::less<>> loop_terms;
+  friend bool operator==(const QuotientTerm&, const QuotientTerm&) = default;
+};
+
+/// constant + sum(coefficient * variable) + sum(quotient terms): an element index along one
+/// array dimension (or a guarded value).
 struct AffineIndex {
   std::int64_t constant = 0;
   std::map<IndexVar, std::int64_t> thread_terms; ///< threadIdx / blockIdx coefficients
   std::map<std::string, std::int64_t, std::less<>> loop_terms; ///< loop-variable coefficients
+  std::vector<QuotientTerm> quotient_terms;
   friend bool operator==(const AffineIndex&, const AffineIndex&) = default;
 };
 
@@ -269,12 +285,21 @@ struct ArrayDecl {
   friend bool operator==(const ArrayDecl&, const ArrayDecl&) = default;
 };
 
+/// A lane takes part only while lower <= value < upper (e.g. a stencil's interior test).
+struct Guard {
+  AffineIndex value;
+  std::int64_t lower = 0;
+  std::int64_t upper = 0;
+  friend bool operator==(const Guard&, const Guard&) = default;
+};
+
 struct Access {
   std::string array;
   bool is_store = false;
   std::vector<AffineIndex> index; ///< one per array dimension
   int vector_elements = 1;        ///< contiguous elements per thread access (1, 2, 4, 8)
   bool predicated = true;         ///< lanes whose index leaves the array issue nothing
+  std::vector<Guard> guards;      ///< further conditions a lane must meet to issue
   friend bool operator==(const Access&, const Access&) = default;
 };
 
@@ -283,6 +308,7 @@ struct Loop {
   std::int64_t begin = 0;
   std::int64_t end = 1; ///< exclusive
   std::int64_t step = 1;
+  std::int64_t trip_count() const { return step > 0 && end > begin ? (end - begin + step - 1) / step : 0; }
   friend bool operator==(const Loop&, const Loop&) = default;
 };
 
@@ -294,17 +320,32 @@ struct Phase {
   friend bool operator==(const Phase&, const Phase&) = default;
 };
 
+/// Runs phases [first_phase, first_phase + phase_count) once per value of `loop`, in order
+/// (gemm's k-steps); the loop variable is visible to those phases' accesses. Phase loops do
+/// not nest or overlap.
+struct PhaseLoop {
+  Loop loop;
+  std::size_t first_phase = 0;
+  std::size_t phase_count = 0;
+  friend bool operator==(const PhaseLoop&, const PhaseLoop&) = default;
+};
+
 struct KernelPattern {
   std::string name;
   Dim3 grid;
   Dim3 block;
   std::vector<ArrayDecl> arrays;
   std::vector<Phase> phases;
+  std::vector<PhaseLoop> phase_loops;
   std::int64_t registers_per_thread = 32; ///< estimate, for occupancy
-  double flops = 0.0;                     ///< arithmetic the kernel does, for the time estimate
+  double flops = 0.0;                     ///< f32-equivalent arithmetic (an f64 flop counts 2), for the time estimate
   std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
   friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
 };
+
+/// Checks internal consistency (arrays named, index ranks, loop steps, phase loops, sizes);
+/// throws InputError naming the place ("pattern.phases[0].accesses[1].array: ...").
+void validate_pattern(const KernelPattern& pattern);
 
 /// Shared memory the pattern declares per block, in bytes.
 std::int64_t shared_bytes_per_block(const KernelPattern& pattern);
@@ -345,8 +386,12 @@ int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile);
 // ---------------------------------------------------------------------------------------
 
 struct SimulationOptions {
-  /// 0 = simulate every block; otherwise simulate this many waves' worth of blocks chosen as
-  /// the hardware would run them, and scale counts (steady-state sampling).
+  /// Steady-state sampling (docs/model.md): when the whole kernel is more than this many
+  /// warp instructions, simulate a prefix of whole waves (and of a phase loop's iterations)
+  /// and scale the counts. 0 = simulate everything exactly. The default keeps one
+  /// candidate well under 50 ms; tests bound the sampling error.
+  std::int64_t max_simulated_warp_instructions = std::int64_t{1} << 21;
+  /// 0 = no extra limit; otherwise also cap the simulated blocks (rounded up to whole waves).
   std::int64_t max_simulated_blocks = 0;
 };
 
@@ -359,7 +404,12 @@ struct Prediction {
   std::string bottleneck; ///< "dram", "l2", "l1", "shared", "latency", ...
   double achieved_bandwidth_gb_per_s = 0.0; ///< useful_bytes / time
   int blocks_per_sm = 0;
+  std::int64_t waves = 0;
+  /// The time terms combined into time_us, keyed like `bottleneck` ("dram", "l2", "l1",
+  /// "shared", "compute", "latency", "issue", "launch").
+  std::map<std::string, double, std::less<>> time_terms_us;
   bool sampled = false;
+  double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them
   double metric(std::string_view name) const; ///< throws InputError when absent
 };
 

@@ -1,0 +1,99 @@
+// `advisor simulate --pattern FAMILY --n N --config k=v,... [--m M --k K --dtype T]
+//  [--pattern-file FILE] [--profile FILE] [--json]`: predicted counters and time of one config.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "command.hpp"
+#include "common.hpp"
+
+namespace cachewise::cli {
+namespace {
+
+struct SimulateArgs {
+  std::string family;
+  std::string pattern_file;
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::string dtype = "f32";
+  std::string config;
+  std::string profile;
+  bool json = false;
+};
+
+std::string fixed(double value, int precision) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(precision) << value;
+  return out.str();
+}
+
+void print_prediction(const std::string& title, const KernelPattern& pattern, const Prediction& prediction,
+                      const LoadedProfile& profile) {
+  std::cout << title << '\n'
+            << "profile " << profile.path.string() << " [" << profile.source << "]\n"
+            << "grid " << pattern.grid.x << " x " << pattern.grid.y << " x " << pattern.grid.z << ", block "
+            << pattern.block.x << " x " << pattern.block.y << " x " << pattern.block.z << ", "
+            << prediction.blocks_per_sm << " blocks/SM, " << prediction.waves << " waves, "
+            << shared_bytes_per_block(pattern) << " B shared/block"
+            << (prediction.sampled ? ", sampled " + fixed(100.0 * prediction.simulated_fraction, 1) + "%" : "") << "\n\n"
+            << "predicted time  " << fixed(prediction.time_us, 2) << " us  (bottleneck: " << prediction.bottleneck
+            << ", useful bandwidth " << fixed(prediction.achieved_bandwidth_gb_per_s, 0) << " GB/s)\n"
+            << "time terms (us):";
+  for (const auto& [name, value] : prediction.time_terms_us) std::cout << "  " << name << ' ' << fixed(value, 2);
+  std::cout << "\n\n";
+  std::size_t width = 0;
+  for (const auto& [name, value] : prediction.metrics) width = std::max(width, name.size());
+  for (const auto& [name, value] : prediction.metrics) {
+    const bool whole = value == static_cast<double>(static_cast<std::int64_t>(value));
+    std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << name << "  " << std::right
+              << fixed(value, whole ? 0 : 2) << '\n';
+  }
+}
+
+void run_simulate(const SimulateArgs& args) {
+  if (args.family.empty() == args.pattern_file.empty()) {
+    throw InputError("give exactly one of --pattern FAMILY or --pattern-file FILE");
+  }
+  const LoadedProfile profile = load_profile_for_cli(args.profile);
+  KernelPattern pattern;
+  std::string title;
+  if (!args.pattern_file.empty()) {
+    pattern = load_pattern(args.pattern_file);
+    title = "pattern " + pattern.name + " from " + args.pattern_file;
+  } else {
+    const ProblemSpec problem{args.family, args.n, args.m, args.k, parse_data_type(args.dtype)};
+    const Config config = Config::parse(args.config);
+    pattern = build_pattern(problem, config);
+    title = args.family + " n=" + std::to_string(args.n) + (args.m ? " m=" + std::to_string(args.m) : "") +
+            (args.k ? " k=" + std::to_string(args.k) : "") + " " + args.dtype + "  config " + config.to_string();
+  }
+  const Prediction prediction = simulate(pattern, profile.profile);
+  if (args.json) {
+    print_json(prediction_to_json(prediction));
+  } else {
+    print_prediction(title, pattern, prediction, profile);
+  }
+}
+
+void add_simulate(CLI::App& root) {
+  auto* command = root.add_subcommand("simulate", "Predict the counters and time of one pattern and config");
+  auto args = std::make_shared<SimulateArgs>();
+  command->add_option("--pattern", args->family, "Built-in family: copy, gemm, stencil2d, stencil3d, transpose");
+  command->add_option("--pattern-file", args->pattern_file, "Custom pattern JSON (docs/pattern-format.md)");
+  command->add_option("--n", args->n, "Problem size n");
+  command->add_option("--m", args->m, "Problem size m (default n)");
+  command->add_option("--k", args->k, "Problem size k (default n)");
+  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16 (default f32)");
+  command->add_option("--config", args->config, "Config, e.g. smem=1,tile=32,block_x=32,block_y=8,pad=1");
+  command->add_option("--profile", args->profile, "Device profile JSON (default: the bundled profile)");
+  command->add_flag("--json", args->json, "Print the prediction as JSON (metrics under their CUPTI names)");
+  command->callback([args] { run_simulate(*args); });
+}
+
+} // namespace
+
+CACHEWISE_REGISTER_COMMAND(30, add_simulate);
+
+} // namespace cachewise::cli

@@ -1,0 +1,498 @@
+// The built-in pattern families (docs/pattern-families.md): ProblemSpec + Config -> KernelPattern.
+// Every family emits exactly the per-thread address order the contract states, so the CUDA
+// kernels and the model count the same sectors.
+#include <algorithm>
+#include <limits>
+
+#include "cachewise/model.hpp"
+#include "pattern_builders.hpp"
+
+namespace cachewise {
+namespace {
+
+using pattern_builders::affine;
+using pattern_builders::interior_guard;
+using pattern_builders::quotient;
+using V = IndexVar;
+
+// ----- config reading and rule checks ------------------------------------------------
+
+[[noreturn]] void rule_broken(const std::string& family, const std::string& what) {
+  throw InputError(family + ": " + what);
+}
+
+/// Rejects keys the family does not read, naming the valid ones.
+void check_known_keys(const FamilyInfo& info, const Config& config) {
+  for (const auto& [key, value] : config.values()) {
+    if (std::find(info.config_keys.begin(), info.config_keys.end(), key) != info.config_keys.end()) continue;
+    std::string valid;
+    for (const std::string& name : info.config_keys) valid += (valid.empty() ? "" : ", ") + name;
+    throw InputError("config: unknown key '" + key + "' for " + info.name + " (valid: " + valid + ")");
+  }
+}
+
+std::int64_t at_least(const std::string& family, const Config& config, std::string_view key, std::int64_t min,
+                      std::int64_t fallback_if_absent = -1) {
+  const std::int64_t value = fallback_if_absent >= 0 ? config.get_or(key, fallback_if_absent) : config.get(key);
+  if (value < min) {
+    rule_broken(family, std::string(key) + " must be >= " + std::to_string(min) + ", got " + std::to_string(value));
+  }
+  return value;
+}
+
+void require_multiple(const std::string& family, std::string_view what, std::int64_t value, std::string_view of,
+                      std::int64_t divisor) {
+  if (value % divisor != 0) {
+    rule_broken(family, std::string(what) + " (" + std::to_string(value) + ") must be a multiple of " + std::string(of) +
+                            " (" + std::to_string(divisor) + ")");
+  }
+}
+
+/// a * b, or InputError when the product leaves int64 (sizes from the command line can be anything).
+std::int64_t checked_product(const std::string& family, std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 1;
+  for (std::int64_t factor : factors) {
+    if (__builtin_mul_overflow(product, factor, &product)) {
+      rule_broken(family, "sizes too large: byte counts overflow 64-bit integers");
+    }
+  }
+  return product;
+}
+
+struct Sizes {
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  int element_bytes = 4;
+};
+
+std::int64_t positive_size(const std::string& family, std::string_view name, std::int64_t value) {
+  if (value <= 0) rule_broken(family, std::string(name) + " must be > 0, got " + std::to_string(value));
+  return value;
+}
+
+/// Reads n (and m, k defaulting to n when 0; 1 when the family does not read them).
+Sizes read_sizes(const ProblemSpec& problem, bool uses_m, bool uses_k) {
+  Sizes sizes;
+  sizes.n = positive_size(problem.family, "n", problem.n);
+  sizes.m = uses_m ? (problem.m == 0 ? sizes.n : positive_size(problem.family, "m", problem.m)) : 1;
+  sizes.k = uses_k ? (problem.k == 0 ? sizes.n : positive_size(problem.family, "k", problem.k)) : 1;
+  sizes.element_bytes = element_bytes(problem.dtype);
+  // No array of a family holds more than n*m*k elements; 64x headroom covers several arrays
+  // and the simulator's 1 MiB alignment, so no byte count or address can overflow later.
+  checked_product(problem.family, {sizes.n, sizes.m, sizes.k, sizes.element_bytes, 64});
+  return sizes;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+ArrayDecl global_array(std::string name, int element_bytes, std::vector<std::int64_t> extents) {
+  return {std::move(name), MemorySpace::global, element_bytes, std::move(extents)};
+}
+
+ArrayDecl shared_array(std::string name, int element_bytes, std::vector<std::int64_t> extents) {
+  return {std::move(name), MemorySpace::shared, element_bytes, std::move(extents)};
+}
+
+Access load(std::string array, std::vector<AffineIndex> index, std::vector<Guard> guards = {}, int vector = 1) {
+  return {std::move(array), false, std::move(index), vector, true, std::move(guards)};
+}
+
+Access store(std::string array, std::vector<AffineIndex> index, std::vector<Guard> guards = {}, int vector = 1) {
+  return {std::move(array), true, std::move(index), vector, true, std::move(guards)};
+}
+
+double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
+
+// ----- transpose -----------------------------------------------------------------------
+
+KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, false);
+  const std::int64_t smem = config.get("smem");
+  if (smem != 0 && smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(smem));
+  const std::int64_t tile = at_least(family, config, "tile", 1);
+  const std::int64_t block_x = at_least(family, config, "block_x", 1);
+  const std::int64_t block_y = at_least(family, config, "block_y", 1);
+  const std::int64_t pad = smem == 1 ? config.get("pad") : config.get_or("pad", 0);
+  if (smem == 0 && pad != 0) rule_broken(family, "pad must be 0 when smem=0, got " + std::to_string(pad));
+  if (pad < 0 || pad > 32) rule_broken(family, "pad must be in [0, 32], got " + std::to_string(pad));
+  require_multiple(family, "tile", tile, "block_x", block_x);
+  require_multiple(family, "tile", tile, "block_y", block_y);
+  checked_product(family, {block_x, block_y});
+
+  const std::int64_t n = sizes.n;
+  const std::int64_t m = sizes.m;
+  const int bytes = sizes.element_bytes;
+  KernelPattern pattern;
+  pattern.name = "transpose";
+  pattern.grid = {ceil_div(m, tile), ceil_div(n, tile), 1};
+  pattern.block = {block_x, block_y, 1};
+  pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {m, n})};
+  pattern.useful_bytes = checked_product(family, {n, m, bytes, 2});
+
+  // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
+  const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});
+  const AffineIndex in_col = affine(0, {{V::block_x, tile}, {V::thread_x, 1}}, {{"c", 1}});
+  const std::vector<Loop> tile_loops = {{"r", 0, tile, block_y}, {"c", 0, tile, block_x}};
+  if (smem == 0) {
+    pattern.phases.push_back({tile_loops, {load("in", {in_row, in_col}), store("out", {in_col, in_row})}});
+    return pattern;
+  }
+  pattern.arrays.push_back(shared_array("buf", bytes, {tile, tile + pad}));
+  const AffineIndex tile_row = affine(0, {{V::thread_y, 1}}, {{"r", 1}});
+  const AffineIndex tile_col = affine(0, {{V::thread_x, 1}}, {{"c", 1}});
+  // Only lanes whose element exists move it: the shared store is guarded like the load.
+  const std::vector<Guard> in_bounds = {{in_row, 0, n}, {in_col, 0, m}};
+  pattern.phases.push_back({tile_loops, {load("in", {in_row, in_col}), store("buf", {tile_row, tile_col}, in_bounds)}});
+  // Second phase: out[x0 + r + ty][y0 + c + tx] = buf[c + tx][r + ty].
+  const AffineIndex out_row = affine(0, {{V::block_x, tile}, {V::thread_y, 1}}, {{"r", 1}});
+  const AffineIndex out_col = affine(0, {{V::block_y, tile}, {V::thread_x, 1}}, {{"c", 1}});
+  const std::vector<Guard> out_bounds = {{out_row, 0, m}, {out_col, 0, n}};
+  pattern.phases.push_back(
+      {tile_loops, {load("buf", {tile_col, tile_row}, out_bounds), store("out", {out_row, out_col})}});
+  return pattern;
+}
+
+// ----- copy ----------------------------------------------------------------------------
+
+KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, false, false);
+  const std::int64_t block = at_least(family, config, "block", 32);
+  const std::int64_t vector = config.get("vector");
+  const std::int64_t ept = at_least(family, config, "ept", 1);
+  const std::int64_t stride = at_least(family, config, "stride", 1, 1);
+  const int bytes = sizes.element_bytes;
+  if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
+    rule_broken(family, "vector must be 1, 2, 4 or 8, got " + std::to_string(vector));
+  }
+  if (vector * bytes > 16) {
+    rule_broken(family, "vector*sizeof(T) must be <= 16 bytes, got " + std::to_string(vector * bytes));
+  }
+  require_multiple(family, "block", block, "the warp size", 32);
+  if (stride > 1 && vector != 1) rule_broken(family, "vector must be 1 when stride > 1");
+  require_multiple(family, "n", sizes.n, "vector", vector);
+
+  const std::int64_t n = sizes.n;
+  KernelPattern pattern;
+  pattern.name = "copy";
+  pattern.grid = {ceil_div(n, checked_product(family, {block, ept, vector})), 1, 1};
+  pattern.block = {block, 1, 1};
+  pattern.arrays = {global_array("in", bytes, {checked_product(family, {n, stride, bytes}) / bytes}),
+                    global_array("out", bytes, {n})};
+  pattern.useful_bytes = checked_product(family, {n, bytes, 2});
+  // Vector index v = (blockIdx.x*ept + e)*block + threadIdx.x; element i = v*vector.
+  const auto element = [&](std::int64_t scale) {
+    return affine(0, {{V::block_x, scale * vector * ept * block}, {V::thread_x, scale * vector}},
+                  {{"e", scale * vector * block}});
+  };
+  pattern.phases.push_back({{{"e", 0, ept, 1}},
+                            {load("in", {element(stride)}, {}, static_cast<int>(vector)),
+                             store("out", {element(1)}, {}, static_cast<int>(vector))}});
+  return pattern;
+}
+
+// ----- stencil2d -----------------------------------------------------------------------
+
+KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, false);
+  const std::int64_t radius = at_least(family, config, "radius", 1, 1);
+  if (radius > 8) rule_broken(family, "radius must be in [1, 8], got " + std::to_string(radius));
+  const std::int64_t block_x = at_least(family, config, "block_x", 1);
+  const std::int64_t block_y = at_least(family, config, "block_y", 1);
+  const std::int64_t ept_y = at_least(family, config, "ept_y", 1);
+  const std::int64_t smem = config.get("smem");
+  if (smem != 0 && smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(smem));
+  checked_product(family, {block_x, block_y, ept_y});
+
+  const std::int64_t n = sizes.n;
+  const std::int64_t m = sizes.m;
+  const int bytes = sizes.element_bytes;
+  KernelPattern pattern;
+  pattern.name = "stencil2d";
+  pattern.grid = {ceil_div(m, block_x), ceil_div(n, block_y * ept_y), 1};
+  pattern.block = {block_x, block_y, 1};
+  pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {n, m})};
+  const std::int64_t interior_rows = std::max<std::int64_t>(0, n - 2 * radius);
+  const std::int64_t interior_cols = std::max<std::int64_t>(0, m - 2 * radius);
+  pattern.useful_bytes = checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
+  pattern.flops = static_cast<double>(interior_rows) * static_cast<double>(interior_cols) * 2.0 *
+                  static_cast<double>(4 * radius + 1) * flops_scale(problem.dtype);
+
+  // Output point: x = bx*block_x + tx, y = by*block_y*ept_y + e*block_y + ty.
+  const auto x_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); };
+  const auto y_at = [&](std::int64_t dy) {
+    return affine(dy, {{V::block_y, block_y * ept_y}, {V::thread_y, 1}}, {{"e", block_y}});
+  };
+  const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
+  const Loop rows{"e", 0, ept_y, 1};
+
+  if (smem == 0) {
+    std::vector<Access> accesses{load("in", {y_at(0), x_at(0)}, interior)};
+    for (std::int64_t d = 1; d <= radius; ++d) {
+      accesses.push_back(load("in", {y_at(0), x_at(-d)}, interior));
+      accesses.push_back(load("in", {y_at(0), x_at(d)}, interior));
+      accesses.push_back(load("in", {y_at(-d), x_at(0)}, interior));
+      accesses.push_back(load("in", {y_at(d), x_at(0)}, interior));
+    }
+    accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
+    pattern.phases.push_back({{rows}, std::move(accesses)});
+    return pattern;
+  }
+
+  const std::int64_t tile_h = block_y * ept_y + 2 * radius;
+  const std::int64_t tile_w = block_x + 2 * radius;
+  const std::int64_t threads = block_x * block_y;
+  const std::int64_t tile_elems = checked_product(family, {tile_h, tile_w});
+  pattern.arrays.push_back(shared_array("tile", bytes, {tile_h, tile_w}));
+  // idx = linear_tid + i*threads; row = idx / tile_w; col = idx % tile_w.
+  const std::map<IndexVar, std::int64_t> sweep_thread{{V::thread_linear, 1}};
+  const std::map<std::string, std::int64_t, std::less<>> sweep_loop{{"i", threads}};
+  AffineIndex tile_row;
+  tile_row.quotient_terms.push_back(quotient(1, tile_w, 0, sweep_thread, sweep_loop));
+  AffineIndex tile_col;
+  tile_col.quotient_terms.push_back(quotient(1, 1, tile_w, sweep_thread, sweep_loop));
+  AffineIndex global_row = tile_row;
+  global_row.constant = -radius;
+  global_row.thread_terms[V::block_y] = block_y * ept_y;
+  AffineIndex global_col = tile_col;
+  global_col.constant = -radius;
+  global_col.thread_terms[V::block_x] = block_x;
+  const Guard inside_tile{affine(0, sweep_thread, sweep_loop), 0, tile_elems};
+  const std::vector<Guard> halo_guards = {inside_tile, {global_row, 0, n}, {global_col, 0, m}};
+  pattern.phases.push_back({{{"i", 0, ceil_div(tile_elems, threads), 1}},
+                            {load("in", {global_row, global_col}, {inside_tile}),
+                             store("tile", {tile_row, tile_col}, halo_guards)}});
+
+  // Taps from the tile: local point (e*block_y + ty + r, tx + r).
+  const auto ty_at = [&](std::int64_t dy) { return affine(radius + dy, {{V::thread_y, 1}}, {{"e", block_y}}); };
+  const auto tx_at = [&](std::int64_t dx) { return affine(radius + dx, {{V::thread_x, 1}}); };
+  std::vector<Access> taps{load("tile", {ty_at(0), tx_at(0)}, interior)};
+  for (std::int64_t d = 1; d <= radius; ++d) {
+    taps.push_back(load("tile", {ty_at(0), tx_at(-d)}, interior));
+    taps.push_back(load("tile", {ty_at(0), tx_at(d)}, interior));
+    taps.push_back(load("tile", {ty_at(-d), tx_at(0)}, interior));
+    taps.push_back(load("tile", {ty_at(d), tx_at(0)}, interior));
+  }
+  taps.push_back(store("out", {y_at(0), x_at(0)}, interior));
+  pattern.phases.push_back({{rows}, std::move(taps)});
+  return pattern;
+}
+
+// ----- stencil3d -----------------------------------------------------------------------
+
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, true);
+  const std::int64_t mode = config.get("mode");
+  if (mode != 0 && mode != 1) rule_broken(family, "mode must be 0 (3D blocking) or 1 (2.5D streaming), got " + std::to_string(mode));
+  const std::int64_t block_x = at_least(family, config, "block_x", 1);
+  const std::int64_t block_y = at_least(family, config, "block_y", 1);
+  const std::int64_t block_z = mode == 0 ? at_least(family, config, "block_z", 1) : config.get_or("block_z", 1);
+  if (mode == 1 && block_z != 1) rule_broken(family, "block_z must be 1 when mode=1, got " + std::to_string(block_z));
+  const std::int64_t z_chunk = mode == 1 ? at_least(family, config, "z_chunk", 1) : config.get_or("z_chunk", 1);
+  if (mode == 0 && z_chunk != 1) rule_broken(family, "z_chunk applies only to mode=1 (omit it or set 1)");
+  checked_product(family, {block_x, block_y, block_z});
+
+  const std::int64_t n = sizes.n;
+  const std::int64_t m = sizes.m;
+  const std::int64_t k = sizes.k;
+  const int bytes = sizes.element_bytes;
+  KernelPattern pattern;
+  pattern.name = "stencil3d";
+  pattern.block = {block_x, block_y, block_z};
+  pattern.grid = {ceil_div(m, block_x), ceil_div(n, block_y), ceil_div(k, mode == 0 ? block_z : z_chunk)};
+  pattern.arrays = {global_array("in", bytes, {k, n, m}), global_array("out", bytes, {k, n, m})};
+  const double interior_points = static_cast<double>(std::max<std::int64_t>(0, k - 2)) *
+                          static_cast<double>(std::max<std::int64_t>(0, n - 2)) *
+                          static_cast<double>(std::max<std::int64_t>(0, m - 2));
+  pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + static_cast<std::int64_t>(interior_points) * bytes;
+  pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
+
+  const auto x_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); };
+  const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
+  const std::vector<Guard> column_interior = {interior_guard(y_at(0), 1, n), interior_guard(x_at(0), 1, m)};
+
+  if (mode == 0) {
+    const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
+    std::vector<Guard> interior = column_interior;
+    interior.push_back(interior_guard(z_at(0), 1, k));
+    pattern.phases.push_back({{},
+                              {load("in", {z_at(0), y_at(0), x_at(0)}, interior),
+                               load("in", {z_at(0), y_at(0), x_at(-1)}, interior),
+                               load("in", {z_at(0), y_at(0), x_at(1)}, interior),
+                               load("in", {z_at(0), y_at(-1), x_at(0)}, interior),
+                               load("in", {z_at(0), y_at(1), x_at(0)}, interior),
+                               load("in", {z_at(-1), y_at(0), x_at(0)}, interior),
+                               load("in", {z_at(1), y_at(0), x_at(0)}, interior),
+                               store("out", {z_at(0), y_at(0), x_at(0)}, interior)}});
+    return pattern;
+  }
+
+  // mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and
+  // in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours.
+  const auto z_at = [&](std::int64_t dz, bool in_loop) {
+    return in_loop ? affine(dz, {{V::block_z, z_chunk}}, {{"p", 1}}) : affine(dz, {{V::block_z, z_chunk}});
+  };
+  const std::vector<Guard> last_plane = {{z_at(0, true), 0, k}};
+  pattern.phases.push_back({{},
+                            {load("in", {z_at(-1, false), y_at(0), x_at(0)}, column_interior),
+                             load("in", {z_at(0, false), y_at(0), x_at(0)}, column_interior)}});
+  std::vector<Guard> interior = column_interior;
+  interior.push_back(interior_guard(z_at(0, true), 1, k));
+  std::vector<Guard> next_plane = column_interior;
+  next_plane.push_back({z_at(0, true), 0, k});
+  pattern.phases.push_back({{{"p", 0, z_chunk, 1}},
+                            {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
+                             load("in", {z_at(0, true), y_at(0), x_at(-1)}, interior),
+                             load("in", {z_at(0, true), y_at(0), x_at(1)}, interior),
+                             load("in", {z_at(0, true), y_at(-1), x_at(0)}, interior),
+                             load("in", {z_at(0, true), y_at(1), x_at(0)}, interior),
+                             store("out", {z_at(0, true), y_at(0), x_at(0)}, interior)}});
+  return pattern;
+}
+
+// ----- gemm ----------------------------------------------------------------------------
+
+KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, true);
+  const std::int64_t bm = at_least(family, config, "bm", 1);
+  const std::int64_t bn = at_least(family, config, "bn", 1);
+  const std::int64_t bk = at_least(family, config, "bk", 1);
+  const std::int64_t tm = at_least(family, config, "tm", 1);
+  const std::int64_t tn = at_least(family, config, "tn", 1);
+  const std::int64_t pad = config.get("pad");
+  if (pad < 0 || pad > 32) rule_broken(family, "pad must be in [0, 32], got " + std::to_string(pad));
+  require_multiple(family, "bm", bm, "tm", tm);
+  require_multiple(family, "bn", bn, "tn", tn);
+  const std::int64_t M = sizes.n;
+  const std::int64_t N = sizes.m;
+  const std::int64_t K = sizes.k;
+  require_multiple(family, "M (n)", M, "bm", bm);
+  require_multiple(family, "N (m)", N, "bn", bn);
+  require_multiple(family, "K (k)", K, "bk", bk);
+  const std::int64_t threads_x = bn / tn;
+  const std::int64_t threads_y = bm / tm;
+  const std::int64_t threads = checked_product(family, {threads_x, threads_y});
+  require_multiple(family, "threads per block (bm/tm)*(bn/tn)", threads, "the warp size", 32);
+
+  const int bytes = sizes.element_bytes;
+  KernelPattern pattern;
+  pattern.name = "gemm";
+  pattern.grid = {N / bn, M / bm, 1};
+  pattern.block = {threads_x, threads_y, 1};
+  pattern.arrays = {global_array("A", bytes, {M, K}), global_array("B", bytes, {K, N}), global_array("C", bytes, {M, N}),
+                    shared_array("As", bytes, {bm, bk + pad}), shared_array("Bs", bytes, {bk, bn + pad})};
+  pattern.useful_bytes = checked_product(family, {M, K, bytes}) + checked_product(family, {K, N, bytes}) +
+                         checked_product(family, {M, N, bytes});
+  pattern.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
+  pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + tm * tn + tm + tn);
+
+  // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
+  const std::map<IndexVar, std::int64_t> sweep_thread{{V::thread_linear, 1}};
+  const std::map<std::string, std::int64_t, std::less<>> sweep_loop{{"i", threads}};
+  const auto sweep_row = [&](std::int64_t width) {
+    AffineIndex index;
+    index.quotient_terms.push_back(quotient(1, width, 0, sweep_thread, sweep_loop));
+    return index;
+  };
+  const auto sweep_col = [&](std::int64_t width) {
+    AffineIndex index;
+    index.quotient_terms.push_back(quotient(1, 1, width, sweep_thread, sweep_loop));
+    return index;
+  };
+  AffineIndex a_row = sweep_row(bk);
+  a_row.thread_terms[V::block_y] = bm;
+  AffineIndex a_col = sweep_col(bk);
+  a_col.loop_terms["kt"] = bk;
+  AffineIndex b_row = sweep_row(bn);
+  b_row.loop_terms["kt"] = bk;
+  AffineIndex b_col = sweep_col(bn);
+  b_col.thread_terms[V::block_x] = bn;
+  const Guard a_part{affine(0, sweep_thread, sweep_loop), 0, bm * bk};
+  const Guard b_part{affine(0, sweep_thread, sweep_loop), 0, bk * bn};
+  const std::int64_t sweeps = ceil_div(std::max(bm * bk, bk * bn), threads);
+  pattern.phases.push_back({{{"i", 0, sweeps, 1}},
+                            {load("A", {a_row, a_col}, {a_part}), store("As", {sweep_row(bk), sweep_col(bk)}, {a_part}),
+                             load("B", {b_row, b_col}, {b_part}), store("Bs", {sweep_row(bn), sweep_col(bn)}, {b_part})}});
+
+  // Inner product over the tile: a[i] = As[ty*tm + i][kk], b[j] = Bs[kk][tx*tn + j].
+  std::vector<Access> products;
+  for (std::int64_t i = 0; i < tm; ++i) {
+    products.push_back(load("As", {affine(i, {{V::thread_y, tm}}), affine(0, {}, {{"kk", 1}})}));
+  }
+  for (std::int64_t j = 0; j < tn; ++j) {
+    products.push_back(load("Bs", {affine(0, {}, {{"kk", 1}}), affine(j, {{V::thread_x, tn}})}));
+  }
+  pattern.phases.push_back({{{"kk", 0, bk, 1}}, std::move(products)});
+  pattern.phase_loops.push_back({{"kt", 0, K / bk, 1}, 0, 2});
+
+  // Epilogue: C[by*bm + ty*tm + i][bx*bn + tx*tn + j] = acc[i][j].
+  pattern.phases.push_back({{{"ci", 0, tm, 1}, {"cj", 0, tn, 1}},
+                            {store("C", {affine(0, {{V::block_y, bm}, {V::thread_y, tm}}, {{"ci", 1}}),
+                                         affine(0, {{V::block_x, bn}, {V::thread_x, tn}}, {{"cj", 1}})})}});
+  return pattern;
+}
+
+using Builder = KernelPattern (*)(const ProblemSpec&, const Config&);
+
+struct Family {
+  FamilyInfo info;
+  Builder build;
+};
+
+const std::vector<Family>& family_table() {
+  static const std::vector<Family> table = {
+      {{"copy", "out[i] = in[i*stride]: vector width, elements per thread, block size",
+        {"block", "ept", "stride", "vector"}, {"n"}},
+       build_copy},
+      {{"gemm", "C = A*B with shared-memory block tiles and register thread tiles", {"bk", "bm", "bn", "pad", "tm", "tn"},
+        {"n", "m", "k"}},
+       build_gemm},
+      {{"stencil2d", "star stencil of a radius on an n x m grid, optional shared-memory tile",
+        {"block_x", "block_y", "ept_y", "radius", "smem"}, {"n", "m"}},
+       build_stencil2d},
+      {{"stencil3d", "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming",
+        {"block_x", "block_y", "block_z", "mode", "z_chunk"}, {"n", "m", "k"}},
+       build_stencil3d},
+      {{"transpose", "out[j][i] = in[i][j], direct or through a shared-memory tile",
+        {"block_x", "block_y", "pad", "smem", "tile"}, {"n", "m"}},
+       build_transpose},
+  };
+  return table;
+}
+
+const Family& find_family(std::string_view name) {
+  for (const Family& family : family_table()) {
+    if (family.info.name == name) return family;
+  }
+  std::string valid;
+  for (const Family& family : family_table()) valid += (valid.empty() ? "" : ", ") + family.info.name;
+  throw InputError("unknown pattern '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+} // namespace
+
+const std::vector<FamilyInfo>& families() {
+  static const std::vector<FamilyInfo> infos = [] {
+    std::vector<FamilyInfo> out;
+    for (const Family& family : family_table()) out.push_back(family.info);
+    return out;
+  }();
+  return infos;
+}
+
+const FamilyInfo& family_info(std::string_view name) { return find_family(name).info; }
+
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
+  const Family& family = find_family(problem.family);
+  check_known_keys(family.info, config);
+  KernelPattern pattern = family.build(problem, config);
+  validate_pattern(pattern);
+  return pattern;
+}
+
+} // namespace cachewise

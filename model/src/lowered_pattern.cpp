@@ -1,0 +1,161 @@
+#include "lowered_pattern.hpp"
+
+#include <algorithm>
+
+namespace cachewise::detail {
+namespace {
+
+constexpr std::int64_t kGlobalBaseBytes = std::int64_t{1} << 30;
+constexpr std::int64_t kGlobalAlignmentBytes = std::int64_t{1} << 20;
+constexpr std::int64_t kSharedAlignmentBytes = 128;
+
+std::int64_t round_up(std::int64_t value, std::int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+class Lowerer {
+public:
+  explicit Lowerer(const KernelPattern& pattern) : pattern_(pattern) {
+    out_.grid = {pattern.grid.x, pattern.grid.y, pattern.grid.z};
+    out_.block = {pattern.block.x, pattern.block.y, pattern.block.z};
+    const std::int64_t threads = pattern.block.count();
+    out_.warps_per_block = static_cast<int>((threads + kWarpLanes - 1) / kWarpLanes);
+    for (int warp = 0; warp < out_.warps_per_block; ++warp) {
+      std::uint32_t present = 0;
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        if (warp * kWarpLanes + lane < threads) present |= 1u << lane;
+      }
+      out_.lanes_present.push_back(present);
+    }
+    // Table 0 is all zeros: expressions without thread terms point at it.
+    out_.lane_values.assign(static_cast<std::size_t>(out_.warps_per_block * kWarpLanes), 0);
+  }
+
+  LoweredPattern run() {
+    place_arrays();
+    out_.phase_loops = pattern_.phase_loops;
+    for (std::size_t p = 0; p < pattern_.phases.size(); ++p) out_.phases.push_back(lower_phase(p));
+    return std::move(out_);
+  }
+
+private:
+  void place_arrays() {
+    std::int64_t global_next = kGlobalBaseBytes;
+    std::int64_t shared_next = 0;
+    for (const ArrayDecl& array : pattern_.arrays) {
+      std::int64_t bytes = array.element_bytes;
+      for (std::int64_t extent : array.extents) bytes *= extent;
+      if (array.space == MemorySpace::global) {
+        bases_.push_back(global_next);
+        global_next = round_up(global_next + bytes, kGlobalAlignmentBytes);
+      } else {
+        bases_.push_back(shared_next);
+        shared_next = round_up(shared_next + bytes, kSharedAlignmentBytes);
+      }
+    }
+  }
+
+  /// Per-lane value of the thread terms, appended as a new table (or the zero table).
+  std::size_t lane_table(const std::map<IndexVar, std::int64_t>& terms) {
+    bool any = false;
+    for (const auto& [variable, coefficient] : terms) {
+      if (variable != IndexVar::block_x && variable != IndexVar::block_y && variable != IndexVar::block_z && coefficient != 0) {
+        any = true;
+      }
+    }
+    if (!any) return 0;
+    const std::size_t offset = out_.lane_values.size();
+    const std::int64_t bx = pattern_.block.x;
+    const std::int64_t by = pattern_.block.y;
+    for (std::int64_t t = 0; t < out_.warps_per_block * std::int64_t{kWarpLanes}; ++t) {
+      const std::int64_t values[] = {t % bx, (t / bx) % by, t / (bx * by)};
+      std::int64_t sum = 0;
+      for (const auto& [variable, coefficient] : terms) {
+        switch (variable) {
+        case IndexVar::thread_x: sum += coefficient * values[0]; break;
+        case IndexVar::thread_y: sum += coefficient * values[1]; break;
+        case IndexVar::thread_z: sum += coefficient * values[2]; break;
+        case IndexVar::thread_linear: sum += coefficient * t; break;
+        case IndexVar::block_x:
+        case IndexVar::block_y:
+        case IndexVar::block_z: break;
+        }
+      }
+      out_.lane_values.push_back(sum);
+    }
+    return offset;
+  }
+
+  LinearTerm linear(std::int64_t constant, const std::map<IndexVar, std::int64_t>& thread_terms,
+                    const std::map<std::string, std::int64_t, std::less<>>& loop_terms, const LoweredPhase& phase) {
+    LinearTerm term;
+    term.constant = constant;
+    for (const auto& [variable, coefficient] : thread_terms) {
+      if (variable == IndexVar::block_x) term.block[0] += coefficient;
+      if (variable == IndexVar::block_y) term.block[1] += coefficient;
+      if (variable == IndexVar::block_z) term.block[2] += coefficient;
+    }
+    for (const auto& [name, coefficient] : loop_terms) term.loops.emplace_back(slot_of(phase, name), coefficient);
+    term.lane_table = lane_table(thread_terms);
+    return term;
+  }
+
+  LoweredExpr expr(const AffineIndex& index, const LoweredPhase& phase) {
+    LoweredExpr out;
+    out.linear = linear(index.constant, index.thread_terms, index.loop_terms, phase);
+    for (const QuotientTerm& term : index.quotient_terms) {
+      out.quotients.push_back({linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient,
+                               term.divisor, term.modulus});
+    }
+    return out;
+  }
+
+  int slot_of(const LoweredPhase& phase, const std::string& name) const {
+    for (std::size_t l = 0; l < phase.loops.size(); ++l) {
+      if (phase.loops[l].name == name) return static_cast<int>(l);
+    }
+    return phase.outer_slot; // validate_pattern guarantees the name is in scope
+  }
+
+  LoweredPhase lower_phase(std::size_t index) {
+    const Phase& phase = pattern_.phases[index];
+    LoweredPhase out;
+    out.loops = phase.loops;
+    out.outer_slot = static_cast<int>(phase.loops.size());
+    for (std::size_t l = 0; l < pattern_.phase_loops.size(); ++l) {
+      const PhaseLoop& loop = pattern_.phase_loops[l];
+      if (index >= loop.first_phase && index < loop.first_phase + loop.phase_count) out.phase_loop = static_cast<int>(l);
+    }
+    for (const Loop& loop : phase.loops) out.iterations *= loop.trip_count();
+    for (const Access& access : phase.accesses) {
+      const auto array_index = static_cast<std::size_t>(
+          std::find_if(pattern_.arrays.begin(), pattern_.arrays.end(), [&](const ArrayDecl& a) { return a.name == access.array; }) -
+          pattern_.arrays.begin());
+      const ArrayDecl& array = pattern_.arrays[array_index];
+      LoweredAccess lowered;
+      lowered.shared = array.space == MemorySpace::shared;
+      lowered.store = access.is_store;
+      lowered.predicated = access.predicated;
+      lowered.element_bytes = array.element_bytes;
+      lowered.vector_elements = access.vector_elements;
+      lowered.base_bytes = bases_[array_index];
+      lowered.extents = array.extents;
+      lowered.strides.assign(array.extents.size(), 1);
+      for (std::size_t d = array.extents.size() - 1; d > 0; --d) {
+        lowered.strides[d - 1] = lowered.strides[d] * array.extents[d];
+      }
+      for (const AffineIndex& index_expr : access.index) lowered.dims.push_back(expr(index_expr, out));
+      for (const Guard& guard : access.guards) lowered.guards.push_back({expr(guard.value, out), guard.lower, guard.upper});
+      out.accesses.push_back(std::move(lowered));
+    }
+    return out;
+  }
+
+  const KernelPattern& pattern_;
+  LoweredPattern out_;
+  std::vector<std::int64_t> bases_;
+};
+
+} // namespace
+
+LoweredPattern lower_pattern(const KernelPattern& pattern) { return Lowerer(pattern).run(); }
+
+} // namespace cachewise::detail

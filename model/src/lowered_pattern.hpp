@@ -1,0 +1,98 @@
+// A KernelPattern lowered for fast simulation: names resolved to slots, thread-dependent
+// parts of every index precomputed per (warp, lane), arrays placed at addresses.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::detail {
+
+constexpr int kWarpLanes = 32;
+
+/// constant + block coefficients . blockIdx + loop coefficients . loop values + lane part.
+struct LinearTerm {
+  std::int64_t constant = 0;
+  std::array<std::int64_t, 3> block{};
+  std::vector<std::pair<int, std::int64_t>> loops; ///< (loop slot, coefficient)
+  std::size_t lane_table = 0;                      ///< offset of warps*32 lane values in LoweredPattern::lane_values
+
+  std::int64_t scalar(const std::array<std::int64_t, 3>& block_index, const std::int64_t* loop_values) const {
+    std::int64_t value = constant + block[0] * block_index[0] + block[1] * block_index[1] + block[2] * block_index[2];
+    for (const auto& [slot, coefficient] : loops) value += coefficient * loop_values[slot];
+    return value;
+  }
+};
+
+struct LoweredQuotient {
+  LinearTerm inner;
+  std::int64_t coefficient = 1;
+  std::int64_t divisor = 1;
+  std::int64_t modulus = 0;
+};
+
+struct LoweredExpr {
+  LinearTerm linear;
+  std::vector<LoweredQuotient> quotients;
+};
+
+struct LoweredGuard {
+  LoweredExpr value;
+  std::int64_t lower = 0;
+  std::int64_t upper = 0;
+};
+
+struct LoweredAccess {
+  bool shared = false;
+  bool store = false;
+  bool predicated = true;
+  int element_bytes = 4;
+  int vector_elements = 1;
+  std::int64_t base_bytes = 0; ///< global address, or offset inside the block's shared memory
+  std::vector<LoweredExpr> dims;
+  std::vector<std::int64_t> extents;
+  std::vector<std::int64_t> strides; ///< elements
+  std::vector<LoweredGuard> guards;
+  int access_bytes() const { return element_bytes * vector_elements; }
+};
+
+struct LoweredPhase {
+  std::vector<Loop> loops;     ///< loop slots 0..loops.size()-1
+  int outer_slot = 0;          ///< slot of the enclosing phase loop's variable (== loops.size())
+  int phase_loop = -1;         ///< index into KernelPattern::phase_loops, -1 when none encloses it
+  std::int64_t iterations = 1; ///< product of the loops' trip counts
+  std::vector<LoweredAccess> accesses;
+};
+
+struct LoweredPattern {
+  std::array<std::int64_t, 3> grid{};
+  std::array<std::int64_t, 3> block{};
+  int warps_per_block = 1;
+  std::vector<std::uint32_t> lanes_present; ///< per warp: lanes that are real threads
+  std::vector<std::int64_t> lane_values;    ///< all lane tables, see LinearTerm::lane_table
+  std::vector<LoweredPhase> phases;
+  std::vector<PhaseLoop> phase_loops;
+};
+
+/// Global arrays start 1 MiB-aligned, one after another, from 1 GiB; shared arrays 128 B-aligned from 0.
+LoweredPattern lower_pattern(const KernelPattern& pattern);
+
+/// The value of `expr` for one lane, given the per-instruction scalars computed beforehand
+/// (`scalars[0]` for the linear part, then one per quotient).
+inline std::int64_t lane_value(const LoweredExpr& expr, const std::int64_t* scalars, const std::int64_t* lane_values,
+                               std::size_t lane_index) {
+  std::int64_t value = scalars[0] + lane_values[expr.linear.lane_table + lane_index];
+  for (std::size_t q = 0; q < expr.quotients.size(); ++q) {
+    const LoweredQuotient& term = expr.quotients[q];
+    const std::int64_t inner = scalars[q + 1] + lane_values[term.inner.lane_table + lane_index];
+    std::int64_t quotient = inner / term.divisor;
+    if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
+    if (term.modulus > 0) quotient = ((quotient % term.modulus) + term.modulus) % term.modulus;
+    value += term.coefficient * quotient;
+  }
+  return value;
+}
+
+} // namespace cachewise::detail

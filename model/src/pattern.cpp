@@ -1,0 +1,219 @@
+// KernelPattern checks and the occupancy questions asked of it (fits the device? how many
+// blocks per SM?).
+#include <algorithm>
+#include <set>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+[[noreturn]] void invalid(const std::string& path, const std::string& what) { throw InputError(path + ": " + what); }
+
+std::string indexed(const std::string& path, std::string_view key, std::size_t i) {
+  return path + "." + std::string(key) + "[" + std::to_string(i) + "]";
+}
+
+void check_dim3(const Dim3& dim, const std::string& path) {
+  for (auto [name, value] : {std::pair{"x", dim.x}, std::pair{"y", dim.y}, std::pair{"z", dim.z}}) {
+    if (value < 1 || value > (std::int64_t{1} << 31)) {
+      invalid(path + "." + name, "expected an integer in [1, 2147483648], got " + std::to_string(value));
+    }
+  }
+}
+
+void check_loop_names(const std::map<std::string, std::int64_t, std::less<>>& terms, const std::set<std::string>& in_scope,
+                      const std::string& path) {
+  for (const auto& [name, coefficient] : terms) {
+    if (!in_scope.contains(name)) {
+      std::string valid;
+      for (const std::string& loop : in_scope) valid += (valid.empty() ? "" : ", ") + loop;
+      invalid(path + ".loops." + name, "unknown loop variable '" + name + "' (in scope: " + (valid.empty() ? "none" : valid) + ")");
+    }
+  }
+}
+
+void check_index(const AffineIndex& index, const std::set<std::string>& in_scope, const std::string& path) {
+  check_loop_names(index.loop_terms, in_scope, path);
+  for (std::size_t q = 0; q < index.quotient_terms.size(); ++q) {
+    const QuotientTerm& term = index.quotient_terms[q];
+    const std::string term_path = indexed(path, "quotients", q);
+    if (term.divisor < 1) invalid(term_path + ".divisor", "expected an integer >= 1, got " + std::to_string(term.divisor));
+    if (term.modulus < 0) invalid(term_path + ".modulus", "expected an integer >= 0, got " + std::to_string(term.modulus));
+    check_loop_names(term.loop_terms, in_scope, term_path);
+  }
+}
+
+void check_loop(const Loop& loop, const std::string& path) {
+  if (loop.name.empty()) invalid(path + ".name", "expected a non-empty loop name");
+  if (loop.step < 1) invalid(path + ".step", "expected an integer >= 1, got " + std::to_string(loop.step));
+  if (loop.end < loop.begin) {
+    invalid(path + ".end", "expected at least begin (" + std::to_string(loop.begin) + "), got " + std::to_string(loop.end));
+  }
+}
+
+const PhaseLoop* enclosing_loop(const KernelPattern& pattern, std::size_t phase) {
+  for (const PhaseLoop& loop : pattern.phase_loops) {
+    if (phase >= loop.first_phase && phase < loop.first_phase + loop.phase_count) return &loop;
+  }
+  return nullptr;
+}
+
+constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 50;
+
+} // namespace
+
+void validate_pattern(const KernelPattern& pattern) {
+  const std::string root = "pattern";
+  check_dim3(pattern.grid, root + ".grid");
+  check_dim3(pattern.block, root + ".block");
+  if (pattern.registers_per_thread < 1 || pattern.registers_per_thread > 255) {
+    invalid(root + ".registers_per_thread", "expected an integer in [1, 255], got " + std::to_string(pattern.registers_per_thread));
+  }
+  if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
+  if (pattern.useful_bytes < 0) invalid(root + ".useful_bytes", "expected an integer >= 0");
+
+  std::set<std::string> names;
+  for (std::size_t a = 0; a < pattern.arrays.size(); ++a) {
+    const ArrayDecl& array = pattern.arrays[a];
+    const std::string path = indexed(root, "arrays", a);
+    if (array.name.empty()) invalid(path + ".name", "expected a non-empty array name");
+    if (!names.insert(array.name).second) invalid(path + ".name", "duplicate array name '" + array.name + "'");
+    if (array.element_bytes != 1 && array.element_bytes != 2 && array.element_bytes != 4 && array.element_bytes != 8 &&
+        array.element_bytes != 16) {
+      invalid(path + ".element_bytes", "expected 1, 2, 4, 8 or 16, got " + std::to_string(array.element_bytes));
+    }
+    if (array.extents.empty()) invalid(path + ".extents", "expected at least one extent");
+    std::int64_t bytes = array.element_bytes;
+    for (std::size_t d = 0; d < array.extents.size(); ++d) {
+      if (array.extents[d] < 1) {
+        invalid(indexed(path, "extents", d), "expected an integer >= 1, got " + std::to_string(array.extents[d]));
+      }
+      if (__builtin_mul_overflow(bytes, array.extents[d], &bytes) || bytes > kMaxArrayBytes) {
+        invalid(path + ".extents", "array larger than 2^50 bytes");
+      }
+    }
+  }
+
+  for (std::size_t l = 0; l < pattern.phase_loops.size(); ++l) {
+    const PhaseLoop& loop = pattern.phase_loops[l];
+    const std::string path = indexed(root, "phase_loops", l);
+    check_loop(loop.loop, path);
+    if (loop.phase_count < 1 || loop.first_phase + loop.phase_count > pattern.phases.size()) {
+      invalid(path, "expected phases [first_phase, first_phase + phase_count) within the " +
+                        std::to_string(pattern.phases.size()) + " phases");
+    }
+    for (std::size_t other = 0; other < l; ++other) {
+      const PhaseLoop& before = pattern.phase_loops[other];
+      if (loop.first_phase < before.first_phase + before.phase_count && before.first_phase < loop.first_phase + loop.phase_count) {
+        invalid(path, "overlaps phase_loops[" + std::to_string(other) + "]");
+      }
+    }
+  }
+
+  if (pattern.phases.empty()) invalid(root + ".phases", "expected at least one phase");
+  for (std::size_t p = 0; p < pattern.phases.size(); ++p) {
+    const Phase& phase = pattern.phases[p];
+    const std::string path = indexed(root, "phases", p);
+    std::set<std::string> in_scope;
+    if (const PhaseLoop* outer = enclosing_loop(pattern, p)) in_scope.insert(outer->loop.name);
+    for (std::size_t l = 0; l < phase.loops.size(); ++l) {
+      check_loop(phase.loops[l], indexed(path, "loops", l));
+      if (!in_scope.insert(phase.loops[l].name).second) {
+        invalid(indexed(path, "loops", l) + ".name", "loop variable '" + phase.loops[l].name + "' already in scope");
+      }
+    }
+    for (std::size_t i = 0; i < phase.accesses.size(); ++i) {
+      const Access& access = phase.accesses[i];
+      const std::string access_path = indexed(path, "accesses", i);
+      const auto array = std::find_if(pattern.arrays.begin(), pattern.arrays.end(),
+                                      [&](const ArrayDecl& decl) { return decl.name == access.array; });
+      if (array == pattern.arrays.end()) invalid(access_path + ".array", "unknown array '" + access.array + "'");
+      if (access.index.size() != array->extents.size()) {
+        invalid(access_path + ".index", "expected " + std::to_string(array->extents.size()) + " indices (one per extent of '" +
+                                            access.array + "'), got " + std::to_string(access.index.size()));
+      }
+      const int vector = access.vector_elements;
+      if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
+        invalid(access_path + ".vector", "expected 1, 2, 4 or 8, got " + std::to_string(vector));
+      }
+      if (vector * array->element_bytes > 16) {
+        invalid(access_path + ".vector", "a thread accesses at most 16 bytes at once, got " +
+                                             std::to_string(vector * array->element_bytes));
+      }
+      for (std::size_t d = 0; d < access.index.size(); ++d) check_index(access.index[d], in_scope, indexed(access_path, "index", d));
+      for (std::size_t g = 0; g < access.guards.size(); ++g) {
+        check_index(access.guards[g].value, in_scope, indexed(access_path, "guards", g));
+      }
+    }
+  }
+}
+
+std::int64_t shared_bytes_per_block(const KernelPattern& pattern) {
+  std::int64_t total = 0;
+  for (const ArrayDecl& array : pattern.arrays) {
+    if (array.space != MemorySpace::shared) continue;
+    std::int64_t bytes = array.element_bytes;
+    for (std::int64_t extent : array.extents) bytes *= extent;
+    total += bytes;
+  }
+  return total;
+}
+
+namespace {
+
+constexpr std::int64_t kReservedSharedBytesPerBlock = 1024; // the runtime's per-block reservation (sm_80+)
+constexpr std::int64_t kRegisterAllocationUnit = 256;        // registers are granted per warp in these units
+
+std::int64_t registers_per_warp(const KernelPattern& pattern, int warp_size) {
+  const std::int64_t raw = pattern.registers_per_thread * warp_size;
+  return (raw + kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
+}
+
+std::int64_t warps_per_block(const KernelPattern& pattern, int warp_size) {
+  return (pattern.block.count() + warp_size - 1) / warp_size;
+}
+
+} // namespace
+
+void check_fits_device(const KernelPattern& pattern, const DeviceProfile& profile) {
+  const DeviceIdentity& device = profile.device;
+  const std::int64_t threads = pattern.block.count();
+  if (threads > device.max_threads_per_block) {
+    throw InputError("pattern needs " + std::to_string(threads) + " threads per block; the device allows " +
+                     std::to_string(device.max_threads_per_block));
+  }
+  const std::int64_t shared = shared_bytes_per_block(pattern);
+  if (shared > profile.shared_memory.per_block_optin_bytes) {
+    throw InputError("pattern needs " + std::to_string(shared) + " bytes of shared memory per block; the device allows " +
+                     std::to_string(profile.shared_memory.per_block_optin_bytes));
+  }
+  const std::int64_t registers = registers_per_warp(pattern, device.warp_size) * warps_per_block(pattern, device.warp_size);
+  if (registers > device.registers_per_block) {
+    throw InputError("pattern needs " + std::to_string(registers) + " registers per block; the device allows " +
+                     std::to_string(device.registers_per_block));
+  }
+  if (pattern.grid.y > 65535 || pattern.grid.z > 65535) {
+    throw InputError("pattern grid " + std::to_string(pattern.grid.x) + " x " + std::to_string(pattern.grid.y) + " x " +
+                     std::to_string(pattern.grid.z) + " exceeds the device's 65535 limit in y or z");
+  }
+}
+
+int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile) {
+  const DeviceIdentity& device = profile.device;
+  const std::int64_t threads = pattern.block.count();
+  const std::int64_t shared = shared_bytes_per_block(pattern);
+  const std::int64_t warps = warps_per_block(pattern, device.warp_size);
+  const std::int64_t registers = registers_per_warp(pattern, device.warp_size) * warps;
+  if (threads > device.max_threads_per_block || shared > profile.shared_memory.per_block_optin_bytes ||
+      registers > device.registers_per_block) {
+    return 0;
+  }
+  std::int64_t blocks = device.max_blocks_per_sm;
+  blocks = std::min(blocks, device.max_threads_per_sm / (warps * device.warp_size));
+  blocks = std::min(blocks, device.registers_per_sm / registers);
+  blocks = std::min(blocks, profile.shared_memory.per_sm_bytes / (shared + kReservedSharedBytesPerBlock));
+  return static_cast<int>(std::max<std::int64_t>(blocks, 0));
+}
+
+} // namespace cachewise

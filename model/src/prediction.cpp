@@ -1,0 +1,229 @@
+// Counts -> CUPTI-named metrics and a time estimate (docs/model.md, "Time estimate").
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "simulation.hpp"
+
+namespace cachewise {
+namespace detail {
+namespace {
+
+constexpr double kLaunchOverheadUs = 2.0;        // an empty kernel's duration, launch to completion
+constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
+constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM (sm_80 and later)
+constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
+constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
+constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
+constexpr double kMaxLoadsInFlightPerWarp = 8.0;   // independent loads a warp keeps outstanding (registers)
+constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
+
+double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }
+
+/// Soft maximum: close to the largest term when one dominates, and still growing with the
+/// others, so every term moves the estimate in the right direction (the ranking needs that).
+double combine(const std::map<std::string, double, std::less<>>& terms) {
+  double sum = 0;
+  for (const auto& [name, value] : terms) sum += std::pow(value, kCombineExponent);
+  return std::pow(sum, 1.0 / kCombineExponent);
+}
+
+double sm_clock_mhz(const DeviceProfile& profile) {
+  const int observed = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  return observed > 0 ? observed : kDefaultSmClockMhz;
+}
+
+/// Cycles one block needs when nothing but latency limits it: per phase, its loads go out in
+/// rounds of kMaxLoadsInFlightPerWarp and each round waits for the slowest sector.
+double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profile) {
+  const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
+  double cycles = 0;
+  for (const PhaseCounts& phase : run.phases) {
+    const double runs = phase.runs_per_block;
+    const double loads_per_warp_run = phase.global_load_instructions / (warps * runs);
+    if (loads_per_warp_run > 0) {
+      const double average_latency = phase.load_latency_cycles / phase.global_load_instructions;
+      cycles += runs * std::ceil(loads_per_warp_run / kMaxLoadsInFlightPerWarp - 1e-9) * average_latency;
+    }
+    if (phase.shared_load_instructions > 0) cycles += runs * profile.l1.hit_latency_cycles.value;
+  }
+  return cycles;
+}
+
+struct WholeKernelTerms {
+  double dram_us = 0;
+  double l2_us = 0;
+  double l1_us = 0;
+  double shared_us = 0;
+  double compute_us = 0;
+  double issue_us = 0;
+};
+
+WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
+  const TrafficCounts& t = run.traffic;
+  const double clock_mhz = sm_clock_mhz(profile);
+  const double sm_count = profile.device.sm_count;
+  const double sector_bytes = profile.l2.sector_bytes.value;
+  WholeKernelTerms terms;
+
+  const double read_bw = bytes_per_us(profile.dram.read_bandwidth_gb_per_s.value);
+  const double write_bw = bytes_per_us(profile.dram.write_bandwidth_gb_per_s.value);
+  terms.dram_us = std::max(t.dram_read_bytes / read_bw, t.dram_write_bytes / write_bw);
+  if (profile.dram.copy_bandwidth_gb_per_s) {
+    terms.dram_us = std::max(terms.dram_us, (t.dram_read_bytes + t.dram_write_bytes) /
+                                                bytes_per_us(profile.dram.copy_bandwidth_gb_per_s->value));
+  }
+
+  const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
+                                ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)
+                                : read_bw * kL2OverDramBandwidth;
+  const double l2_write_bw =
+      profile.l2.write_bandwidth_gb_per_s ? bytes_per_us(profile.l2.write_bandwidth_gb_per_s->value) : l2_read_bw;
+  terms.l2_us = t.l2_read_lookups * sector_bytes / l2_read_bw + t.l2_write_lookups * sector_bytes / l2_write_bw;
+
+  const double l1_bw = profile.l1.read_bandwidth_gb_per_s ? bytes_per_us(profile.l1.read_bandwidth_gb_per_s->value)
+                                                          : kL1BytesPerSmCycle * sm_count * clock_mhz;
+  terms.l1_us = (t.global_load_sectors + t.global_store_sectors) * sector_bytes / l1_bw;
+
+  const double extra_cycles =
+      profile.shared_memory.extra_wavefront_cycles ? profile.shared_memory.extra_wavefront_cycles->value : 1.0;
+  const double ideal = t.shared_load_ideal_wavefronts + t.shared_store_ideal_wavefronts;
+  const double conflicts = t.shared_load_wavefronts + t.shared_store_wavefronts - ideal;
+  terms.shared_us = (ideal + conflicts * extra_cycles) / (sm_count * clock_mhz);
+
+  terms.compute_us = pattern.flops / (kF32FlopsPerSmCycle * sm_count * clock_mhz);
+  double instructions = 0;
+  for (const PhaseCounts& phase : run.phases) instructions += phase.warp_instructions;
+  terms.issue_us = instructions / (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
+  return terms;
+}
+
+struct TimeEstimate {
+  double time_us = 0;
+  std::int64_t waves = 0;
+  std::map<std::string, double, std::less<>> terms_us;
+  std::string bottleneck;
+};
+
+/// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
+/// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
+/// SM; the latency chain is paid once per wave. A short tail wave thus costs a full chain.
+TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
+  const WholeKernelTerms whole = throughput_terms(pattern, profile, run);
+  const double clock_mhz = sm_clock_mhz(profile);
+  const std::int64_t sm_count = profile.device.sm_count;
+  const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
+  const double total_blocks = static_cast<double>(run.total_blocks);
+  const double chain_us = block_latency_cycles(run, profile) / clock_mhz;
+
+  TimeEstimate estimate;
+  auto add_wave = [&](std::int64_t blocks, std::int64_t count) {
+    if (count == 0 || blocks == 0) return;
+    const double chip_share = static_cast<double>(blocks) / total_blocks;
+    const double busiest_sm_blocks = static_cast<double>((blocks + sm_count - 1) / sm_count);
+    const double sm_share = busiest_sm_blocks * static_cast<double>(sm_count) / total_blocks;
+    const std::map<std::string, double, std::less<>> wave{{"dram", whole.dram_us * chip_share},
+                                                          {"l2", whole.l2_us * chip_share},
+                                                          {"l1", whole.l1_us * sm_share},
+                                                          {"shared", whole.shared_us * sm_share},
+                                                          {"compute", whole.compute_us * sm_share},
+                                                          {"issue", whole.issue_us * sm_share},
+                                                          {"latency", chain_us}};
+    const auto repeats = static_cast<double>(count);
+    estimate.time_us += combine(wave) * repeats;
+    for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
+    estimate.waves += count;
+  };
+  add_wave(wave_blocks, run.total_blocks / wave_blocks);
+  add_wave(run.total_blocks % wave_blocks, 1);
+
+  double largest = -1;
+  for (const auto& [name, value] : estimate.terms_us) {
+    if (value > largest) {
+      largest = value;
+      estimate.bottleneck = name;
+    }
+  }
+  estimate.terms_us["launch"] = kLaunchOverheadUs;
+  estimate.time_us += kLaunchOverheadUs;
+  return estimate;
+}
+
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+} // namespace
+
+Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
+  const TrafficCounts& t = run.traffic;
+  Prediction prediction;
+  auto& m = prediction.metrics;
+  m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = t.global_load_requests;
+  m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] = t.global_store_requests;
+  m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = t.global_load_sectors;
+  m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] = t.global_store_sectors;
+  m["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"] =
+      ratio(t.global_load_sectors, t.global_load_requests);
+  m["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"] =
+      ratio(t.global_store_sectors, t.global_store_requests);
+  m["l1tex__t_sector_hit_rate.pct"] = 100.0 * ratio(t.l1_hit_sectors, t.global_load_sectors + t.global_store_sectors);
+  m["lts__t_sector_hit_rate.pct"] =
+      100.0 * ratio(t.l2_read_hits + t.l2_write_hits, t.l2_read_lookups + t.l2_write_lookups);
+  m["lts__t_sectors_op_read.sum"] = t.l2_read_lookups;
+  m["lts__t_sectors_op_write.sum"] = t.l2_write_lookups;
+  m["dram__bytes_read.sum"] = t.dram_read_bytes;
+  m["dram__bytes_write.sum"] = t.dram_write_bytes;
+  m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = t.shared_load_wavefronts;
+  m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] = t.shared_store_wavefronts;
+  m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = t.shared_load_wavefronts - t.shared_load_ideal_wavefronts;
+  m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] =
+      t.shared_store_wavefronts - t.shared_store_ideal_wavefronts;
+
+  const TimeEstimate estimate = estimate_time(pattern, profile, run);
+  prediction.time_us = estimate.time_us;
+  prediction.bottleneck = estimate.bottleneck;
+  prediction.time_terms_us = estimate.terms_us;
+  prediction.waves = estimate.waves;
+  prediction.achieved_bandwidth_gb_per_s = static_cast<double>(pattern.useful_bytes) / (estimate.time_us * 1.0e3);
+  prediction.blocks_per_sm = run.blocks_per_sm;
+  prediction.sampled = run.sampled;
+  prediction.simulated_fraction = run.simulated_fraction;
+  return prediction;
+}
+
+} // namespace detail
+
+double Prediction::metric(std::string_view name) const {
+  const auto found = metrics.find(name);
+  if (found == metrics.end()) throw InputError("prediction has no metric '" + std::string(name) + "'");
+  return found->second;
+}
+
+Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options) {
+  validate_pattern(pattern);
+  check_fits_device(pattern, profile);
+  const int resident = blocks_per_sm(pattern, profile);
+  if (resident < 1) throw InputError("pattern cannot launch on " + profile.device.name + ": no block fits on an SM");
+  if (options.max_simulated_warp_instructions < 0 || options.max_simulated_blocks < 0) {
+    throw InputError("simulation options: limits must be >= 0");
+  }
+  return detail::make_prediction(pattern, profile, detail::run_simulation(pattern, profile, options, resident));
+}
+
+nlohmann::json prediction_to_json(const Prediction& prediction) {
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [name, value] : prediction.metrics) metrics[name] = value;
+  nlohmann::json terms = nlohmann::json::object();
+  for (const auto& [name, value] : prediction.time_terms_us) terms[name] = value;
+  return {{"metrics", metrics},
+          {"time_us", prediction.time_us},
+          {"bottleneck", prediction.bottleneck},
+          {"time_terms_us", terms},
+          {"achieved_bandwidth_gb_per_s", prediction.achieved_bandwidth_gb_per_s},
+          {"blocks_per_sm", prediction.blocks_per_sm},
+          {"waves", prediction.waves},
+          {"sampled", prediction.sampled},
+          {"simulated_fraction", prediction.simulated_fraction}};
+}
+
+} // namespace cachewise

@@ -1,0 +1,64 @@
+// The two halves of model::simulate: counting traffic (simulator.cpp) and turning counts into
+// CUPTI-named metrics and a time estimate (prediction.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::detail {
+
+/// Whole-kernel counts (already scaled up when sampled).
+struct TrafficCounts {
+  double global_load_requests = 0;
+  double global_store_requests = 0;
+  double global_load_sectors = 0;
+  double global_store_sectors = 0;
+  double l1_hit_sectors = 0;
+  double l2_read_lookups = 0; ///< near and far lookups both count, like lts__t_sectors
+  double l2_read_hits = 0;
+  double l2_far_read_lookups = 0;
+  double l2_write_lookups = 0;
+  double l2_write_hits = 0;
+  double dram_read_bytes = 0;
+  double dram_write_bytes = 0;
+  double shared_load_requests = 0;
+  double shared_store_requests = 0;
+  double shared_load_wavefronts = 0;
+  double shared_store_wavefronts = 0;
+  double shared_load_ideal_wavefronts = 0;
+  double shared_store_ideal_wavefronts = 0;
+
+  void add_scaled(const TrafficCounts& other, double factor);
+};
+
+/// Per phase of the pattern, over the whole kernel: what the latency chain needs.
+struct PhaseCounts {
+  double global_load_instructions = 0;
+  double load_latency_cycles = 0; ///< summed over those instructions (each: its slowest sector)
+  double shared_load_instructions = 0;
+  double warp_instructions = 0;
+  double runs_per_block = 1; ///< how often a block executes the phase (phase-loop trips)
+
+  void add_scaled(const PhaseCounts& other, double factor);
+};
+
+struct SimulationRun {
+  TrafficCounts traffic;
+  std::vector<PhaseCounts> phases;
+  std::int64_t total_blocks = 0;
+  int blocks_per_sm = 0;
+  int warps_per_block = 0;
+  bool sampled = false;
+  double simulated_fraction = 1.0;
+};
+
+/// Runs the warps of `pattern` through coalescer, shared-memory banks, L1, L2 and DRAM.
+SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
+                             int blocks_per_sm);
+
+/// Metrics under CUPTI names plus the time estimate.
+Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run);
+
+} // namespace cachewise::detail

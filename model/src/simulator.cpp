@@ -1,0 +1,583 @@
+// Traffic simulation: blocks are dealt to SMs in waves, the warps of a wave issue their
+// instructions round-robin (instruction i of every warp before instruction i+1), and each
+// warp instruction goes through the coalescer (global) or the bank model (shared).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+#include "lowered_pattern.hpp"
+#include "sector_cache.hpp"
+#include "shared_banks.hpp"
+#include "simulation.hpp"
+
+namespace cachewise::detail {
+
+void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
+  global_load_requests += other.global_load_requests * factor;
+  global_store_requests += other.global_store_requests * factor;
+  global_load_sectors += other.global_load_sectors * factor;
+  global_store_sectors += other.global_store_sectors * factor;
+  l1_hit_sectors += other.l1_hit_sectors * factor;
+  l2_read_lookups += other.l2_read_lookups * factor;
+  l2_read_hits += other.l2_read_hits * factor;
+  l2_far_read_lookups += other.l2_far_read_lookups * factor;
+  l2_write_lookups += other.l2_write_lookups * factor;
+  l2_write_hits += other.l2_write_hits * factor;
+  dram_read_bytes += other.dram_read_bytes * factor;
+  dram_write_bytes += other.dram_write_bytes * factor;
+  shared_load_requests += other.shared_load_requests * factor;
+  shared_store_requests += other.shared_store_requests * factor;
+  shared_load_wavefronts += other.shared_load_wavefronts * factor;
+  shared_store_wavefronts += other.shared_store_wavefronts * factor;
+  shared_load_ideal_wavefronts += other.shared_load_ideal_wavefronts * factor;
+  shared_store_ideal_wavefronts += other.shared_store_ideal_wavefronts * factor;
+}
+
+void PhaseCounts::add_scaled(const PhaseCounts& other, double factor) {
+  global_load_instructions += other.global_load_instructions * factor;
+  load_latency_cycles += other.load_latency_cycles * factor;
+  shared_load_instructions += other.shared_load_instructions * factor;
+  warp_instructions += other.warp_instructions * factor;
+}
+
+namespace {
+
+constexpr int kMaxSectorsPerLine = 8;
+
+/// One 128 B line touched by a warp instruction: which sectors, and for stores which bytes.
+struct LineRequest {
+  std::uint64_t line = 0;
+  std::uint32_t sectors = 0;
+  std::array<std::uint32_t, kMaxSectorsPerLine> bytes{};
+};
+
+/// Merges the lanes of one warp instruction into distinct lines (a small open-addressed table:
+/// a scattered warp touches up to 64 lines and a linear search would dominate).
+class Coalescer {
+public:
+  void reset() {
+    for (int i = 0; i < count_; ++i) table_[used_[static_cast<std::size_t>(i)]] = 0;
+    count_ = 0;
+    last_ = -1;
+  }
+  int count() const { return count_; }
+  const LineRequest& operator[](int i) const { return lines_[static_cast<std::size_t>(i)]; }
+
+  LineRequest& line(std::uint64_t line) {
+    if (last_ >= 0 && lines_[static_cast<std::size_t>(last_)].line == line) return lines_[static_cast<std::size_t>(last_)];
+    std::size_t slot = static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> 57);
+    while (table_[slot] != 0) {
+      const int index = table_[slot] - 1;
+      if (lines_[static_cast<std::size_t>(index)].line == line) {
+        last_ = index;
+        return lines_[static_cast<std::size_t>(index)];
+      }
+      slot = (slot + 1) & (kTableSize - 1);
+    }
+    last_ = count_++;
+    table_[slot] = static_cast<std::int16_t>(count_);
+    used_[static_cast<std::size_t>(last_)] = slot;
+    LineRequest& fresh = lines_[static_cast<std::size_t>(last_)];
+    fresh.line = line;
+    fresh.sectors = 0;
+    fresh.bytes.fill(0);
+    return fresh;
+  }
+
+private:
+  static constexpr std::size_t kTableSize = 128;
+  std::array<std::int16_t, kTableSize> table_{};
+  std::array<std::size_t, 2 * kWarpLanes> used_{};
+  std::array<LineRequest, 2 * kWarpLanes> lines_{};
+  int count_ = 0;
+  int last_ = -1;
+};
+
+std::uint32_t bit_range(int first, int last) {
+  const std::uint32_t upper = last >= 31 ? 0xffffffffu : (1u << (last + 1)) - 1u;
+  return upper & ~((1u << first) - 1u);
+}
+
+/// Per-SM L1s, the partitioned L2 and DRAM, with the profile's geometry and policies.
+class MemorySystem {
+public:
+  MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacity_bytes)
+      : line_bytes_(static_cast<int>(profile.l1.line_bytes.value)),
+        sector_bytes_(static_cast<int>(profile.l1.sector_bytes.value)),
+        partitions_(profile.l2.partitions), l1_allocates_on_store_(profile.l1.allocates_on_store.value),
+        l2_allocates_on_store_(profile.l2.allocates_on_store.value),
+        l1_latency_(static_cast<int>(profile.l1.hit_latency_cycles.value)),
+        near_latency_(static_cast<int>(profile.l2.near_hit_latency_cycles.value)),
+        far_latency_(static_cast<int>(profile.l2.far_hit_latency_cycles.value)),
+        dram_latency_(static_cast<int>(profile.dram.latency_cycles.value)) {
+    line_shift_ = std::countr_zero(static_cast<unsigned>(line_bytes_));
+    const auto interleave = static_cast<std::int64_t>(
+        profile.l2.slice_interleave_bytes ? profile.l2.slice_interleave_bytes->value : profile.l2.line_bytes.value);
+    interleave_lines_ = std::max<std::int64_t>(1, interleave / line_bytes_);
+    const auto fetch = static_cast<int>(profile.dram.fetch_granularity_bytes ? profile.dram.fetch_granularity_bytes->value
+                                                                             : profile.l2.sector_bytes.value);
+    sectors_per_fetch_ = std::clamp(fetch / sector_bytes_, 1, line_bytes_ / sector_bytes_);
+    CacheGeometry l1;
+    l1.capacity_bytes = l1_capacity_bytes;
+    l1.line_bytes = line_bytes_;
+    l1.sector_bytes = sector_bytes_;
+    l1.ways = profile.l1.ways ? static_cast<int>(profile.l1.ways->value) : kDefaultL1Ways;
+    l1.policy = profile.l1.replacement.policy;
+    l1.tracks_writes = false;
+    l1_.assign(static_cast<std::size_t>(profile.device.sm_count), SectorCache(l1));
+    CacheGeometry l2;
+    l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value) / partitions_;
+    l2.line_bytes = line_bytes_;
+    l2.sector_bytes = sector_bytes_;
+    l2.ways = profile.l2.ways ? static_cast<int>(profile.l2.ways->value) : kDefaultL2Ways;
+    l2.policy = profile.l2.replacement.policy;
+    l2.hashed_sets = true; // real L2s hash addresses over slices and sets
+    l2_.assign(static_cast<std::size_t>(partitions_), SectorCache(l2));
+  }
+
+  int line_shift() const { return line_shift_; }
+  int sector_bytes() const { return sector_bytes_; }
+
+  int home_partition(std::uint64_t line) const {
+    if (partitions_ == 1) return 0;
+    return static_cast<int>(mix_bits(line / static_cast<std::uint64_t>(interleave_lines_)) %
+                            static_cast<std::uint64_t>(partitions_));
+  }
+  int near_partition(int sm) const { return sm % partitions_; }
+
+  /// A global load of `request` from `sm`; returns the latency of its slowest sector.
+  int load(int sm, const LineRequest& request, TrafficCounts& counts) {
+    SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+    std::int64_t slot = l1.find(request.line);
+    const std::uint32_t hits = request.sectors & l1.valid_mask(slot);
+    counts.l1_hit_sectors += std::popcount(hits);
+    const std::uint32_t misses = request.sectors & ~hits;
+    if (slot >= 0) l1.touch(slot);
+    if (misses == 0) return l1_latency_;
+    Writeback clean; // L1 lines are never dirty (write-through)
+    if (slot < 0) slot = l1.find_or_allocate(request.line, clean);
+    l1.set_valid(slot, misses);
+    return l2_read(sm, request.line, misses, counts);
+  }
+
+  /// A global store: write-through L1, then the home L2 partition.
+  void store(int sm, const LineRequest& request, TrafficCounts& counts) {
+    SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+    std::int64_t slot = l1.find(request.line);
+    counts.l1_hit_sectors += std::popcount(request.sectors & l1.valid_mask(slot));
+    if (l1_allocates_on_store_) {
+      Writeback clean;
+      slot = l1.find_or_allocate(request.line, clean);
+      l1.set_valid(slot, request.sectors);
+    } else if (slot >= 0) {
+      l1.touch(slot);
+    }
+    const int home = home_partition(request.line);
+    const int near = near_partition(sm);
+    if (near != home) l2_[static_cast<std::size_t>(near)].invalidate(request.line, request.sectors);
+    SectorCache& partition = l2_[static_cast<std::size_t>(home)];
+    const int sectors = std::popcount(request.sectors);
+    counts.l2_write_lookups += sectors;
+    if (l2_allocates_on_store_) {
+      Writeback evicted;
+      const std::int64_t target = partition.find_or_allocate(request.line, evicted);
+      account(evicted, counts);
+      partition.write(target, request.sectors, request.bytes.data());
+      counts.l2_write_hits += sectors;
+      return;
+    }
+    const std::int64_t target = partition.find(request.line);
+    const std::uint32_t present = request.sectors & partition.valid_mask(target);
+    counts.l2_write_hits += std::popcount(present);
+    if (present != 0) {
+      partition.touch(target);
+      partition.write(target, present, request.bytes.data());
+    }
+    counts.dram_write_bytes += static_cast<double>(std::popcount(request.sectors & ~present)) * sector_bytes_;
+  }
+
+  /// Dirty data left in L2 at the end of the kernel is written to DRAM too.
+  void flush(TrafficCounts& counts) {
+    for (SectorCache& partition : l2_) account(partition.flush(), counts);
+  }
+
+private:
+  static constexpr int kDefaultL1Ways = 4;
+  static constexpr int kDefaultL2Ways = 16;
+
+  void account(const Writeback& evicted, TrafficCounts& counts) const {
+    counts.dram_write_bytes += static_cast<double>(evicted.dirty_sectors) * sector_bytes_;
+    // A partly written sector that was never filled is merged by a DRAM read first.
+    counts.dram_read_bytes += static_cast<double>(evicted.partial_sectors) * sector_bytes_;
+  }
+
+  int l2_read(int sm, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) {
+    const int home = home_partition(line);
+    const int near = near_partition(sm);
+    if (home == near) return read_home(home, line, sectors, counts, near_latency_);
+    // Far-home data: looked up in the near partition first, which keeps a copy.
+    SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
+    counts.l2_read_lookups += std::popcount(sectors);
+    std::int64_t slot = near_partition.find(line);
+    const std::uint32_t hits = sectors & near_partition.valid_mask(slot);
+    counts.l2_read_hits += std::popcount(hits);
+    const std::uint32_t rest = sectors & ~hits;
+    if (slot >= 0) near_partition.touch(slot);
+    if (rest == 0) return near_latency_;
+    counts.l2_far_read_lookups += std::popcount(rest);
+    const int latency = read_home(home, line, rest, counts, far_latency_);
+    Writeback evicted;
+    slot = near_partition.find_or_allocate(line, evicted);
+    account(evicted, counts);
+    near_partition.set_valid(slot, rest);
+    return latency;
+  }
+
+  int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
+    SectorCache& partition = l2_[static_cast<std::size_t>(home)];
+    counts.l2_read_lookups += std::popcount(sectors);
+    std::int64_t slot = partition.find(line);
+    const std::uint32_t hits = sectors & partition.valid_mask(slot);
+    counts.l2_read_hits += std::popcount(hits);
+    const std::uint32_t misses = sectors & ~hits;
+    if (slot >= 0) partition.touch(slot);
+    if (misses == 0) return hit_latency;
+    if (slot < 0) {
+      Writeback evicted;
+      slot = partition.find_or_allocate(line, evicted);
+      account(evicted, counts);
+    }
+    // DRAM delivers whole fetch granules (e.g. 64 B = two sectors).
+    std::uint32_t fetched = 0;
+    const std::uint32_t granule = (1u << sectors_per_fetch_) - 1u;
+    for (int first = 0; first < partition.sectors_per_line(); first += sectors_per_fetch_) {
+      const std::uint32_t mask = granule << first;
+      if ((misses & mask) != 0) {
+        fetched |= mask;
+        counts.dram_read_bytes += static_cast<double>(sectors_per_fetch_) * sector_bytes_;
+      }
+    }
+    partition.set_valid(slot, fetched);
+    return dram_latency_;
+  }
+
+  int line_bytes_;
+  int sector_bytes_;
+  int line_shift_ = 7;
+  int partitions_;
+  std::int64_t interleave_lines_ = 1;
+  int sectors_per_fetch_ = 1;
+  bool l1_allocates_on_store_;
+  bool l2_allocates_on_store_;
+  int l1_latency_;
+  int near_latency_;
+  int far_latency_;
+  int dram_latency_;
+  std::vector<SectorCache> l1_;
+  std::vector<SectorCache> l2_;
+};
+
+/// L1 left over next to the shared memory the resident blocks take (they share one array).
+std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile& profile, int resident_blocks) {
+  const auto configured = static_cast<std::int64_t>(profile.l1.capacity_bytes.value);
+  if (!profile.l1.capacity_max_carveout_bytes) return configured;
+  const std::int64_t unified = static_cast<std::int64_t>(profile.l1.capacity_max_carveout_bytes->value);
+  const std::int64_t shared = shared_bytes_per_block(pattern) * resident_blocks;
+  const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) * 64;
+  return std::clamp(unified - shared, minimum, configured);
+}
+
+struct SamplingPlan {
+  std::int64_t simulated_blocks = 0;
+  std::vector<std::int64_t> simulated_trips; ///< per phase loop
+};
+
+SamplingPlan plan_sampling(const LoweredPattern& lowered, const SimulationOptions& options, std::int64_t total_blocks,
+                           std::int64_t wave_blocks) {
+  constexpr std::int64_t kMinLoopTrips = 4;
+  SamplingPlan plan;
+  plan.simulated_blocks = total_blocks;
+  double fixed = 0;
+  std::vector<double> per_trip(lowered.phase_loops.size(), 0.0);
+  for (const LoweredPhase& phase : lowered.phases) {
+    const double instructions =
+        static_cast<double>(phase.iterations) * static_cast<double>(phase.accesses.size()) * lowered.warps_per_block;
+    if (phase.phase_loop >= 0) {
+      per_trip[static_cast<std::size_t>(phase.phase_loop)] += instructions;
+    } else {
+      fixed += instructions;
+    }
+  }
+  for (const PhaseLoop& loop : lowered.phase_loops) plan.simulated_trips.push_back(loop.loop.trip_count());
+  const auto budget = static_cast<double>(options.max_simulated_warp_instructions);
+  const double first_wave = static_cast<double>(std::min(total_blocks, wave_blocks));
+  auto block_cost = [&] {
+    double cost = fixed;
+    for (std::size_t l = 0; l < per_trip.size(); ++l) cost += per_trip[l] * static_cast<double>(plan.simulated_trips[l]);
+    return std::max(cost, 1.0);
+  };
+  if (budget > 0) {
+    double loop_cost = 0;
+    for (double cost : per_trip) loop_cost += cost;
+    if (first_wave * block_cost() > budget && loop_cost > 0) {
+      const double trips = std::floor((budget / first_wave - fixed) / loop_cost);
+      for (std::size_t l = 0; l < per_trip.size(); ++l) {
+        const std::int64_t all = lowered.phase_loops[l].loop.trip_count();
+        plan.simulated_trips[l] = std::clamp(static_cast<std::int64_t>(std::max(trips, 0.0)), std::min(all, kMinLoopTrips), all);
+      }
+    }
+    const auto waves = static_cast<std::int64_t>(std::floor(budget / (static_cast<double>(wave_blocks) * block_cost())));
+    plan.simulated_blocks = std::min(total_blocks, std::max<std::int64_t>(1, waves) * wave_blocks);
+  }
+  if (options.max_simulated_blocks > 0) {
+    const std::int64_t waves = (options.max_simulated_blocks + wave_blocks - 1) / wave_blocks;
+    plan.simulated_blocks = std::min(plan.simulated_blocks, waves * wave_blocks);
+  }
+  return plan;
+}
+
+/// Executes the phases of the blocks of one wave.
+class WaveRunner {
+public:
+  WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory)
+      : lowered_(lowered), memory_(memory), banks_(static_cast<int>(profile.shared_memory.banks.value)),
+        bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)) {}
+
+  struct Block {
+    std::array<std::int64_t, 3> index{};
+    int sm = 0;
+  };
+
+  /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
+  void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<Block>& blocks,
+                 TrafficCounts& traffic, PhaseCounts& stats) {
+    std::vector<std::int64_t> loop_values(phase.loops.size() + 1, 0);
+    loop_values[static_cast<std::size_t>(phase.outer_slot)] = outer_value;
+    for (std::size_t l = 0; l < phase.loops.size(); ++l) loop_values[l] = phase.loops[l].begin;
+    for (std::int64_t iteration = 0; iteration < phase.iterations; ++iteration) {
+      for (const LoweredAccess& access : phase.accesses) {
+        for (const Block& block : blocks) run_instruction(access, block, loop_values.data(), traffic, stats);
+      }
+      // Odometer step: innermost loop fastest.
+      for (std::size_t l = phase.loops.size(); l-- > 0;) {
+        loop_values[l] += phase.loops[l].step;
+        if (loop_values[l] < phase.loops[l].end) break;
+        loop_values[l] = phase.loops[l].begin;
+      }
+    }
+  }
+
+private:
+  void compute_scalars(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values) {
+    scalars_.clear();
+    auto add = [&](const LoweredExpr& expr) {
+      scalars_.push_back(expr.linear.scalar(block.index, loop_values));
+      for (const LoweredQuotient& term : expr.quotients) scalars_.push_back(term.inner.scalar(block.index, loop_values));
+    };
+    for (const LoweredGuard& guard : access.guards) add(guard.value);
+    for (const LoweredExpr& dim : access.dims) add(dim);
+  }
+
+  /// Byte address (global) or offset (shared) of every lane that issues; returns the lane mask.
+  std::uint32_t lane_addresses(const LoweredAccess& access, int warp) {
+    const std::int64_t* lane_values = lowered_.lane_values.data();
+    const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+    std::uint32_t active = 0;
+    const std::size_t dims = access.dims.size();
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((present >> lane & 1u) == 0) continue;
+      const auto lane_index = static_cast<std::size_t>(warp * kWarpLanes + lane);
+      const std::int64_t* scalar = scalars_.data();
+      bool issues = true;
+      for (const LoweredGuard& guard : access.guards) {
+        const std::int64_t value = lane_value(guard.value, scalar, lane_values, lane_index);
+        scalar += 1 + guard.value.quotients.size();
+        if (value < guard.lower || value >= guard.upper) issues = false;
+      }
+      if (!issues) continue;
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < dims; ++d) {
+        const LoweredExpr& dim = access.dims[d];
+        const std::int64_t index = lane_value(dim, scalar, lane_values, lane_index);
+        scalar += 1 + dim.quotients.size();
+        const std::int64_t last = d + 1 == dims ? index + access.vector_elements - 1 : index;
+        if (access.predicated && (index < 0 || last >= access.extents[d])) {
+          issues = false;
+          break;
+        }
+        offset += index * access.strides[d];
+      }
+      if (!issues) continue;
+      addresses_[static_cast<std::size_t>(lane)] = access.base_bytes + offset * access.element_bytes;
+      active |= 1u << lane;
+    }
+    return active;
+  }
+
+  void run_instruction(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values,
+                       TrafficCounts& traffic, PhaseCounts& stats) {
+    compute_scalars(access, block, loop_values);
+    for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
+      const std::uint32_t active = lane_addresses(access, warp);
+      if (active == 0) continue;
+      stats.warp_instructions += 1;
+      if (access.shared) {
+        const SharedCost cost =
+            shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+        if (access.store) {
+          traffic.shared_store_requests += 1;
+          traffic.shared_store_wavefronts += cost.wavefronts;
+          traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
+        } else {
+          traffic.shared_load_requests += 1;
+          traffic.shared_load_wavefronts += cost.wavefronts;
+          traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
+          stats.shared_load_instructions += 1;
+        }
+        continue;
+      }
+      coalesce(access, active);
+      if (access.store) {
+        traffic.global_store_requests += 1;
+        for (int i = 0; i < coalescer_.count(); ++i) {
+          traffic.global_store_sectors += std::popcount(coalescer_[i].sectors);
+          memory_.store(block.sm, coalescer_[i], traffic);
+        }
+      } else {
+        traffic.global_load_requests += 1;
+        int latency = 0;
+        for (int i = 0; i < coalescer_.count(); ++i) {
+          traffic.global_load_sectors += std::popcount(coalescer_[i].sectors);
+          latency = std::max(latency, memory_.load(block.sm, coalescer_[i], traffic));
+        }
+        stats.global_load_instructions += 1;
+        stats.load_latency_cycles += latency;
+      }
+    }
+  }
+
+  void coalesce(const LoweredAccess& access, std::uint32_t active) {
+    coalescer_.reset();
+    const int shift = memory_.line_shift();
+    const std::int64_t sector_bytes = memory_.sector_bytes();
+    const int sector_shift = std::countr_zero(static_cast<unsigned>(sector_bytes));
+    const std::int64_t line_bytes = std::int64_t{1} << shift;
+    const std::int64_t bytes = access.access_bytes();
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((active >> lane & 1u) == 0) continue;
+      const std::int64_t first = addresses_[static_cast<std::size_t>(lane)];
+      const std::int64_t last = first + bytes - 1;
+      for (std::int64_t line = first >> shift; line <= last >> shift; ++line) {
+        const std::int64_t low = std::max(first, line << shift) & (line_bytes - 1);
+        const std::int64_t high = std::min(last, ((line + 1) << shift) - 1) & (line_bytes - 1);
+        const auto first_sector = static_cast<int>(low >> sector_shift);
+        const auto last_sector = static_cast<int>(high >> sector_shift);
+        LineRequest& request = coalescer_.line(static_cast<std::uint64_t>(line));
+        request.sectors |= bit_range(first_sector, last_sector);
+        if (!access.store) continue;
+        for (int s = first_sector; s <= last_sector; ++s) {
+          const auto from = static_cast<int>(s == first_sector ? low & (sector_bytes - 1) : 0);
+          const auto to = static_cast<int>(s == last_sector ? high & (sector_bytes - 1) : sector_bytes - 1);
+          request.bytes[static_cast<std::size_t>(s)] |= bit_range(from, to);
+        }
+      }
+    }
+  }
+
+  const LoweredPattern& lowered_;
+  MemorySystem& memory_;
+  int banks_;
+  int bank_width_bytes_;
+  std::vector<std::int64_t> scalars_;
+  std::array<std::int64_t, kWarpLanes> addresses_{};
+  Coalescer coalescer_;
+};
+
+void check_profile_supported(const DeviceProfile& profile) {
+  const double line = profile.l1.line_bytes.value;
+  const double sector = profile.l1.sector_bytes.value;
+  if (line != profile.l2.line_bytes.value || sector != profile.l2.sector_bytes.value) {
+    throw InputError("profile: the model needs equal L1 and L2 line and sector sizes");
+  }
+  if (sector > 32 || line / sector > kMaxSectorsPerLine) {
+    throw InputError("profile: the model supports sectors up to 32 bytes and at most 8 sectors per line");
+  }
+  if (profile.shared_memory.banks.value > 64) throw InputError("profile: the model supports at most 64 shared-memory banks");
+}
+
+} // namespace
+
+SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
+                             int blocks_per_sm) {
+  check_profile_supported(profile);
+  const LoweredPattern lowered = lower_pattern(pattern);
+  const std::int64_t total_blocks = pattern.grid.count();
+  const std::int64_t sm_count = profile.device.sm_count;
+  const std::int64_t wave_blocks = sm_count * blocks_per_sm;
+  const SamplingPlan plan = plan_sampling(lowered, options, total_blocks, wave_blocks);
+
+  MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
+  WaveRunner runner(lowered, profile, memory);
+  // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
+  std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
+  std::vector<PhaseCounts> phase_counts(lowered.phases.size());
+
+  std::vector<WaveRunner::Block> blocks;
+  for (std::int64_t wave_start = 0; wave_start < plan.simulated_blocks; wave_start += wave_blocks) {
+    blocks.clear();
+    const std::int64_t wave_end = std::min(plan.simulated_blocks, wave_start + wave_blocks);
+    for (std::int64_t b = wave_start; b < wave_end; ++b) {
+      const std::array<std::int64_t, 3> index = {b % pattern.grid.x, (b / pattern.grid.x) % pattern.grid.y,
+                                                 b / (pattern.grid.x * pattern.grid.y)};
+      blocks.push_back({index, static_cast<int>((b - wave_start) % sm_count)});
+    }
+    for (std::size_t p = 0; p < lowered.phases.size();) {
+      const LoweredPhase& phase = lowered.phases[p];
+      if (phase.phase_loop < 0) {
+        runner.run_phase(phase, 0, blocks, segments[0], phase_counts[p]);
+        ++p;
+        continue;
+      }
+      const PhaseLoop& loop = lowered.phase_loops[static_cast<std::size_t>(phase.phase_loop)];
+      const std::int64_t trips = plan.simulated_trips[static_cast<std::size_t>(phase.phase_loop)];
+      TrafficCounts& segment = segments[1 + static_cast<std::size_t>(phase.phase_loop)];
+      for (std::int64_t trip = 0; trip < trips; ++trip) {
+        for (std::size_t q = loop.first_phase; q < loop.first_phase + loop.phase_count; ++q) {
+          runner.run_phase(lowered.phases[q], loop.loop.begin + trip * loop.loop.step, blocks, segment, phase_counts[q]);
+        }
+      }
+      p = loop.first_phase + loop.phase_count;
+    }
+  }
+  memory.flush(segments[0]);
+
+  SimulationRun run;
+  run.total_blocks = total_blocks;
+  run.blocks_per_sm = blocks_per_sm;
+  run.warps_per_block = lowered.warps_per_block;
+  const double block_scale = static_cast<double>(total_blocks) / static_cast<double>(plan.simulated_blocks);
+  double simulated_work = static_cast<double>(plan.simulated_blocks) / static_cast<double>(total_blocks);
+  run.traffic.add_scaled(segments[0], block_scale);
+  std::vector<double> loop_scale;
+  for (std::size_t l = 0; l < lowered.phase_loops.size(); ++l) {
+    const auto all = static_cast<double>(lowered.phase_loops[l].loop.trip_count());
+    const auto simulated = static_cast<double>(plan.simulated_trips[l]);
+    loop_scale.push_back(simulated > 0 ? all / simulated : 0.0);
+    run.traffic.add_scaled(segments[1 + l], block_scale * loop_scale.back());
+    if (simulated < all) simulated_work *= simulated / all;
+  }
+  for (std::size_t p = 0; p < lowered.phases.size(); ++p) {
+    const int loop = lowered.phases[p].phase_loop;
+    PhaseCounts scaled;
+    scaled.add_scaled(phase_counts[p], block_scale * (loop < 0 ? 1.0 : loop_scale[static_cast<std::size_t>(loop)]));
+    scaled.runs_per_block =
+        loop < 0 ? 1.0 : static_cast<double>(lowered.phase_loops[static_cast<std::size_t>(loop)].loop.trip_count());
+    run.phases.push_back(scaled);
+  }
+  run.simulated_fraction = simulated_work;
+  run.sampled = simulated_work < 1.0;
+  return run;
+}
+
+} // namespace cachewise::detail
