@@ -2,8 +2,10 @@
 // model's predicted time, and a one-line reason per candidate. Plain C++, no GPU needed.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,5 +56,109 @@ private:
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> parameters_;
   std::vector<Constraint> constraints_;
 };
+
+// ---------------------------------------------------------------------------------------
+// Suggesting a layout for a built-in family.
+// ---------------------------------------------------------------------------------------
+
+/// The advisor's candidate space for a family (docs/advisor.md lists the values): tile sizes,
+/// pads, block shapes, elements per thread, vector widths. `fixed` pins keys to one value
+/// (e.g. copy's `stride`, stencil2d's `radius`); an unknown key throws InputError. The only
+/// constraints are the advisor's own search policy (whole warps, no duplicate configs);
+/// family rules and device limits are left to build_pattern and check_fits_device.
+SearchSpace family_search_space(const ProblemSpec& problem, const DeviceProfile& profile, const Config& fixed = {});
+
+/// Predicts one pattern: model::simulate by default; tests inject their own.
+using Predictor = std::function<Prediction(const KernelPattern&, const DeviceProfile&, const SimulationOptions&)>;
+
+struct SuggestOptions {
+  std::size_t top = 5;
+  Config fixed; ///< keys pinned by the user (--fix)
+  /// When the grid has more blocks than this, every candidate is first screened with
+  /// SimulationOptions::max_simulated_blocks = screening_blocks, then the best
+  /// `full_simulations` are simulated again in full (or with `full_simulation_blocks`, when
+  /// the grid is larger than that) and ranked on that result. 0 disables screening.
+  std::int64_t screening_blocks = 0;
+  std::size_t full_simulations = 8;
+  std::int64_t full_simulation_blocks = 0; ///< 0 = every block
+  Predictor predictor;                     ///< empty: model simulate
+};
+
+/// The counters the suggest table shows, derived from a prediction's CUPTI-named metrics
+/// (nullopt when the metric is absent, e.g. no shared-memory access).
+struct CounterSummary {
+  std::optional<double> load_sectors_per_request;  ///< global loads
+  std::optional<double> store_sectors_per_request; ///< global stores
+  std::optional<double> shared_load_ways;  ///< shared-load wavefronts per conflict-free one: 1 = no bank conflict
+  std::optional<double> shared_store_ways;
+  std::optional<double> l1_hit_pct;
+  std::optional<double> l2_hit_pct;
+};
+CounterSummary summarize(const Prediction& prediction);
+
+/// A config with its pattern's resource use and its prediction.
+struct Candidate {
+  Config config;
+  std::int64_t threads_per_block = 0;
+  std::int64_t shared_bytes_per_block = 0;
+  std::int64_t registers_per_thread = 0;
+  int blocks_per_sm = 0;
+  Prediction prediction;
+  std::string reason; ///< one line naming the mechanism, from the numbers
+};
+
+/// Where a config was rejected, in check order: build_pattern's family rules, the global
+/// arrays against device memory, check_fits_device's limits, then residency (blocks_per_sm).
+enum class RejectionStage { family_rules, device_memory, device_limits, occupancy };
+std::string to_string(RejectionStage stage);
+
+struct RejectionCount {
+  RejectionStage stage = RejectionStage::family_rules;
+  std::string reason; ///< the model's message with numbers replaced by '#'
+  std::int64_t count = 0;
+  std::string message; ///< the first full message with this reason
+  std::string example; ///< the config that got it
+};
+
+struct Suggestion {
+  ProblemSpec problem;
+  std::vector<Candidate> ranked; ///< best first, at most `top`
+  std::optional<Candidate> worst; ///< the slowest feasible candidate, for contrast
+  std::uint64_t space_size = 0;   ///< unconstrained product of the value lists
+  std::int64_t enumerated = 0;    ///< configs left after the space's policy constraints
+  std::int64_t feasible = 0;      ///< configs that built, fit the device and were predicted
+  std::vector<RejectionCount> rejections; ///< most frequent first
+  std::int64_t screening_blocks = 0;      ///< 0: every candidate fully simulated
+  std::int64_t fully_simulated = 0;
+  std::chrono::duration<double> elapsed{};
+};
+
+/// Enumerates the family's space, builds each config's pattern, drops those the model or the
+/// device rejects (counted by reason), predicts the rest and ranks them: shortest predicted
+/// time first, ties broken by fewer threads, then less shared memory, then fewer registers.
+/// Throws InputError for a bad problem, an unknown family, or when no config is feasible
+/// (naming the most frequent rejection).
+Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options = {});
+
+/// Predicts and explains one custom pattern (from --pattern-file).
+Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile,
+                           const SuggestOptions& options = {});
+
+/// Orders candidates best first (see suggest()).
+void rank_candidates(std::vector<Candidate>& candidates);
+
+/// One line explaining `candidate` against `other`, a config differing in the parameters
+/// that the text names, e.g. "pad=1 (vs 0) removes the 32-way bank conflict of shared
+/// loads: 1.9x faster". The mechanism is the counter that differs most among those feeding
+/// the slower one's bottleneck.
+std::string explain_against(const Candidate& candidate, const Candidate& other);
+
+/// One line explaining a candidate on its own numbers (no neighbour to compare with).
+std::string explain_alone(const Candidate& candidate, const DeviceProfile& profile);
+
+nlohmann::json suggestion_to_json(const Suggestion& suggestion);
+
+/// "transpose n=4096 f32", with m and k only when set.
+std::string describe(const ProblemSpec& problem);
 
 } // namespace cachewise::advisor

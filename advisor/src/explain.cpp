@@ -1,0 +1,289 @@
+// One-line reasons, derived from the predicted counters: compare a candidate with another,
+// find the counters that differ most in the direction of the time difference (preferring
+// those that feed the slower one's bottleneck), and name them with their numbers.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "cachewise/advisor.hpp"
+#include "metric_names.hpp"
+
+namespace cachewise::advisor {
+namespace {
+
+std::optional<double> metric_if_present(const Prediction& prediction, std::string_view name) {
+  const auto found = prediction.metrics.find(name);
+  if (found == prediction.metrics.end() || !std::isfinite(found->second)) return std::nullopt;
+  return found->second;
+}
+
+std::optional<double> quotient(std::optional<double> numerator, std::optional<double> denominator) {
+  if (!numerator || !denominator || *denominator <= 0) return std::nullopt;
+  return *numerator / *denominator;
+}
+
+/// Text for a value: integers without decimals, others with one or two.
+std::string number(double value) {
+  char text[32];
+  if (std::abs(value - std::round(value)) < 0.05) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  } else {
+    std::snprintf(text, sizeof text, value < 10 ? "%.2g" : "%.3g", value);
+  }
+  return text;
+}
+
+std::string times(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, ratio < 9.95 ? "%.1fx" : "%.0fx", ratio);
+  return text;
+}
+
+enum class Kind { count, rate_pct, level };
+
+/// A measurable cause of a time difference and how to say it.
+struct Mechanism {
+  const char* bottlenecks; ///< bottleneck names this counter feeds, space separated
+  Kind kind;
+  bool higher_is_better;
+  std::optional<double> (*value)(const Candidate&);
+  std::string (*better)(double self, double other, double ratio); ///< self wins on it
+  std::string (*worse)(double self, double other, double ratio);  ///< self loses on it
+};
+
+std::string instead(const char* what, double self, double other) {
+  return number(self) + " " + what + " instead of " + number(other);
+}
+
+std::string conflict_better(const char* op, double self, double other) {
+  if (self < 1.05) return "removes the " + number(other) + "-way bank conflict of shared " + op;
+  return "cuts the bank conflict of shared " + std::string(op) + " from " + number(other) + "-way to " + number(self) + "-way";
+}
+
+std::string conflict_worse(const char* op, double self, double other) {
+  return number(self) + "-way bank conflict on shared " + op + " (vs " + number(other) + "-way)";
+}
+
+
+const std::vector<Mechanism>& mechanisms() {
+  using namespace metric_names;
+  static const std::vector<Mechanism> list = {
+      {"shared", Kind::level, false,
+       [](const Candidate& c) { return summarize(c.prediction).shared_load_ways; },
+       [](double s, double o, double) { return conflict_better("loads", s, o); },
+       [](double s, double o, double) { return conflict_worse("loads", s, o); }},
+      {"shared", Kind::level, false,
+       [](const Candidate& c) { return summarize(c.prediction).shared_store_ways; },
+       [](double s, double o, double) { return conflict_better("stores", s, o); },
+       [](double s, double o, double) { return conflict_worse("stores", s, o); }},
+      {"dram l2 l1 latency", Kind::level, false,
+       [](const Candidate& c) { return summarize(c.prediction).load_sectors_per_request; },
+       [](double s, double o, double) { return instead("sectors per load request", s, o); },
+       [](double s, double o, double) { return instead("sectors per load request", s, o); }},
+      {"dram l2 l1 latency", Kind::level, false,
+       [](const Candidate& c) { return summarize(c.prediction).store_sectors_per_request; },
+       [](double s, double o, double) { return instead("sectors per store request", s, o); },
+       [](double s, double o, double) { return instead("sectors per store request", s, o); }},
+      {"l1 latency issue", Kind::count, false,
+       [](const Candidate& c) { return metric_if_present(c.prediction, kGlobalLoadRequests); },
+       [](double, double, double r) { return times(r) + " fewer global load requests"; },
+       [](double, double, double r) { return times(r) + " the global load requests"; }},
+      {"l1 latency issue", Kind::count, false,
+       [](const Candidate& c) { return metric_if_present(c.prediction, kGlobalStoreRequests); },
+       [](double, double, double r) { return times(r) + " fewer global store requests"; },
+       [](double, double, double r) { return times(r) + " the global store requests"; }},
+      {"dram", Kind::count, false, [](const Candidate& c) { return metric_if_present(c.prediction, kDramReadBytes); },
+       [](double, double, double r) { return times(r) + " less DRAM read traffic"; },
+       [](double, double, double r) { return times(r) + " the DRAM read traffic"; }},
+      {"dram", Kind::count, false, [](const Candidate& c) { return metric_if_present(c.prediction, kDramWriteBytes); },
+       [](double, double, double r) { return times(r) + " less DRAM write traffic"; },
+       [](double, double, double r) { return times(r) + " the DRAM write traffic"; }},
+      {"l2", Kind::count, false,
+       [](const Candidate& c) -> std::optional<double> {
+         const auto read = metric_if_present(c.prediction, kL2ReadSectors);
+         const auto write = metric_if_present(c.prediction, kL2WriteSectors);
+         if (!read && !write) return std::nullopt;
+         return read.value_or(0) + write.value_or(0);
+       },
+       [](double, double, double r) { return times(r) + " fewer L2 sector accesses"; },
+       [](double, double, double r) { return times(r) + " the L2 sector accesses"; }},
+      {"l1 l2", Kind::rate_pct, true, [](const Candidate& c) { return summarize(c.prediction).l1_hit_pct; },
+       [](double s, double o, double) { return "L1 hit rate " + number(s) + "% instead of " + number(o) + "%"; },
+       [](double s, double o, double) { return "L1 hit rate " + number(s) + "% instead of " + number(o) + "%"; }},
+      {"dram", Kind::rate_pct, true, [](const Candidate& c) { return summarize(c.prediction).l2_hit_pct; },
+       [](double s, double o, double) { return "L2 hit rate " + number(s) + "% instead of " + number(o) + "%"; },
+       [](double s, double o, double) { return "L2 hit rate " + number(s) + "% instead of " + number(o) + "%"; }},
+      {"latency", Kind::level, true,
+       [](const Candidate& c) -> std::optional<double> {
+         if (c.blocks_per_sm <= 0) return std::nullopt;
+         return static_cast<double>(c.blocks_per_sm);
+       },
+       [](double s, double o, double) { return instead("resident blocks per SM", s, o); },
+       [](double s, double o, double) { return "only " + instead("resident blocks per SM", s, o); }},
+  };
+  return list;
+}
+
+/// How many times better the better of the two values is (>= 1). Rates compare misses.
+double advantage(Kind kind, double a, double b) {
+  if (kind == Kind::rate_pct) {
+    constexpr double kMinMissPct = 0.5; // a 100% hit rate still compares as a finite ratio
+    a = std::max(100.0 - a, kMinMissPct);
+    b = std::max(100.0 - b, kMinMissPct);
+  }
+  const double low = std::min(a, b);
+  const double high = std::max(a, b);
+  if (high <= 0) return 1.0;
+  if (low <= 0) return std::numeric_limits<double>::infinity();
+  return high / low;
+}
+
+/// "pad=1 (vs 0)" or "block_x=16,block_y=16 (vs 32,8)"; empty when the configs are equal.
+std::string difference(const Config& self, const Config& other) {
+  std::string mine;
+  std::string theirs;
+  for (const auto& [key, value] : self.values()) {
+    const bool present = other.has(key);
+    if (present && other.get(key) == value) continue;
+    if (!mine.empty()) {
+      mine += ',';
+      theirs += ',';
+    }
+    mine.append(key).append("=").append(std::to_string(value));
+    theirs.append(present ? std::to_string(other.get(key)) : "unset");
+  }
+  if (mine.empty()) return {};
+  return mine + " (vs " + theirs + ")";
+}
+
+std::string speed(double self_us, double other_us) {
+  const double ratio = self_us < other_us ? other_us / self_us : self_us / other_us;
+  const char* direction = self_us < other_us ? "faster" : "slower";
+  char text[48];
+  if (ratio < 1.1) {
+    std::snprintf(text, sizeof text, "%.0f%% %s", (ratio - 1.0) * 100.0, direction);
+  } else {
+    std::snprintf(text, sizeof text, "%s %s", times(ratio).c_str(), direction);
+  }
+  return text;
+}
+
+bool feeds(const Mechanism& mechanism, const std::string& bottleneck) {
+  const std::string list = std::string(" ") + mechanism.bottlenecks + " ";
+  return !bottleneck.empty() && list.find(" " + bottleneck + " ") != std::string::npos;
+}
+
+std::string resource_tie(const Candidate& self, const Candidate& other) {
+  struct Resource {
+    const char* name;
+    double self;
+    double other;
+  };
+  const Resource resources[] = {
+      {"threads per block", static_cast<double>(self.threads_per_block), static_cast<double>(other.threads_per_block)},
+      {"shared memory per block", static_cast<double>(self.shared_bytes_per_block),
+       static_cast<double>(other.shared_bytes_per_block)},
+      {"registers per block", static_cast<double>(self.registers_per_thread * self.threads_per_block),
+       static_cast<double>(other.registers_per_thread * other.threads_per_block)}};
+  for (const Resource& r : resources) {
+    if (r.self == r.other) continue;
+    if (r.self < r.other) return std::string("uses less ") + r.name;
+    return std::string("ranked lower for using ") + (r.other > 0 ? times(r.self / r.other) + " the " : "more ") + r.name;
+  }
+  return "same resources";
+}
+
+/// Wavefronts per conflict-free wavefront: 32 for a warp whose 32 lanes hit one bank.
+std::optional<double> conflict_ways(const Prediction& p, std::string_view wavefronts_metric, std::string_view conflicts_metric) {
+  const auto wavefronts = metric_if_present(p, wavefronts_metric);
+  const auto conflicts = metric_if_present(p, conflicts_metric);
+  if (!wavefronts || !conflicts) return std::nullopt;
+  return quotient(wavefronts, *wavefronts - *conflicts);
+}
+
+} // namespace
+
+CounterSummary summarize(const Prediction& p) {
+  using namespace metric_names;
+  return {quotient(metric_if_present(p, kGlobalLoadSectors), metric_if_present(p, kGlobalLoadRequests)),
+          quotient(metric_if_present(p, kGlobalStoreSectors), metric_if_present(p, kGlobalStoreRequests)),
+          conflict_ways(p, kSharedLoadWavefronts, kSharedLoadBankConflicts),
+          conflict_ways(p, kSharedStoreWavefronts, kSharedStoreBankConflicts),
+          metric_if_present(p, kL1HitRate),
+          metric_if_present(p, kL2HitRate)};
+}
+
+std::string explain_against(const Candidate& self, const Candidate& other) {
+  const std::string diff = difference(self.config, other.config);
+  const std::string subject = diff.empty() ? "same config" : diff;
+  const double self_us = self.prediction.time_us;
+  const double other_us = other.prediction.time_us;
+  if (self_us <= 0 || other_us <= 0 || std::abs(self_us - other_us) <= 0.005 * std::max(self_us, other_us)) {
+    return subject + ": same predicted time (" + number(self_us) + " us); " + resource_tie(self, other);
+  }
+  const bool self_faster = self_us < other_us;
+  const std::string& bottleneck = self_faster ? other.prediction.bottleneck : self.prediction.bottleneck;
+
+  struct Finding {
+    const Mechanism* mechanism;
+    double self_value;
+    double other_value;
+    double ratio;
+  };
+  constexpr double kNotable = 1.1;  // a counter must differ by 10% to be named
+  constexpr double kSupporting = 1.5;
+  std::vector<Finding> findings;
+  for (const Mechanism& mechanism : mechanisms()) {
+    const auto s = mechanism.value(self);
+    const auto o = mechanism.value(other);
+    if (!s || !o) continue;
+    const double ratio = advantage(mechanism.kind, *s, *o);
+    if (ratio < kNotable) continue;
+    const bool self_wins = mechanism.higher_is_better == (*s > *o);
+    if (self_wins != self_faster) continue; // it works against the time difference
+    findings.push_back({&mechanism, *s, *o, ratio});
+  }
+  // Strongest counter feeding the bottleneck first, then the strongest of the others.
+  std::ranges::stable_sort(findings, [&](const Finding& a, const Finding& b) {
+    const bool a_feeds = feeds(*a.mechanism, bottleneck);
+    const bool b_feeds = feeds(*b.mechanism, bottleneck);
+    if (a_feeds != b_feeds) return a_feeds;
+    return a.ratio > b.ratio;
+  });
+  auto say = [&](const Finding& f) {
+    return self_faster ? f.mechanism->better(f.self_value, f.other_value, f.ratio)
+                       : f.mechanism->worse(f.self_value, f.other_value, f.ratio);
+  };
+  std::string because;
+  if (findings.empty()) {
+    because = "no counter differs by 10% (bottleneck " + self.prediction.bottleneck + " vs " + other.prediction.bottleneck + ")";
+  } else {
+    because = say(findings.front());
+    const auto supporting = std::ranges::find_if(findings.begin() + 1, findings.end(), [&](const Finding& f) {
+      return f.ratio >= kSupporting && f.mechanism != findings.front().mechanism;
+    });
+    if (supporting != findings.end()) because += ", " + say(*supporting);
+  }
+  return subject + ": " + because + "; " + speed(self_us, other_us);
+}
+
+std::string explain_alone(const Candidate& candidate, const DeviceProfile& profile) {
+  const Prediction& p = candidate.prediction;
+  std::string text = "bottleneck " + (p.bottleneck.empty() ? std::string("unknown") : p.bottleneck);
+  const double dram_gb_per_s = profile.dram.read_bandwidth_gb_per_s.value;
+  if (p.achieved_bandwidth_gb_per_s > 0 && dram_gb_per_s > 0) {
+    text += ", " + number(p.achieved_bandwidth_gb_per_s) + " GB/s useful (" +
+            number(100.0 * p.achieved_bandwidth_gb_per_s / dram_gb_per_s) + "% of DRAM read bandwidth)";
+  }
+  const CounterSummary counters = summarize(p);
+  if (counters.load_sectors_per_request) text += ", " + number(*counters.load_sectors_per_request) + " sectors per load request";
+  if (counters.store_sectors_per_request) text += ", " + number(*counters.store_sectors_per_request) + " per store request";
+  for (const auto& [ways, op] : {std::pair{counters.shared_load_ways, "loads"}, {counters.shared_store_ways, "stores"}}) {
+    if (ways && *ways >= 1.05) text += ", " + number(*ways) + "-way bank conflict on shared " + op;
+  }
+  if (candidate.blocks_per_sm > 0) text += ", " + std::to_string(candidate.blocks_per_sm) + " blocks per SM";
+  return text;
+}
+
+} // namespace cachewise::advisor

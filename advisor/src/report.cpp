@@ -1,0 +1,65 @@
+// Suggestion -> JSON, for `advisor suggest --json` and other programs.
+#include <nlohmann/json.hpp>
+
+#include "cachewise/advisor.hpp"
+
+namespace cachewise::advisor {
+namespace {
+
+nlohmann::json candidate_to_json(const Candidate& candidate) {
+  nlohmann::json json = {
+      {"config", candidate.config.to_string()},
+      {"threads_per_block", candidate.threads_per_block},
+      {"shared_bytes_per_block", candidate.shared_bytes_per_block},
+      {"registers_per_thread", candidate.registers_per_thread},
+      {"blocks_per_sm", candidate.blocks_per_sm},
+      {"prediction", prediction_to_json(candidate.prediction)},
+      {"reason", candidate.reason},
+  };
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [key, value] : candidate.config.values()) values[key] = value;
+  json["config_values"] = std::move(values);
+  return json;
+}
+
+} // namespace
+
+std::string to_string(RejectionStage stage) {
+  switch (stage) {
+  case RejectionStage::family_rules: return "family rules";
+  case RejectionStage::device_memory: return "device memory";
+  case RejectionStage::device_limits: return "device limits";
+  case RejectionStage::occupancy: return "occupancy";
+  }
+  return "family rules";
+}
+
+nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
+  nlohmann::json ranked = nlohmann::json::array();
+  for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
+    nlohmann::json entry = candidate_to_json(suggestion.ranked[i]);
+    entry["rank"] = i + 1;
+    ranked.push_back(std::move(entry));
+  }
+  nlohmann::json rejections = nlohmann::json::array();
+  for (const RejectionCount& rejection : suggestion.rejections) {
+    rejections.push_back({{"stage", to_string(rejection.stage)},
+                          {"reason", rejection.reason}, {"count", rejection.count}, {"message", rejection.message}, {"example", rejection.example}});
+  }
+  const ProblemSpec& problem = suggestion.problem;
+  return {
+      {"problem", {{"pattern", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k}, {"dtype", to_string(problem.dtype)}}},
+      {"space_size", suggestion.space_size},
+      {"enumerated", suggestion.enumerated},
+      {"feasible", suggestion.feasible},
+      {"rejected", suggestion.enumerated - suggestion.feasible},
+      {"rejections", std::move(rejections)},
+      {"screening_blocks", suggestion.screening_blocks},
+      {"fully_simulated", suggestion.fully_simulated},
+      {"elapsed_ms", suggestion.elapsed.count() * 1000.0},
+      {"ranked", std::move(ranked)},
+      {"worst", suggestion.worst ? candidate_to_json(*suggestion.worst) : nlohmann::json(nullptr)},
+  };
+}
+
+} // namespace cachewise::advisor

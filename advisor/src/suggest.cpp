@@ -1,0 +1,286 @@
+// suggest(): enumerate the family's space, let the model build and check each config, predict
+// the survivors (screening large grids with sampled simulation first), rank and explain.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "cachewise/advisor.hpp"
+
+namespace cachewise::advisor {
+
+std::string describe(const ProblemSpec& problem) {
+  std::string text = problem.family + " n=" + std::to_string(problem.n);
+  if (problem.m != 0) text += " m=" + std::to_string(problem.m);
+  if (problem.k != 0) text += " k=" + std::to_string(problem.k);
+  return text + " " + to_string(problem.dtype);
+}
+
+namespace {
+
+/// "tile 8 is not a multiple of block_x 16" -> "tile # is not a multiple of block_x #", so
+/// rejections group by rule rather than by value.
+std::string reason_without_numbers(std::string_view message) {
+  std::string reason;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(message[i])) != 0) {
+      reason += '#';
+      while (i + 1 < message.size() && std::isdigit(static_cast<unsigned char>(message[i + 1])) != 0) ++i;
+    } else {
+      reason += message[i];
+    }
+  }
+  return reason;
+}
+
+class RejectionTally {
+public:
+  void add(RejectionStage stage, const Config& config, const std::string& message) {
+    Entry& entry = by_reason_[{stage, reason_without_numbers(message)}];
+    if (entry.count++ == 0) {
+      entry.message = message;
+      entry.example = config.to_string();
+    }
+  }
+  std::int64_t total() const {
+    std::int64_t sum = 0;
+    for (const auto& [key, entry] : by_reason_) sum += entry.count;
+    return sum;
+  }
+  /// Most frequent first.
+  std::vector<RejectionCount> sorted() const {
+    std::vector<RejectionCount> counts;
+    for (const auto& [key, entry] : by_reason_) counts.push_back({key.first, key.second, entry.count, entry.message, entry.example});
+    std::ranges::stable_sort(counts, std::greater{}, &RejectionCount::count);
+    return counts;
+  }
+
+private:
+  struct Entry {
+    std::int64_t count = 0;
+    std::string message;
+    std::string example;
+  };
+  std::map<std::pair<RejectionStage, std::string>, Entry> by_reason_;
+};
+
+/// When nothing is feasible, the rejections of the furthest check any config reached say
+/// most about the problem: e.g. "arrays need ... bytes" rather than the rules of some tiles.
+[[noreturn]] void throw_nothing_feasible(const ProblemSpec& problem, const DeviceProfile& profile,
+                                         const std::vector<RejectionCount>& rejections, std::int64_t total) {
+  if (rejections.empty()) throw InputError(describe(problem) + ": the search space is empty");
+  const RejectionStage furthest = std::ranges::max(rejections, {}, &RejectionCount::stage).stage;
+  std::vector<RejectionCount> at_furthest;
+  std::ranges::copy_if(rejections, std::back_inserter(at_furthest), [&](const auto& r) { return r.stage == furthest; });
+  const RejectionCount& most = at_furthest.front(); // sorted by count already
+  if (at_furthest.size() == 1) throw InputError(describe(problem) + ": " + most.message);
+  throw InputError("no config of " + describe(problem) + " fits " + profile.device.name + " (" + std::to_string(total) +
+                   " rejected; most often " + most.example + ": " + most.message + ")");
+}
+
+/// Sum of the global arrays' bytes, or a message when it overflows 64 bits or exceeds the
+/// device memory. Shared arrays live on chip and are checked by check_fits_device.
+std::optional<std::string> global_memory_problem(const KernelPattern& pattern, const DeviceProfile& profile) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::int64_t total_bytes = 0;
+  for (const ArrayDecl& array : pattern.arrays) {
+    if (array.space != MemorySpace::global) continue;
+    std::int64_t bytes = array.element_bytes;
+    for (std::int64_t extent : array.extents) {
+      if (extent > 0 && bytes > kMax / extent) return "array '" + array.name + "' overflows 64-bit byte counts";
+      bytes *= extent;
+    }
+    if (total_bytes > kMax - bytes) return "arrays overflow 64-bit byte counts";
+    total_bytes += bytes;
+  }
+  if (profile.device.global_memory_bytes > 0 && total_bytes > profile.device.global_memory_bytes) {
+    return "arrays need " + std::to_string(total_bytes) + " bytes, the device has " +
+           std::to_string(profile.device.global_memory_bytes);
+  }
+  return std::nullopt;
+}
+
+Predictor predictor_or_model(const SuggestOptions& options) {
+  if (options.predictor) return options.predictor;
+  return [](const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& simulation) {
+    return simulate(pattern, profile, simulation);
+  };
+}
+
+struct Evaluated {
+  Candidate candidate;
+  KernelPattern pattern;
+};
+
+/// Builds and checks one config; nullopt (and a tally entry) when the model or device says no.
+std::optional<Evaluated> admit(const ProblemSpec& problem, const Config& config, const DeviceProfile& profile,
+                               RejectionTally& rejections) {
+  try {
+    KernelPattern pattern = build_pattern(problem, config);
+    if (const auto problem_text = global_memory_problem(pattern, profile)) {
+      rejections.add(RejectionStage::device_memory, config, *problem_text);
+      return std::nullopt;
+    }
+    try {
+      check_fits_device(pattern, profile);
+    } catch (const InputError& error) {
+      rejections.add(RejectionStage::device_limits, config, error.what());
+      return std::nullopt;
+    }
+    const int resident_blocks = blocks_per_sm(pattern, profile);
+    if (resident_blocks == 0) {
+      rejections.add(RejectionStage::occupancy, config, "no block can be resident on an SM");
+      return std::nullopt;
+    }
+    Candidate candidate;
+    candidate.config = config;
+    candidate.threads_per_block = pattern.block.count();
+    candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
+    candidate.registers_per_thread = pattern.registers_per_thread;
+    candidate.blocks_per_sm = resident_blocks;
+    return Evaluated{std::move(candidate), std::move(pattern)};
+  } catch (const InputError& error) {
+    rejections.add(RejectionStage::family_rules, config, error.what());
+    return std::nullopt;
+  }
+}
+
+/// Full simulation, or sampled to `limit_blocks` when the grid is larger (0 = no limit).
+SimulationOptions simulation_for(std::int64_t grid_blocks, std::int64_t limit_blocks) {
+  SimulationOptions simulation;
+  if (limit_blocks > 0 && grid_blocks > limit_blocks) simulation.max_simulated_blocks = limit_blocks;
+  return simulation;
+}
+
+/// Candidates differing from `config` in exactly one parameter.
+bool differ_in_one(const Config& a, const Config& b) {
+  int differences = 0;
+  for (const auto& [key, value] : a.values()) differences += b.get_or(key, value + 1) != value ? 1 : 0;
+  return differences == 1;
+}
+
+void explain_ranked(Suggestion& suggestion, const std::vector<Candidate>& all, const DeviceProfile& profile) {
+  if (suggestion.ranked.empty()) return;
+  Candidate& best = suggestion.ranked.front();
+  // The best config's reason: the single change that would cost it the most.
+  const Candidate* contrast = nullptr;
+  for (const Candidate& other : all) {
+    if (differ_in_one(best.config, other.config) &&
+        (contrast == nullptr || other.prediction.time_us > contrast->prediction.time_us)) {
+      contrast = &other;
+    }
+  }
+  if (contrast == nullptr && suggestion.worst && !(suggestion.worst->config == best.config)) contrast = &*suggestion.worst;
+  best.reason = contrast != nullptr ? explain_against(best, *contrast) : explain_alone(best, profile);
+  // The others: what they lose against the best.
+  for (std::size_t i = 1; i < suggestion.ranked.size(); ++i) {
+    suggestion.ranked[i].reason = explain_against(suggestion.ranked[i], best);
+  }
+  if (suggestion.worst) suggestion.worst->reason = explain_against(*suggestion.worst, best);
+}
+
+} // namespace
+
+void rank_candidates(std::vector<Candidate>& candidates) {
+  // Times equal to the nanosecond count as ties; ties go to the config using less.
+  auto key = [](const Candidate& c) {
+    return std::tuple{std::llround(c.prediction.time_us * 1000.0), c.threads_per_block, c.shared_bytes_per_block,
+                      c.registers_per_thread * c.threads_per_block, c.config.to_string()};
+  };
+  std::ranges::sort(candidates, [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
+}
+
+Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.top == 0) throw InputError("--top must be at least 1");
+  family_info(problem.family); // unknown family: throws naming the valid ones
+  if (problem.n <= 0) throw InputError("n must be positive, got " + std::to_string(problem.n));
+  if (problem.m < 0) throw InputError("m must not be negative, got " + std::to_string(problem.m));
+  if (problem.k < 0) throw InputError("k must not be negative, got " + std::to_string(problem.k));
+
+  Suggestion suggestion;
+  suggestion.problem = problem;
+  const SearchSpace space = family_search_space(problem, profile, options.fixed);
+  suggestion.space_size = space.unconstrained_size();
+  const std::vector<Config> configs = space.enumerate();
+  suggestion.enumerated = static_cast<std::int64_t>(configs.size());
+
+  RejectionTally rejections;
+  std::vector<Evaluated> admitted;
+  for (const Config& config : configs) {
+    if (auto evaluated = admit(problem, config, profile, rejections)) admitted.push_back(std::move(*evaluated));
+  }
+  suggestion.rejections = rejections.sorted();
+  if (admitted.empty()) throw_nothing_feasible(problem, profile, suggestion.rejections, rejections.total());
+
+  // Screen every candidate (sampled when its grid is large), then refine the most promising.
+  const Predictor predict = predictor_or_model(options);
+  std::vector<std::pair<Candidate, const KernelPattern*>> screened;
+  for (Evaluated& evaluated : admitted) {
+    const SimulationOptions simulation = simulation_for(evaluated.pattern.grid.count(), options.screening_blocks);
+    if (simulation.max_simulated_blocks > 0) suggestion.screening_blocks = options.screening_blocks;
+    evaluated.candidate.prediction = predict(evaluated.pattern, profile, simulation);
+    screened.emplace_back(evaluated.candidate, &evaluated.pattern);
+  }
+  std::vector<Candidate> all;
+  for (const auto& [candidate, pattern] : screened) all.push_back(candidate);
+  rank_candidates(all);
+
+  std::vector<Candidate> ranked;
+  if (suggestion.screening_blocks > 0) {
+    const std::size_t refine = std::min(all.size(), std::max(options.full_simulations, options.top));
+    std::vector<Candidate> refined(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(refine));
+    for (Candidate& candidate : refined) {
+      const auto found = std::ranges::find_if(screened, [&](const auto& s) { return s.first.config == candidate.config; });
+      const KernelPattern& pattern = *found->second;
+      if (pattern.grid.count() <= options.screening_blocks) continue; // already simulated in full
+      candidate.prediction = predict(pattern, profile, simulation_for(pattern.grid.count(), options.full_simulation_blocks));
+    }
+    suggestion.fully_simulated = static_cast<std::int64_t>(refine);
+    rank_candidates(refined);
+    // Refined predictions are ranked among themselves only: sampled and full predictions of
+    // different configs are not compared with each other.
+    ranked = refined;
+    ranked.insert(ranked.end(), all.begin() + static_cast<std::ptrdiff_t>(refine), all.end());
+  } else {
+    suggestion.fully_simulated = static_cast<std::int64_t>(all.size());
+    ranked = all;
+  }
+
+  suggestion.feasible = static_cast<std::int64_t>(ranked.size());
+  if (ranked.size() > 1) suggestion.worst = ranked.back();
+  ranked.resize(std::min(ranked.size(), options.top));
+  suggestion.ranked = std::move(ranked);
+  explain_ranked(suggestion, all, profile);
+  suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return suggestion;
+}
+
+Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile, const SuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  validate_pattern(pattern);
+  if (const auto problem_text = global_memory_problem(pattern, profile)) throw InputError(*problem_text);
+  check_fits_device(pattern, profile);
+  Suggestion suggestion;
+  suggestion.problem.family = pattern.name;
+  suggestion.space_size = 1;
+  suggestion.enumerated = 1;
+  suggestion.feasible = 1;
+  Candidate candidate;
+  candidate.threads_per_block = pattern.block.count();
+  candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
+  candidate.registers_per_thread = pattern.registers_per_thread;
+  candidate.blocks_per_sm = blocks_per_sm(pattern, profile);
+  if (candidate.blocks_per_sm == 0) throw InputError("pattern '" + pattern.name + "': no block can be resident on an SM");
+  const SimulationOptions simulation = simulation_for(pattern.grid.count(), options.full_simulation_blocks);
+  candidate.prediction = predictor_or_model(options)(pattern, profile, simulation);
+  suggestion.screening_blocks = simulation.max_simulated_blocks;
+  suggestion.fully_simulated = 1;
+  candidate.reason = explain_alone(candidate, profile);
+  suggestion.ranked.push_back(std::move(candidate));
+  suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return suggestion;
+}
+
+} // namespace cachewise::advisor

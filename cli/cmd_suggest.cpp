@@ -1,0 +1,164 @@
+// `advisor suggest`: rank a built-in family's configs (or predict one custom pattern) on a
+// device profile and explain each with the mechanism behind its predicted time.
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cachewise/advisor.hpp"
+#include "command.hpp"
+#include "common.hpp"
+
+namespace cachewise::cli {
+namespace {
+
+struct SuggestArguments {
+  std::string pattern;
+  std::string pattern_file;
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::string dtype = "f32";
+  std::string profile;
+  std::int64_t top = 5;
+  std::string fix;
+  bool json = false;
+  bool verbose = false;
+};
+
+// Screening keeps `suggest` interactive: grids beyond kScreeningBlocks are first simulated on a
+// sample of that many blocks; the best kFullSimulations are then simulated on up to
+// kFullSimulationBlocks (docs/advisor.md has the measurements behind these numbers).
+constexpr std::int64_t kScreeningBlocks = 2048;
+constexpr std::size_t kFullSimulations = 8;
+constexpr std::int64_t kFullSimulationBlocks = 65536;
+
+std::string fixed_text(std::optional<double> value, int precision) {
+  if (!value) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(precision) << *value;
+  return out.str();
+}
+
+std::string pair_text(std::optional<double> first, std::optional<double> second, int precision) {
+  return fixed_text(first, precision) + "/" + fixed_text(second, precision);
+}
+
+void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
+  const std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
+                                           "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
+    const advisor::Candidate& c = suggestion.ranked[i];
+    const advisor::CounterSummary counters = advisor::summarize(c.prediction);
+    rows.push_back({std::to_string(i + 1), c.config.values().empty() ? suggestion.problem.family : c.config.to_string(),
+                    fixed_text(c.prediction.time_us, 2), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                    pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
+                    pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
+                    fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
+  }
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t col = 0; col < header.size(); ++col) {
+    widths[col] = header[col].size();
+    for (const auto& row : rows) widths[col] = std::max(widths[col], row[col].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    for (std::size_t col = 0; col < row.size(); ++col) {
+      const bool last = col + 1 == row.size();
+      const bool text_column = col == 1 || last;
+      out << (text_column ? std::left : std::right) << std::setw(last ? 0 : static_cast<int>(widths[col])) << row[col]
+          << (last ? "\n" : "  ");
+    }
+  };
+  print_row(header);
+  for (const auto& row : rows) print_row(row);
+}
+
+void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<double> wall, std::ostream& err) {
+  err << "space: " << suggestion.space_size << " configs, " << suggestion.enumerated << " after the search policy, "
+      << suggestion.feasible << " feasible, " << suggestion.enumerated - suggestion.feasible << " rejected\n";
+  for (const advisor::RejectionCount& rejection : suggestion.rejections) {
+    err << "  rejected " << std::setw(5) << rejection.count << " by " << to_string(rejection.stage) << ": "
+        << rejection.reason << "  (e.g. " << rejection.example << ")\n";
+  }
+  if (suggestion.screening_blocks > 0) {
+    err << "screening: grids above " << suggestion.screening_blocks << " blocks simulated on a sample of that many; best "
+        << suggestion.fully_simulated << " simulated again on up to " << kFullSimulationBlocks << " blocks\n";
+  } else {
+    err << "every candidate fully simulated (" << suggestion.fully_simulated << ")\n";
+  }
+  if (suggestion.worst) err << "worst: " << suggestion.worst->config.to_string() << ": " << suggestion.worst->reason << '\n';
+  err << "time: " << std::fixed << std::setprecision(3) << suggestion.elapsed.count() << " s in the advisor, "
+      << wall.count() << " s in total\n";
+}
+
+void run_suggest(const SuggestArguments& args) {
+  const auto start = std::chrono::steady_clock::now();
+  if (args.pattern.empty() == args.pattern_file.empty()) {
+    throw InputError("suggest: give exactly one of --pattern FAMILY or --pattern-file FILE");
+  }
+  if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
+  advisor::SuggestOptions options;
+  options.top = static_cast<std::size_t>(args.top);
+  options.screening_blocks = kScreeningBlocks;
+  options.full_simulations = kFullSimulations;
+  options.full_simulation_blocks = kFullSimulationBlocks;
+
+  advisor::Suggestion suggestion;
+  LoadedProfile loaded;
+  if (!args.pattern_file.empty()) {
+    if (args.n != 0 || args.m != 0 || args.k != 0 || !args.fix.empty()) {
+      throw InputError("--n/--m/--k/--fix describe a built-in pattern; a --pattern-file carries its own sizes");
+    }
+    const KernelPattern pattern = load_pattern(args.pattern_file);
+    loaded = load_profile_for_cli(args.profile);
+    suggestion = advisor::suggest_pattern(pattern, loaded.profile, options);
+  } else {
+    ProblemSpec problem{args.pattern, args.n, args.m, args.k, parse_data_type(args.dtype)};
+    family_info(problem.family); // an unknown pattern is reported before a missing size
+    if (problem.n <= 0) throw InputError("--n must be positive, got " + std::to_string(problem.n));
+    options.fixed = Config::parse(args.fix);
+    loaded = load_profile_for_cli(args.profile);
+    suggestion = advisor::suggest(problem, loaded.profile, options);
+  }
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+
+  if (args.json) {
+    nlohmann::json json = advisor::suggestion_to_json(suggestion);
+    json["profile"] = {{"path", loaded.path.string()}, {"source", loaded.source}, {"device", loaded.profile.device.name}};
+    print_json(json);
+  } else {
+    std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
+              << "]\n";
+    const std::string subject = args.pattern_file.empty() ? advisor::describe(suggestion.problem) : args.pattern_file;
+    std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
+              << " candidates, ranked by predicted time\n";
+    print_table(suggestion, std::cout);
+  }
+  if (args.verbose) print_verbose(suggestion, wall, std::cerr);
+}
+
+void add_suggest(CLI::App& root) {
+  auto* command = root.add_subcommand("suggest", "Rank a pattern's layouts (tile, pad, block, ept, vector) by predicted time, with reasons");
+  auto args = std::make_shared<SuggestArguments>();
+  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)");
+  command->add_option("--pattern-file", args->pattern_file, "Custom pattern JSON (docs/pattern-format.md): predict and explain it");
+  command->add_option("--n", args->n, "Problem size n");
+  command->add_option("--m", args->m, "Problem size m (default: n)");
+  command->add_option("--k", args->k, "Problem size k (default: n)");
+  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16")->capture_default_str();
+  command->add_option("--profile", args->profile, "Device profile JSON (default: the bundled one)");
+  command->add_option("--top", args->top, "How many configs to show")->capture_default_str();
+  command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
+  command->add_flag("--json", args->json, "Print JSON instead of the table");
+  command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
+  command->callback([args] { run_suggest(*args); });
+}
+
+} // namespace
+
+CACHEWISE_REGISTER_COMMAND(20, add_suggest);
+
+} // namespace cachewise::cli

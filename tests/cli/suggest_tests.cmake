@@ -1,0 +1,58 @@
+# advisor suggest: ranking output, JSON, pins, custom patterns, and one-line bad-input errors.
+set(cachewise_suggest_profile --profile ${cachewise_example_profile})
+
+# Transpose: a staged (smem=1) config must win, and its reason names a mechanism with numbers.
+cachewise_cli_test(suggest_transpose EXIT 0
+  STDOUT "profile: Example Hopper GPU from .*example-gpu.json \\[--profile\\].*transpose n=4096 f32: [0-9]+ feasible.*time_us.*\n1  [^\n]*smem=1[^\n]*[0-9]+x? (faster|slower)"
+  ARGS suggest --pattern transpose --n 4096 ${cachewise_suggest_profile} --top 3)
+cachewise_cli_test(suggest_transpose_json EXIT 0
+  STDOUT "\"profile\": {.*\"source\": \"--profile\".*\"ranked\": \\[.*\"rank\": 1.*\"reason\": \"[^\"]+\""
+  ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --top 2 --json)
+# Pinning smem=1,pad=0 leaves only unpadded staged configs: every row shows pad=0.
+cachewise_cli_test(suggest_fix_pins_keys EXIT 0
+  STDOUT "\n1  block_x=[0-9]+,block_y=[0-9]+,pad=0,smem=1,tile="
+  ARGS suggest --pattern transpose --n 2048 ${cachewise_suggest_profile} --fix smem=1,pad=0 --top 2)
+# copy with a pinned stride: the rules force vector=1, so every config carries stride=4,vector=1.
+cachewise_cli_test(suggest_copy_stride EXIT 0 STDOUT "\n1  block=[0-9]+,ept=[0-9]+,stride=4,vector=1 "
+  ARGS suggest --pattern copy --n 1048576 ${cachewise_suggest_profile} --fix stride=4)
+cachewise_cli_test(suggest_verbose EXIT 0 STDOUT "\n1  "
+  ARGS suggest --pattern stencil2d --n 1024 ${cachewise_suggest_profile} --verbose --top 1)
+
+# Bad input: one line, exit 2.
+cachewise_cli_test(suggest_unknown_pattern EXIT 2
+  STDERR "^advisor: unknown pattern 'frob' \\(valid: [a-z0-9, ]*transpose[a-z0-9, ]*\\)\n$"
+  ARGS suggest --pattern frob --n 64 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_zero_n EXIT 2 STDERR "^advisor: --n must be positive, got 0\n$"
+  ARGS suggest --pattern transpose --n 0 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_negative_n EXIT 2 STDERR "^advisor: --n must be positive, got -5\n$"
+  ARGS suggest --pattern transpose --n -5 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_missing_n EXIT 2 STDERR "^advisor: --n must be positive, got 0\n$"
+  ARGS suggest --pattern copy ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_non_numeric_n EXIT 2 STDERR "^advisor: .*--n.*abc.*\n$"
+  ARGS suggest --pattern transpose --n abc ${cachewise_suggest_profile})
+# 4e9 x 4e9 f32 elements: 6.4e19 bytes per array, beyond int64.
+cachewise_cli_test(suggest_overflowing_sizes EXIT 2 STDERR "^advisor: transpose n=4000000000 f32: .*overflow.*\n$"
+  ARGS suggest --pattern transpose --n 4000000000 ${cachewise_suggest_profile})
+# 200000^2 f32 = 160 GB per array; the example device has 150754820096 bytes.
+cachewise_cli_test(suggest_exceeds_device_memory EXIT 2
+  STDERR "^advisor: transpose n=200000 f32: arrays need 320000000000 bytes, the device has 150754820096\n$"
+  ARGS suggest --pattern transpose --n 200000 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_unknown_dtype EXIT 2 STDERR "^advisor: unknown dtype 'bf16' \\(valid: f32, f64, f16\\)\n$"
+  ARGS suggest --pattern transpose --n 64 --dtype bf16 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_unreadable_profile EXIT 2 STDERR "^advisor: /nonexistent/p.json: cannot open profile file\n$"
+  ARGS suggest --pattern transpose --n 64 --profile /nonexistent/p.json)
+cachewise_cli_test(suggest_top_zero EXIT 2 STDERR "^advisor: --top must be at least 1, got 0\n$"
+  ARGS suggest --pattern transpose --n 64 --top 0 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_unknown_fix_key EXIT 2
+  STDERR "^advisor: --fix: transpose has no key 'vector' \\(keys: [a-z_, ]+\\)\n$"
+  ARGS suggest --pattern transpose --n 64 --fix vector=4 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_malformed_fix EXIT 2 STDERR "^advisor: config: expected key=value, got 'pad'\n$"
+  ARGS suggest --pattern transpose --n 64 --fix pad ${cachewise_suggest_profile})
+# Pinning a value every config rejects: the model's rule is the message.
+cachewise_cli_test(suggest_fix_breaks_rule EXIT 2 STDERR "^advisor: transpose n=64 f32: transpose: .*pad.*\n$"
+  ARGS suggest --pattern transpose --n 64 --fix smem=0,pad=1 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_no_pattern EXIT 2
+  STDERR "^advisor: suggest: give exactly one of --pattern FAMILY or --pattern-file FILE\n$"
+  ARGS suggest --n 64 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_missing_pattern_file EXIT 2 STDERR "^advisor: /nonexistent/k.json: .*\n$"
+  ARGS suggest --pattern-file /nonexistent/k.json ${cachewise_suggest_profile})
