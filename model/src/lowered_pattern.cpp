@@ -131,6 +131,7 @@ private:
           pattern_.arrays.begin());
       const ArrayDecl& array = pattern_.arrays[array_index];
       LoweredAccess lowered;
+      lowered.id = out_.access_count++;
       lowered.shared = array.space == MemorySpace::shared;
       lowered.store = access.is_store;
       lowered.predicated = access.predicated;
@@ -144,9 +145,42 @@ private:
       }
       for (const AffineIndex& index_expr : access.index) lowered.dims.push_back(expr(index_expr, out));
       for (const Guard& guard : access.guards) lowered.guards.push_back({expr(guard.value, out), guard.lower, guard.upper});
+      add_fast_path(lowered);
       out.accesses.push_back(std::move(lowered));
     }
     return out;
+  }
+
+  std::pair<std::int64_t, std::int64_t> lane_range(const LinearTerm& term, int warp) const {
+    std::int64_t low = INT64_MAX;
+    std::int64_t high = INT64_MIN;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((out_.lanes_present[static_cast<std::size_t>(warp)] >> lane & 1u) == 0) continue;
+      const std::int64_t value = out_.lane_values[term.lane_table + static_cast<std::size_t>(warp * kWarpLanes + lane)];
+      low = std::min(low, value);
+      high = std::max(high, value);
+    }
+    return {low, high};
+  }
+
+  void add_fast_path(LoweredAccess& access) const {
+    const auto has_quotients = [](const LoweredExpr& e) { return !e.quotients.empty(); };
+    access.affine_only = std::none_of(access.dims.begin(), access.dims.end(), has_quotients) &&
+                         std::none_of(access.guards.begin(), access.guards.end(),
+                                      [&](const LoweredGuard& g) { return has_quotients(g.value); });
+    if (!access.affine_only) return;
+    for (int warp = 0; warp < out_.warps_per_block; ++warp) {
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        std::int64_t offset = 0;
+        for (std::size_t d = 0; d < access.dims.size(); ++d) {
+          offset += access.strides[d] *
+                    out_.lane_values[access.dims[d].linear.lane_table + static_cast<std::size_t>(warp * kWarpLanes + lane)];
+        }
+        access.lane_offsets.push_back(offset);
+      }
+      for (const LoweredExpr& dim : access.dims) access.dim_lane_ranges.push_back(lane_range(dim.linear, warp));
+      for (const LoweredGuard& guard : access.guards) access.guard_lane_ranges.push_back(lane_range(guard.value.linear, warp));
+    }
   }
 
   const KernelPattern& pattern_;

@@ -45,6 +45,7 @@ struct LoweredGuard {
 };
 
 struct LoweredAccess {
+  std::size_t id = 0; ///< index over all accesses of the pattern
   bool shared = false;
   bool store = false;
   bool predicated = true;
@@ -56,6 +57,15 @@ struct LoweredAccess {
   std::vector<std::int64_t> strides; ///< elements
   std::vector<LoweredGuard> guards;
   int access_bytes() const { return element_bytes * vector_elements; }
+
+  /// Fast path, for accesses without quotient terms: per (warp, lane) the thread part of the
+  /// flat element offset, and per (warp, dim) / (warp, guard) the range [min, max] of the
+  /// thread parts over the warp's real lanes. When a whole warp is inside every bound the
+  /// addresses are one add per lane.
+  bool affine_only = false;
+  std::vector<std::int64_t> lane_offsets;
+  std::vector<std::pair<std::int64_t, std::int64_t>> dim_lane_ranges;
+  std::vector<std::pair<std::int64_t, std::int64_t>> guard_lane_ranges;
 };
 
 struct LoweredPhase {
@@ -74,6 +84,7 @@ struct LoweredPattern {
   std::vector<std::int64_t> lane_values;    ///< all lane tables, see LinearTerm::lane_table
   std::vector<LoweredPhase> phases;
   std::vector<PhaseLoop> phase_loops;
+  std::size_t access_count = 0;
 };
 
 /// Global arrays start 1 MiB-aligned, one after another, from 1 GiB; shared arrays 128 B-aligned from 0.

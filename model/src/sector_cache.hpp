@@ -5,11 +5,16 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "cachewise/model.hpp"
 
 namespace cachewise::detail {
+
+__extension__ using Uint128 = unsigned __int128; // GCC/Clang builtin; the extension marker keeps -Wpedantic quiet
 
 /// splitmix64 finaliser: spreads line addresses over sets and partitions like a hardware hash.
 inline std::uint64_t mix_bits(std::uint64_t value) {
@@ -20,6 +25,25 @@ inline std::uint64_t mix_bits(std::uint64_t value) {
   value ^= value >> 31;
   return value;
 }
+
+/// A zero-filled array from calloc: large ones come straight from the OS as untouched zero
+/// pages, so a simulation pays only for the sets it uses (an H200 L2 is 20 MB of state).
+template <typename T>
+class ZeroedArray {
+public:
+  ZeroedArray() = default;
+  explicit ZeroedArray(std::size_t count) : data_(static_cast<T*>(std::calloc(count == 0 ? 1 : count, sizeof(T)))) {
+    if (!data_) throw std::bad_alloc();
+  }
+  T& operator[](std::size_t i) { return data_.get()[i]; }
+  const T& operator[](std::size_t i) const { return data_.get()[i]; }
+
+private:
+  struct Free {
+    void operator()(T* pointer) const { std::free(pointer); }
+  };
+  std::unique_ptr<T, Free> data_;
+};
 
 struct CacheGeometry {
   std::int64_t capacity_bytes = 0;
@@ -40,30 +64,44 @@ struct Writeback {
 
 class SectorCache {
 public:
+  static constexpr std::uint64_t kHashChunkLines = 32;
+
   explicit SectorCache(const CacheGeometry& geometry)
       : ways_(geometry.ways), sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
         full_sector_mask_(geometry.sector_bytes >= 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1u),
-        policy_(geometry.policy), hashed_sets_(geometry.hashed_sets) {
+        policy_(geometry.policy), hashed_sets_(geometry.hashed_sets), tracks_writes_(geometry.tracks_writes) {
     const std::int64_t lines = geometry.capacity_bytes / geometry.line_bytes;
     sets_ = std::max<std::int64_t>(1, lines / ways_);
+    sets_are_power_of_two_ = (sets_ & (sets_ - 1)) == 0;
     const std::size_t slots = static_cast<std::size_t>(sets_ * ways_);
-    tags_.assign(slots, 0);
-    stamps_.assign(slots, 0);
-    valid_.assign(slots, 0);
-    dirty_.assign(slots, 0);
-    if (geometry.tracks_writes) written_bytes_.assign(slots * static_cast<std::size_t>(sectors_per_line_), 0);
+    tags_ = ZeroedArray<std::uint64_t>(slots);
+    stamps_ = ZeroedArray<std::uint64_t>(slots);
+    valid_ = ZeroedArray<std::uint32_t>(slots);
+    if (geometry.tracks_writes) {
+      dirty_ = ZeroedArray<std::uint32_t>(slots);
+      written_bytes_ = ZeroedArray<std::uint32_t>(slots * static_cast<std::size_t>(sectors_per_line_));
+    }
   }
 
   int sectors_per_line() const { return sectors_per_line_; }
 
-  /// Slot holding `line`, or -1. Does not touch recency.
-  std::int64_t find(std::uint64_t line) const {
-    const std::int64_t first = set_of(line) * ways_;
+  /// Where `line` lives: its set's first slot and its slot, or -1 when absent.
+  struct Probe {
+    std::int64_t first = 0;
+    std::int64_t slot = -1;
+  };
+
+  /// Looks `line` up without touching recency.
+  Probe probe(std::uint64_t line) const {
+    Probe result{set_of(line) * ways_, -1};
     const std::uint64_t tag = line + 1; // 0 marks an empty slot
-    for (std::int64_t slot = first; slot < first + ways_; ++slot) {
-      if (tags_[static_cast<std::size_t>(slot)] == tag) return slot;
+    for (std::int64_t slot = result.first; slot < result.first + ways_; ++slot) {
+      if (tags_[static_cast<std::size_t>(slot)] == tag) {
+        result.slot = slot;
+        break;
+      }
     }
-    return -1;
+    return result;
   }
 
   std::uint32_t valid_mask(std::int64_t slot) const { return slot < 0 ? 0u : valid_[static_cast<std::size_t>(slot)]; }
@@ -72,37 +110,31 @@ public:
     if (policy_ != ReplacementPolicy::fifo) stamps_[static_cast<std::size_t>(slot)] = ++clock_;
   }
 
-  /// Slot for `line`, allocating (and evicting) when absent; `evicted` reports a dirty victim.
-  std::int64_t find_or_allocate(std::uint64_t line, Writeback& evicted) {
-    const std::int64_t found = find(line);
-    if (found >= 0) {
-      touch(found);
-      return found;
+  /// The probed slot (touched), or a fresh one for `line` (evicting); `evicted` reports a dirty victim.
+  std::int64_t allocate(const Probe& probed, std::uint64_t line, Writeback& evicted) {
+    if (probed.slot >= 0) {
+      touch(probed.slot);
+      return probed.slot;
     }
-    const std::int64_t slot = victim(line);
+    const std::int64_t slot = victim(probed.first);
     const auto index = static_cast<std::size_t>(slot);
-    if (tags_[index] != 0) evicted = write_back(slot);
+    if (tags_[index] != 0 && tracks_writes_) evicted = write_back(slot);
     tags_[index] = line + 1;
     valid_[index] = 0;
-    dirty_[index] = 0;
     stamps_[index] = ++clock_;
     return slot;
   }
 
   void set_valid(std::int64_t slot, std::uint32_t sectors) { valid_[static_cast<std::size_t>(slot)] |= sectors; }
 
-  void invalidate(std::uint64_t line, std::uint32_t sectors) {
-    const std::int64_t slot = find(line);
-    if (slot >= 0) valid_[static_cast<std::size_t>(slot)] &= ~sectors;
-  }
-
   /// Records written bytes (one mask per sector, bit i = byte i); a sector fully written
   /// becomes valid without a fill.
   void write(std::int64_t slot, std::uint32_t sectors, const std::uint32_t* byte_masks) {
     const auto index = static_cast<std::size_t>(slot);
+    if (dirty_[index] == 0) dirty_slots_.push_back(slot);
     dirty_[index] |= sectors;
-    for (int s = 0; s < sectors_per_line_; ++s) {
-      if ((sectors >> s & 1u) == 0) continue;
+    for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
+      const int s = std::countr_zero(rest);
       std::uint32_t& bytes = written_bytes_[index * static_cast<std::size_t>(sectors_per_line_) + static_cast<std::size_t>(s)];
       bytes |= byte_masks[s];
       if ((bytes & full_sector_mask_) == full_sector_mask_) valid_[index] |= 1u << s;
@@ -112,23 +144,31 @@ public:
   /// Writes back every dirty line (end of kernel) and reports the totals.
   Writeback flush() {
     Writeback total;
-    for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(tags_.size()); ++slot) {
-      if (tags_[static_cast<std::size_t>(slot)] == 0) continue;
+    for (std::int64_t slot : dirty_slots_) {
       const Writeback one = write_back(slot);
       total.dirty_sectors += one.dirty_sectors;
       total.partial_sectors += one.partial_sectors;
     }
+    dirty_slots_.clear();
     return total;
   }
 
 private:
   std::int64_t set_of(std::uint64_t line) const {
-    const std::uint64_t key = hashed_sets_ ? mix_bits(line) : line;
-    return static_cast<std::int64_t>(key % static_cast<std::uint64_t>(sets_));
+    if (hashed_sets_) {
+      // Chunks of kHashChunkLines consecutive lines land on consecutive sets (so streaming
+      // stays cheap for the host's caches); chunks are spread by a hash, so power-of-two
+      // strides (matrix columns) do not pile onto a few sets. Multiply-shift, no division.
+      const std::uint64_t chunk_hash = mix_bits(line / kHashChunkLines);
+      const auto start = static_cast<std::int64_t>((static_cast<Uint128>(chunk_hash) * static_cast<std::uint64_t>(sets_)) >> 64);
+      const std::int64_t set = start + static_cast<std::int64_t>(line % kHashChunkLines);
+      return set >= sets_ ? set % sets_ : set;
+    }
+    return static_cast<std::int64_t>(sets_are_power_of_two_ ? line & static_cast<std::uint64_t>(sets_ - 1)
+                                                            : line % static_cast<std::uint64_t>(sets_));
   }
 
-  std::int64_t victim(std::uint64_t line) {
-    const std::int64_t first = set_of(line) * ways_;
+  std::int64_t victim(std::int64_t first) {
     for (std::int64_t slot = first; slot < first + ways_; ++slot) {
       if (tags_[static_cast<std::size_t>(slot)] == 0) return slot;
     }
@@ -159,6 +199,7 @@ private:
   }
 
   std::int64_t sets_ = 1;
+  bool sets_are_power_of_two_ = true;
   std::int64_t ways_ = 1;
   int sectors_per_line_ = 4;
   std::uint32_t full_sector_mask_ = 0xffffffffu;
@@ -166,11 +207,13 @@ private:
   bool hashed_sets_ = false;
   std::uint64_t clock_ = 0;
   std::uint64_t random_state_ = 0;
-  std::vector<std::uint64_t> tags_;
-  std::vector<std::uint64_t> stamps_;
-  std::vector<std::uint32_t> valid_;
-  std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> written_bytes_;
+  bool tracks_writes_ = true;
+  ZeroedArray<std::uint64_t> tags_;
+  ZeroedArray<std::uint64_t> stamps_;
+  ZeroedArray<std::uint32_t> valid_;
+  ZeroedArray<std::uint32_t> dirty_;
+  ZeroedArray<std::uint32_t> written_bytes_;
+  std::vector<std::int64_t> dirty_slots_; ///< slots that became dirty (may repeat; flush skips clean ones)
 };
 
 } // namespace cachewise::detail

@@ -19,6 +19,35 @@ struct SharedCost {
 /// accesses; within a group, lanes reading the same bank word share it (broadcast) and each
 /// bank serves one distinct word per wavefront. A group with active lanes needs at least
 /// one wavefront, which is the ideal. `banks` must be at most 64.
+/// Fast path: when no bank sees two different words, the group is one wavefront. Returns
+/// false (leaving `cost` alone) when some bank holds two words and the full count is needed.
+inline bool try_conflict_free_group(const std::int64_t* offsets, std::uint32_t active, int access_bytes, int banks,
+                                    int bank_width_bytes, int group, int group_lanes, SharedCost& cost) {
+  std::array<std::int64_t, 64> word_in_bank;
+  word_in_bank.fill(-1);
+  bool any = false;
+  for (int lane = group; lane < group + group_lanes; ++lane) {
+    if ((active >> lane & 1u) == 0) continue;
+    any = true;
+    const std::int64_t first_word = offsets[lane] / bank_width_bytes;
+    const std::int64_t last_word = (offsets[lane] + access_bytes - 1) / bank_width_bytes;
+    for (std::int64_t word = first_word; word <= last_word; ++word) {
+      if (word < 0) return false;
+      std::int64_t& held = word_in_bank[static_cast<std::size_t>(word % banks)];
+      if (held == -1) {
+        held = word;
+      } else if (held != word) {
+        return false;
+      }
+    }
+  }
+  if (any) {
+    cost.wavefronts += 1;
+    cost.ideal_wavefronts += 1;
+  }
+  return true;
+}
+
 inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t active, int access_bytes, int banks,
                                     int bank_width_bytes) {
   constexpr int kWarp = 32;
@@ -26,6 +55,7 @@ inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t a
   const int words_per_lane = std::clamp(access_bytes / bank_width_bytes, 1, 4);
   const int group_lanes = kWarp / words_per_lane;
   for (int group = 0; group < kWarp; group += group_lanes) {
+    if (try_conflict_free_group(offsets, active, access_bytes, banks, bank_width_bytes, group, group_lanes, cost)) continue;
     std::array<std::int64_t, 4 * kWarp> words{};
     int word_count = 0;
     for (int lane = group; lane < group + group_lanes; ++lane) {

@@ -125,7 +125,8 @@ public:
     l1.ways = profile.l1.ways ? static_cast<int>(profile.l1.ways->value) : kDefaultL1Ways;
     l1.policy = profile.l1.replacement.policy;
     l1.tracks_writes = false;
-    l1_.assign(static_cast<std::size_t>(profile.device.sm_count), SectorCache(l1));
+    l1_.reserve(static_cast<std::size_t>(profile.device.sm_count));
+    for (int sm = 0; sm < profile.device.sm_count; ++sm) l1_.emplace_back(l1);
     CacheGeometry l2;
     l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value) / partitions_;
     l2.line_bytes = line_bytes_;
@@ -133,7 +134,8 @@ public:
     l2.ways = profile.l2.ways ? static_cast<int>(profile.l2.ways->value) : kDefaultL2Ways;
     l2.policy = profile.l2.replacement.policy;
     l2.hashed_sets = true; // real L2s hash addresses over slices and sets
-    l2_.assign(static_cast<std::size_t>(partitions_), SectorCache(l2));
+    l2_.reserve(static_cast<std::size_t>(partitions_));
+    for (int partition = 0; partition < partitions_; ++partition) l2_.emplace_back(l2);
   }
 
   int line_shift() const { return line_shift_; }
@@ -141,53 +143,54 @@ public:
 
   int home_partition(std::uint64_t line) const {
     if (partitions_ == 1) return 0;
-    return static_cast<int>(mix_bits(line / static_cast<std::uint64_t>(interleave_lines_)) %
-                            static_cast<std::uint64_t>(partitions_));
+    const std::uint64_t hash = mix_bits(line / static_cast<std::uint64_t>(interleave_lines_));
+    return static_cast<int>((static_cast<Uint128>(hash) * static_cast<std::uint64_t>(partitions_)) >> 64);
   }
   int near_partition(int sm) const { return sm % partitions_; }
 
   /// A global load of `request` from `sm`; returns the latency of its slowest sector.
   int load(int sm, const LineRequest& request, TrafficCounts& counts) {
     SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
-    std::int64_t slot = l1.find(request.line);
-    const std::uint32_t hits = request.sectors & l1.valid_mask(slot);
+    const SectorCache::Probe probed = l1.probe(request.line);
+    const std::uint32_t hits = request.sectors & l1.valid_mask(probed.slot);
     counts.l1_hit_sectors += std::popcount(hits);
     const std::uint32_t misses = request.sectors & ~hits;
-    if (slot >= 0) l1.touch(slot);
-    if (misses == 0) return l1_latency_;
+    if (misses == 0) {
+      l1.touch(probed.slot);
+      return l1_latency_;
+    }
     Writeback clean; // L1 lines are never dirty (write-through)
-    if (slot < 0) slot = l1.find_or_allocate(request.line, clean);
-    l1.set_valid(slot, misses);
+    l1.set_valid(l1.allocate(probed, request.line, clean), misses);
     return l2_read(sm, request.line, misses, counts);
   }
 
   /// A global store: write-through L1, then the home L2 partition.
   void store(int sm, const LineRequest& request, TrafficCounts& counts) {
     SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
-    std::int64_t slot = l1.find(request.line);
-    counts.l1_hit_sectors += std::popcount(request.sectors & l1.valid_mask(slot));
+    const SectorCache::Probe probed = l1.probe(request.line);
+    counts.l1_hit_sectors += std::popcount(request.sectors & l1.valid_mask(probed.slot));
     if (l1_allocates_on_store_) {
       Writeback clean;
-      slot = l1.find_or_allocate(request.line, clean);
-      l1.set_valid(slot, request.sectors);
-    } else if (slot >= 0) {
-      l1.touch(slot);
+      l1.set_valid(l1.allocate(probed, request.line, clean), request.sectors);
+    } else if (probed.slot >= 0) {
+      l1.touch(probed.slot);
     }
+    // Stores go to the home partition; a stale copy in another partition is not invalidated
+    // (the patterns modelled never read what they write).
     const int home = home_partition(request.line);
-    const int near = near_partition(sm);
-    if (near != home) l2_[static_cast<std::size_t>(near)].invalidate(request.line, request.sectors);
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
     const int sectors = std::popcount(request.sectors);
     counts.l2_write_lookups += sectors;
+    const SectorCache::Probe probed_home = partition.probe(request.line);
     if (l2_allocates_on_store_) {
       Writeback evicted;
-      const std::int64_t target = partition.find_or_allocate(request.line, evicted);
+      const std::int64_t target = partition.allocate(probed_home, request.line, evicted);
       account(evicted, counts);
       partition.write(target, request.sectors, request.bytes.data());
       counts.l2_write_hits += sectors;
       return;
     }
-    const std::int64_t target = partition.find(request.line);
+    const std::int64_t target = probed_home.slot;
     const std::uint32_t present = request.sectors & partition.valid_mask(target);
     counts.l2_write_hits += std::popcount(present);
     if (present != 0) {
@@ -219,16 +222,18 @@ private:
     // Far-home data: looked up in the near partition first, which keeps a copy.
     SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
     counts.l2_read_lookups += std::popcount(sectors);
-    std::int64_t slot = near_partition.find(line);
-    const std::uint32_t hits = sectors & near_partition.valid_mask(slot);
+    const SectorCache::Probe probed = near_partition.probe(line);
+    const std::uint32_t hits = sectors & near_partition.valid_mask(probed.slot);
     counts.l2_read_hits += std::popcount(hits);
     const std::uint32_t rest = sectors & ~hits;
-    if (slot >= 0) near_partition.touch(slot);
-    if (rest == 0) return near_latency_;
+    if (rest == 0) {
+      near_partition.touch(probed.slot);
+      return near_latency_;
+    }
     counts.l2_far_read_lookups += std::popcount(rest);
     const int latency = read_home(home, line, rest, counts, far_latency_);
     Writeback evicted;
-    slot = near_partition.find_or_allocate(line, evicted);
+    const std::int64_t slot = near_partition.allocate(probed, line, evicted);
     account(evicted, counts);
     near_partition.set_valid(slot, rest);
     return latency;
@@ -237,17 +242,17 @@ private:
   int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
     counts.l2_read_lookups += std::popcount(sectors);
-    std::int64_t slot = partition.find(line);
-    const std::uint32_t hits = sectors & partition.valid_mask(slot);
+    const SectorCache::Probe probed = partition.probe(line);
+    const std::uint32_t hits = sectors & partition.valid_mask(probed.slot);
     counts.l2_read_hits += std::popcount(hits);
     const std::uint32_t misses = sectors & ~hits;
-    if (slot >= 0) partition.touch(slot);
-    if (misses == 0) return hit_latency;
-    if (slot < 0) {
-      Writeback evicted;
-      slot = partition.find_or_allocate(line, evicted);
-      account(evicted, counts);
+    if (misses == 0) {
+      partition.touch(probed.slot);
+      return hit_latency;
     }
+    Writeback evicted;
+    const std::int64_t slot = partition.allocate(probed, line, evicted);
+    account(evicted, counts);
     // DRAM delivers whole fetch granules (e.g. 64 B = two sectors).
     std::uint32_t fetched = 0;
     const std::uint32_t granule = (1u << sectors_per_fetch_) - 1u;
@@ -288,53 +293,29 @@ std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile
   return std::clamp(unified - shared, minimum, configured);
 }
 
-struct SamplingPlan {
-  std::int64_t simulated_blocks = 0;
-  std::vector<std::int64_t> simulated_trips; ///< per phase loop
-};
-
-SamplingPlan plan_sampling(const LoweredPattern& lowered, const SimulationOptions& options, std::int64_t total_blocks,
-                           std::int64_t wave_blocks) {
+/// How many iterations of each phase loop to simulate: all of them unless one wave of blocks
+/// running them would alone exceed the work budget (then the first ones, at least 4).
+std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const SimulationOptions& options,
+                                          std::int64_t wave_blocks) {
   constexpr std::int64_t kMinLoopTrips = 4;
-  SamplingPlan plan;
-  plan.simulated_blocks = total_blocks;
+  std::vector<std::int64_t> trips;
+  for (const PhaseLoop& loop : lowered.phase_loops) trips.push_back(loop.loop.trip_count());
+  if (options.work_budget == 0 || trips.empty()) return trips;
   double fixed = 0;
-  std::vector<double> per_trip(lowered.phase_loops.size(), 0.0);
+  double per_trip = 0;
   for (const LoweredPhase& phase : lowered.phases) {
     const double instructions =
         static_cast<double>(phase.iterations) * static_cast<double>(phase.accesses.size()) * lowered.warps_per_block;
-    if (phase.phase_loop >= 0) {
-      per_trip[static_cast<std::size_t>(phase.phase_loop)] += instructions;
-    } else {
-      fixed += instructions;
-    }
+    (phase.phase_loop >= 0 ? per_trip : fixed) += instructions;
   }
-  for (const PhaseLoop& loop : lowered.phase_loops) plan.simulated_trips.push_back(loop.loop.trip_count());
-  const auto budget = static_cast<double>(options.max_simulated_warp_instructions);
-  const double first_wave = static_cast<double>(std::min(total_blocks, wave_blocks));
-  auto block_cost = [&] {
-    double cost = fixed;
-    for (std::size_t l = 0; l < per_trip.size(); ++l) cost += per_trip[l] * static_cast<double>(plan.simulated_trips[l]);
-    return std::max(cost, 1.0);
-  };
-  if (budget > 0) {
-    double loop_cost = 0;
-    for (double cost : per_trip) loop_cost += cost;
-    if (first_wave * block_cost() > budget && loop_cost > 0) {
-      const double trips = std::floor((budget / first_wave - fixed) / loop_cost);
-      for (std::size_t l = 0; l < per_trip.size(); ++l) {
-        const std::int64_t all = lowered.phase_loops[l].loop.trip_count();
-        plan.simulated_trips[l] = std::clamp(static_cast<std::int64_t>(std::max(trips, 0.0)), std::min(all, kMinLoopTrips), all);
-      }
-    }
-    const auto waves = static_cast<std::int64_t>(std::floor(budget / (static_cast<double>(wave_blocks) * block_cost())));
-    plan.simulated_blocks = std::min(total_blocks, std::max<std::int64_t>(1, waves) * wave_blocks);
+  const double budget_per_block = static_cast<double>(options.work_budget) / static_cast<double>(wave_blocks);
+  if (per_trip <= 0) return trips;
+  const double affordable = std::floor((budget_per_block - fixed) / per_trip);
+  for (std::size_t l = 0; l < trips.size(); ++l) {
+    const std::int64_t all = trips[l];
+    if (affordable < static_cast<double>(all)) trips[l] = std::min(all, std::max(kMinLoopTrips, static_cast<std::int64_t>(affordable)));
   }
-  if (options.max_simulated_blocks > 0) {
-    const std::int64_t waves = (options.max_simulated_blocks + wave_blocks - 1) / wave_blocks;
-    plan.simulated_blocks = std::min(plan.simulated_blocks, waves * wave_blocks);
-  }
-  return plan;
+  return trips;
 }
 
 /// Executes the phases of the blocks of one wave.
@@ -342,12 +323,17 @@ class WaveRunner {
 public:
   WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory)
       : lowered_(lowered), memory_(memory), banks_(static_cast<int>(profile.shared_memory.banks.value)),
-        bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)) {}
+        bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
+        line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
 
   struct Block {
     std::array<std::int64_t, 3> index{};
     int sm = 0;
   };
+
+  /// Warp instructions plus the cache lines they touched so far: what the work budget limits.
+  std::int64_t work() const { return work_; }
 
   /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
   void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<Block>& blocks,
@@ -379,10 +365,27 @@ private:
     for (const LoweredExpr& dim : access.dims) add(dim);
   }
 
+  /// True when every real lane of `warp` meets every guard and bound (affine accesses only).
+  bool whole_warp_inside(const LoweredAccess& access, int warp) const {
+    const std::size_t guards = access.guards.size();
+    for (std::size_t g = 0; g < guards; ++g) {
+      const auto [low, high] = access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g];
+      if (scalars_[g] + low < access.guards[g].lower || scalars_[g] + high >= access.guards[g].upper) return false;
+    }
+    if (!access.predicated) return true;
+    const std::size_t dims = access.dims.size();
+    for (std::size_t d = 0; d < dims; ++d) {
+      const auto [low, high] = access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d];
+      const std::int64_t last = scalars_[guards + d] + high + (d + 1 == dims ? access.vector_elements - 1 : 0);
+      if (scalars_[guards + d] + low < 0 || last >= access.extents[d]) return false;
+    }
+    return true;
+  }
+
   /// Byte address (global) or offset (shared) of every lane that issues; returns the lane mask.
   std::uint32_t lane_addresses(const LoweredAccess& access, int warp) {
-    const std::int64_t* lane_values = lowered_.lane_values.data();
     const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+    const std::int64_t* lane_values = lowered_.lane_values.data();
     std::uint32_t active = 0;
     const std::size_t dims = access.dims.size();
     for (int lane = 0; lane < kWarpLanes; ++lane) {
@@ -418,13 +421,23 @@ private:
   void run_instruction(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values,
                        TrafficCounts& traffic, PhaseCounts& stats) {
     compute_scalars(access, block, loop_values);
+    std::int64_t block_offset = 0;
+    if (access.affine_only) {
+      for (std::size_t d = 0; d < access.dims.size(); ++d) block_offset += scalars_[access.guards.size() + d] * access.strides[d];
+    }
+    const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
-      const std::uint32_t active = lane_addresses(access, warp);
+      // Fast path: an affine warp entirely in bounds has fixed lane offsets, so its coalesced
+      // lines / bank wavefronts depend only on the base address modulo a line / the banks.
+      const bool whole_warp = access.affine_only && whole_warp_inside(access, warp);
+      const std::uint32_t active = whole_warp ? lowered_.lanes_present[static_cast<std::size_t>(warp)] : lane_addresses(access, warp);
       if (active == 0) continue;
       stats.warp_instructions += 1;
+      ++work_;
       if (access.shared) {
-        const SharedCost cost =
-            shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+        const SharedCost cost = whole_warp ? memoised_wavefronts(access, warp, warp_base, active)
+                                           : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
+                                                               bank_width_bytes_);
         if (access.store) {
           traffic.shared_store_requests += 1;
           traffic.shared_store_wavefronts += cost.wavefronts;
@@ -437,19 +450,30 @@ private:
         }
         continue;
       }
-      coalesce(access, active);
+      std::uint64_t line_base = 0;
+      const std::vector<LineRequest>* lines = &scattered_lines_;
+      if (whole_warp) {
+        lines = &memoised_lines(access, warp, warp_base, active);
+        line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
+      } else {
+        coalesce(access, active, 0);
+        scattered_lines_.assign(coalesced_.begin(), coalesced_.end());
+      }
+      work_ += static_cast<std::int64_t>(lines->size());
       if (access.store) {
         traffic.global_store_requests += 1;
-        for (int i = 0; i < coalescer_.count(); ++i) {
-          traffic.global_store_sectors += std::popcount(coalescer_[i].sectors);
-          memory_.store(block.sm, coalescer_[i], traffic);
+        for (LineRequest request : *lines) {
+          request.line += line_base;
+          traffic.global_store_sectors += std::popcount(request.sectors);
+          memory_.store(block.sm, request, traffic);
         }
       } else {
         traffic.global_load_requests += 1;
         int latency = 0;
-        for (int i = 0; i < coalescer_.count(); ++i) {
-          traffic.global_load_sectors += std::popcount(coalescer_[i].sectors);
-          latency = std::max(latency, memory_.load(block.sm, coalescer_[i], traffic));
+        for (LineRequest request : *lines) {
+          request.line += line_base;
+          traffic.global_load_sectors += std::popcount(request.sectors);
+          latency = std::max(latency, memory_.load(block.sm, request, traffic));
         }
         stats.global_load_instructions += 1;
         stats.load_latency_cycles += latency;
@@ -457,7 +481,44 @@ private:
     }
   }
 
-  void coalesce(const LoweredAccess& access, std::uint32_t active) {
+  /// Lines of a whole-warp affine access relative to the line of `warp_base`, cached per
+  /// (access, warp) for the last base offset within a line.
+  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, int warp, std::int64_t warp_base,
+                                                 std::uint32_t active) {
+    LineMemo& memo = line_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+    const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
+    const std::int64_t key = warp_base & (line_bytes - 1);
+    if (memo.key != key) {
+      fill_whole_warp_addresses(access, warp, warp_base);
+      coalesce(access, active, static_cast<std::uint64_t>(warp_base >> memory_.line_shift()));
+      memo.lines.assign(coalesced_.begin(), coalesced_.end());
+      memo.key = key;
+    }
+    return memo.lines;
+  }
+
+  SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
+    WavefrontMemo& memo =
+        wavefront_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+    const std::int64_t period = std::int64_t{banks_} * bank_width_bytes_;
+    const std::int64_t key = ((warp_base % period) + period) % period;
+    if (memo.key != key) {
+      fill_whole_warp_addresses(access, warp, warp_base);
+      memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+      memo.key = key;
+    }
+    return memo.cost;
+  }
+
+  void fill_whole_warp_addresses(const LoweredAccess& access, int warp, std::int64_t warp_base) {
+    const std::int64_t* lane_offsets = access.lane_offsets.data() + static_cast<std::size_t>(warp * kWarpLanes);
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      addresses_[static_cast<std::size_t>(lane)] = warp_base + lane_offsets[lane] * access.element_bytes;
+    }
+  }
+
+  /// Merges the active lanes into distinct lines (stored relative to `line_base`) in coalesced_.
+  void coalesce(const LoweredAccess& access, std::uint32_t active, std::uint64_t line_base) {
     coalescer_.reset();
     const int shift = memory_.line_shift();
     const std::int64_t sector_bytes = memory_.sector_bytes();
@@ -473,7 +534,7 @@ private:
         const std::int64_t high = std::min(last, ((line + 1) << shift) - 1) & (line_bytes - 1);
         const auto first_sector = static_cast<int>(low >> sector_shift);
         const auto last_sector = static_cast<int>(high >> sector_shift);
-        LineRequest& request = coalescer_.line(static_cast<std::uint64_t>(line));
+        LineRequest& request = coalescer_.line(static_cast<std::uint64_t>(line) - line_base);
         request.sectors |= bit_range(first_sector, last_sector);
         if (!access.store) continue;
         for (int s = first_sector; s <= last_sector; ++s) {
@@ -483,15 +544,31 @@ private:
         }
       }
     }
+    coalesced_.clear();
+    for (int i = 0; i < coalescer_.count(); ++i) coalesced_.push_back(coalescer_[i]);
   }
 
   const LoweredPattern& lowered_;
   MemorySystem& memory_;
   int banks_;
   int bank_width_bytes_;
+  struct LineMemo {
+    std::int64_t key = -1;
+    std::vector<LineRequest> lines;
+  };
+  struct WavefrontMemo {
+    std::int64_t key = -1;
+    SharedCost cost;
+  };
+
   std::vector<std::int64_t> scalars_;
   std::array<std::int64_t, kWarpLanes> addresses_{};
   Coalescer coalescer_;
+  std::vector<LineRequest> coalesced_;
+  std::vector<LineRequest> scattered_lines_;
+  std::vector<LineMemo> line_memos_;
+  std::vector<WavefrontMemo> wavefront_memos_;
+  std::int64_t work_ = 0;
 };
 
 void check_profile_supported(const DeviceProfile& profile) {
@@ -515,7 +592,11 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   const std::int64_t total_blocks = pattern.grid.count();
   const std::int64_t sm_count = profile.device.sm_count;
   const std::int64_t wave_blocks = sm_count * blocks_per_sm;
-  const SamplingPlan plan = plan_sampling(lowered, options, total_blocks, wave_blocks);
+  const std::vector<std::int64_t> simulated_trips = plan_loop_trips(lowered, options, wave_blocks);
+  const std::int64_t block_limit =
+      options.max_simulated_blocks > 0
+          ? std::min(total_blocks, (options.max_simulated_blocks + wave_blocks - 1) / wave_blocks * wave_blocks)
+          : total_blocks;
 
   MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
   WaveRunner runner(lowered, profile, memory);
@@ -524,9 +605,13 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   std::vector<PhaseCounts> phase_counts(lowered.phases.size());
 
   std::vector<WaveRunner::Block> blocks;
-  for (std::int64_t wave_start = 0; wave_start < plan.simulated_blocks; wave_start += wave_blocks) {
+  std::int64_t simulated_blocks = 0;
+  while (simulated_blocks < block_limit && (options.work_budget == 0 || simulated_blocks == 0 ||
+                                            runner.work() < options.work_budget)) {
     blocks.clear();
-    const std::int64_t wave_end = std::min(plan.simulated_blocks, wave_start + wave_blocks);
+    const std::int64_t wave_start = simulated_blocks;
+    const std::int64_t wave_end = std::min(block_limit, wave_start + wave_blocks);
+    simulated_blocks = wave_end;
     for (std::int64_t b = wave_start; b < wave_end; ++b) {
       const std::array<std::int64_t, 3> index = {b % pattern.grid.x, (b / pattern.grid.x) % pattern.grid.y,
                                                  b / (pattern.grid.x * pattern.grid.y)};
@@ -540,7 +625,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
         continue;
       }
       const PhaseLoop& loop = lowered.phase_loops[static_cast<std::size_t>(phase.phase_loop)];
-      const std::int64_t trips = plan.simulated_trips[static_cast<std::size_t>(phase.phase_loop)];
+      const std::int64_t trips = simulated_trips[static_cast<std::size_t>(phase.phase_loop)];
       TrafficCounts& segment = segments[1 + static_cast<std::size_t>(phase.phase_loop)];
       for (std::int64_t trip = 0; trip < trips; ++trip) {
         for (std::size_t q = loop.first_phase; q < loop.first_phase + loop.phase_count; ++q) {
@@ -556,13 +641,13 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   run.total_blocks = total_blocks;
   run.blocks_per_sm = blocks_per_sm;
   run.warps_per_block = lowered.warps_per_block;
-  const double block_scale = static_cast<double>(total_blocks) / static_cast<double>(plan.simulated_blocks);
-  double simulated_work = static_cast<double>(plan.simulated_blocks) / static_cast<double>(total_blocks);
+  const double block_scale = static_cast<double>(total_blocks) / static_cast<double>(simulated_blocks);
+  double simulated_work = static_cast<double>(simulated_blocks) / static_cast<double>(total_blocks);
   run.traffic.add_scaled(segments[0], block_scale);
   std::vector<double> loop_scale;
   for (std::size_t l = 0; l < lowered.phase_loops.size(); ++l) {
     const auto all = static_cast<double>(lowered.phase_loops[l].loop.trip_count());
-    const auto simulated = static_cast<double>(plan.simulated_trips[l]);
+    const auto simulated = static_cast<double>(simulated_trips[l]);
     loop_scale.push_back(simulated > 0 ? all / simulated : 0.0);
     run.traffic.add_scaled(segments[1 + l], block_scale * loop_scale.back());
     if (simulated < all) simulated_work *= simulated / all;

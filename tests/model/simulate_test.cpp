@@ -1,0 +1,226 @@
+// Simulator counts against expectations derived by hand from the access patterns.
+#include <gtest/gtest.h>
+
+#include "cachewise/model.hpp"
+#include "../../model/src/pattern_builders.hpp"
+
+namespace cachewise {
+namespace {
+
+using pattern_builders::affine;
+using V = IndexVar;
+
+DeviceProfile example_profile() { return load_profile(CACHEWISE_EXAMPLE_PROFILE); }
+
+SimulationOptions exact() {
+  SimulationOptions options;
+  options.work_budget = 0;
+  return options;
+}
+
+Prediction run(const ProblemSpec& problem, const std::string& config, const DeviceProfile& profile = example_profile()) {
+  return simulate(build_pattern(problem, Config::parse(config)), profile, exact());
+}
+
+constexpr const char* kLoadRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+constexpr const char* kStoreRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+constexpr const char* kLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+constexpr const char* kStoreSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+constexpr const char* kSharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+constexpr const char* kSharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+constexpr const char* kSharedLoadConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+constexpr const char* kSharedStoreConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
+TEST(Simulate, DirectTransposeWritesOneSectorPerLane) {
+  // n=256 f32: every warp instruction covers 32 consecutive floats of one row of `in`
+  // (one 128 B line = 4 sectors) and 32 different rows of `out` (32 lines, one sector each).
+  const Prediction p = run({"transpose", 256}, "smem=0,tile=32,block_x=32,block_y=8");
+  const double instructions = 256.0 * 256.0 / 32.0;
+  EXPECT_EQ(p.metric(kLoadRequests), instructions);
+  EXPECT_EQ(p.metric(kLoadSectors), instructions * 4);
+  EXPECT_EQ(p.metric(kStoreRequests), instructions);
+  EXPECT_EQ(p.metric(kStoreSectors), instructions * 32);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"), 32.0);
+  EXPECT_EQ(p.metric(kSharedLoadWavefronts), 0.0);
+  // Each byte is read once and written once: DRAM moves exactly the two matrices.
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 256.0 * 256 * 4);
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 256.0 * 256 * 4);
+}
+
+TEST(Simulate, SharedTransposeWithoutPadHas31ExtraWavefrontsPerColumnRead) {
+  // n=64: 4 blocks x 8 warps x 4 row steps = 128 column reads of a 32x32 f32 tile; with row
+  // pitch 32 words all 32 lanes hit one bank -> 32 wavefronts, 31 of them conflicts.
+  const Prediction p = run({"transpose", 64}, "smem=1,tile=32,block_x=32,block_y=8,pad=0");
+  EXPECT_EQ(p.metric(kSharedLoadWavefronts), 128.0 * 32);
+  EXPECT_EQ(p.metric(kSharedLoadConflicts), 128.0 * 31);
+  EXPECT_EQ(p.metric(kSharedStoreWavefronts), 128.0);
+  EXPECT_EQ(p.metric(kSharedStoreConflicts), 0.0);
+  // Both global sides are row accesses now: 4 sectors per request.
+  EXPECT_EQ(p.metric(kStoreSectors), 128.0 * 4);
+}
+
+TEST(Simulate, SharedTransposeWithPadOneHasNoConflicts) {
+  const Prediction p = run({"transpose", 64}, "smem=1,tile=32,block_x=32,block_y=8,pad=1");
+  EXPECT_EQ(p.metric(kSharedLoadWavefronts), 128.0);
+  EXPECT_EQ(p.metric(kSharedLoadConflicts), 0.0);
+  EXPECT_EQ(p.metric(kSharedStoreConflicts), 0.0);
+}
+
+TEST(Simulate, Float64ColumnReadsAreServedPerHalfWarp) {
+  // f64, tile 16, block 16x16: a warp is 2 thread rows of 16 lanes; 8-byte accesses are served
+  // per half-warp, i.e. per thread row (fixed ty). Column read buf[tx][ty]:
+  //  pad=0: pitch 16 doubles = 32 words, lane tx touches words 32*tx + 2*ty (+1): all 16 lanes
+  //         in banks 2*ty and 2*ty+1 -> 16 wavefronts per half-warp, 15 of them conflicts;
+  //  pad=1: pitch 34 words -> banks (2*tx + 2*ty) mod 32 (+1), distinct for 16 lanes -> 1.
+  const ProblemSpec problem{"transpose", 16, 0, 0, DataType::f64};
+  const double halves = 8 * 2; // 1 block x 8 warps x 1 step, 2 half-warps each
+  const Prediction unpadded = run(problem, "smem=1,tile=16,block_x=16,block_y=16,pad=0");
+  EXPECT_EQ(unpadded.metric(kSharedLoadWavefronts), halves * 16);
+  EXPECT_EQ(unpadded.metric(kSharedLoadConflicts), halves * 15);
+  const Prediction padded = run(problem, "smem=1,tile=16,block_x=16,block_y=16,pad=1");
+  EXPECT_EQ(padded.metric(kSharedLoadWavefronts), halves);
+  EXPECT_EQ(padded.metric(kSharedLoadConflicts), 0.0);
+}
+
+TEST(Simulate, UnitStrideCopyHasFourSectorsPerRequest) {
+  const Prediction p = run({"copy", 1 << 16}, "block=256,vector=1,ept=1");
+  EXPECT_EQ(p.metric(kLoadRequests), (1 << 16) / 32.0);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"), 4.0);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"), 4.0);
+  EXPECT_EQ(p.metric("l1tex__t_sector_hit_rate.pct"), 0.0);
+}
+
+TEST(Simulate, VectorFourCopyIsOneRequestOfSixteenSectorsPerInstruction) {
+  // 32 lanes x 16 B = 512 B = 4 lines, 16 sectors, in one request.
+  const Prediction p = run({"copy", 1 << 16}, "block=256,vector=4,ept=2");
+  EXPECT_EQ(p.metric(kLoadRequests), (1 << 16) / 128.0);
+  EXPECT_EQ(p.metric(kLoadSectors), (1 << 16) / 8.0);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"), 16.0);
+}
+
+TEST(Simulate, StridedCopyReadsOneSectorPerElement) {
+  // stride 16 floats = 64 B: each element lies in its own sector and its own 64 B DRAM
+  // granule, so DRAM reads 64 B per 4-byte element.
+  const Prediction p = run({"copy", 1 << 14}, "block=128,vector=1,ept=1,stride=16");
+  EXPECT_EQ(p.metric(kLoadSectors), (1 << 14) * 1.0);
+  EXPECT_EQ(p.metric(kStoreSectors), (1 << 14) / 8.0);
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), (1 << 14) * 64.0);
+  // stride 8 (32 B): two neighbouring elements share a granule, 32 B per element.
+  const Prediction q = run({"copy", 1 << 14}, "block=128,vector=1,ept=1,stride=8");
+  EXPECT_EQ(q.metric("dram__bytes_read.sum"), (1 << 14) * 32.0);
+}
+
+/// One thread of one block loads x[i * stride] for i in [0, count), then x[0] again.
+KernelPattern single_thread_walk(std::int64_t stride_elements, std::int64_t count) {
+  KernelPattern pattern;
+  pattern.name = "walk";
+  pattern.grid = {1, 1, 1};
+  pattern.block = {1, 1, 1};
+  pattern.arrays = {{"x", MemorySpace::global, 4, {stride_elements * (count + 1)}}};
+  pattern.phases.push_back({{{"i", 0, count, 1}}, {{"x", false, {affine(0, {}, {{"i", stride_elements}})}}}});
+  pattern.phases.push_back({{}, {{"x", false, {affine(0)}}}});
+  return pattern;
+}
+
+DeviceProfile small_l1_profile() {
+  DeviceProfile profile = example_profile();
+  profile.l1.capacity_bytes.value = 4096; // 4 ways x 8 sets x 128 B
+  profile.l1.capacity_max_carveout_bytes.reset();
+  profile.l1.ways->value = 4;
+  profile.l1.replacement.policy = ReplacementPolicy::lru;
+  return profile;
+}
+
+TEST(Simulate, FiveLinesInOneFourWaySetEvictTheFirstUnderLru) {
+  const std::int64_t set_stride = 8 * 128 / 4; // 8 sets apart, in floats
+  const Prediction evicted = simulate(single_thread_walk(set_stride, 5), small_l1_profile(), exact());
+  EXPECT_EQ(evicted.metric("l1tex__t_sector_hit_rate.pct"), 0.0);
+  const Prediction kept = simulate(single_thread_walk(set_stride, 4), small_l1_profile(), exact());
+  EXPECT_DOUBLE_EQ(kept.metric("l1tex__t_sector_hit_rate.pct"), 100.0 / 5.0);
+}
+
+TEST(Simulate, PartialSectorStoresAreMergedByADramRead) {
+  // One thread writes 4 bytes into each of 16 separate lines: 16 partial sectors, each written
+  // back (32 B) after a 32 B read for the merge. A full warp writing 32 consecutive floats
+  // covers 4 whole sectors: no merge read.
+  KernelPattern partial;
+  partial.name = "partial";
+  partial.block = {1, 1, 1};
+  partial.arrays = {{"y", MemorySpace::global, 4, {16 * 32}}};
+  partial.phases.push_back({{{"i", 0, 16, 1}}, {{"y", true, {affine(0, {}, {{"i", 32}})}}}});
+  const Prediction p = simulate(partial, example_profile(), exact());
+  EXPECT_EQ(p.metric("lts__t_sectors_op_write.sum"), 16.0);
+  EXPECT_EQ(p.metric("lts__t_sector_hit_rate.pct"), 100.0); // stores allocate: they count as hits
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 16.0 * 32);
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 16.0 * 32);
+
+  KernelPattern full = partial;
+  full.block = {32, 1, 1};
+  full.phases[0].accesses[0].index = {affine(0, {{V::thread_x, 1}}, {{"i", 32}})};
+  const Prediction q = simulate(full, example_profile(), exact());
+  EXPECT_EQ(q.metric("lts__t_sectors_op_write.sum"), 16.0 * 4);
+  EXPECT_EQ(q.metric("dram__bytes_write.sum"), 16.0 * 128);
+  EXPECT_EQ(q.metric("dram__bytes_read.sum"), 0.0);
+}
+
+/// Blocks 0 and 1 (SMs 0 and 1) both read the same `lines` 128 B lines, block 0 first.
+KernelPattern two_sms_read_the_same_lines(std::int64_t lines) {
+  KernelPattern pattern;
+  pattern.name = "shared_reads";
+  pattern.grid = {2, 1, 1};
+  pattern.block = {32, 1, 1};
+  pattern.arrays = {{"x", MemorySpace::global, 4, {lines * 32}}};
+  pattern.phases.push_back({{{"i", 0, lines, 1}}, {{"x", false, {affine(0, {{V::thread_x, 1}}, {{"i", 32}})}}}});
+  return pattern;
+}
+
+TEST(Simulate, FarPartitionLookupsCountTwiceInTheL2HitRate) {
+  // Per sector, whatever its home: SM 0 and SM 1 have different near partitions, so one of
+  // them reads it from a far home (near lookup + far lookup) and the other at its home.
+  // SM 0 goes first and misses everywhere; SM 1 then hits on its last lookup.
+  // -> 3 lookups and 1 hit per sector; DRAM reads each line once.
+  const std::int64_t lines = 64;
+  const Prediction p = simulate(two_sms_read_the_same_lines(lines), example_profile(), exact());
+  EXPECT_EQ(p.metric("lts__t_sectors_op_read.sum"), lines * 4 * 3.0);
+  EXPECT_DOUBLE_EQ(p.metric("lts__t_sector_hit_rate.pct"), 100.0 / 3.0);
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), lines * 128.0);
+
+  // One partition: no far lookups, 2 lookups and 1 hit per sector.
+  DeviceProfile single = example_profile();
+  single.l2.partitions = 1;
+  const Prediction q = simulate(two_sms_read_the_same_lines(lines), single, exact());
+  EXPECT_EQ(q.metric("lts__t_sectors_op_read.sum"), lines * 4 * 2.0);
+  EXPECT_DOUBLE_EQ(q.metric("lts__t_sector_hit_rate.pct"), 50.0);
+}
+
+TEST(Simulate, StencilWithSharedTileReadsEachInputSectorOnce) {
+  // 2D star stencil radius 1 on 256x256 f32, 32x8 blocks: the smem version loads each tile
+  // (with halo) once, the direct version issues 5 loads per point.
+  const Prediction direct = run({"stencil2d", 256}, "radius=1,block_x=32,block_y=8,ept_y=1,smem=0");
+  const Prediction tiled = run({"stencil2d", 256}, "radius=1,block_x=32,block_y=8,ept_y=1,smem=1");
+  EXPECT_GT(direct.metric(kLoadRequests), 4.0 * tiled.metric(kLoadRequests) / 2.0);
+  EXPECT_GT(tiled.metric(kSharedLoadWavefronts), 0.0);
+  // Interior rows/cols only: (256-2) rows x (256-2) points stored.
+  EXPECT_EQ(direct.metric("dram__bytes_write.sum"), tiled.metric("dram__bytes_write.sum"));
+}
+
+TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
+  // bm=bn=32, tm=tn=2: 16x16 threads, warp = 2 thread rows. As[ty*2+i][kk]: lanes of one row
+  // share an address (broadcast) and the two rows' addresses are 2*(bk+pad) words apart.
+  // With bk=8, pad=0: words 0 and 16 -> banks 0 and 16: 1 wavefront, no conflict.
+  const Prediction p = run({"gemm", 64}, "bm=32,bn=32,bk=8,tm=2,tn=2,pad=0");
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 64.0 * 64 * 4);
+  EXPECT_GT(p.metric(kSharedLoadWavefronts), 0.0);
+}
+
+TEST(Simulate, SharedMemoryOverTheLimitIsRejected) {
+  try {
+    run({"transpose", 4096}, "smem=1,tile=256,block_x=32,block_y=8,pad=1");
+    FAIL() << "accepted a 263 KiB tile";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "pattern needs 263168 bytes of shared memory per block; the device allows 232448");
+  }
+}
+
+} // namespace
+} // namespace cachewise
