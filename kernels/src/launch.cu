@@ -39,14 +39,18 @@ void launch(const ProblemSpec& problem, const Config& config, Workload& workload
                      std::to_string(shape.copy_stride) + "?)");
   }
   const std::vector<void*> arrays = workload.device_arrays();
-  const LaunchRequest request{problem, config, pattern, shape, arrays, static_cast<cudaStream_t>(stream)};
-  if (problem.family == "transpose") {
+  launch_request({problem, config, pattern, shape, arrays, static_cast<cudaStream_t>(stream)});
+}
+
+void launch_request(const LaunchRequest& request) {
+  const std::string& family = request.problem.family;
+  if (family == "transpose") {
     launch_transpose(request);
-  } else if (problem.family == "copy") {
+  } else if (family == "copy") {
     launch_copy(request);
-  } else if (problem.family == "stencil2d") {
+  } else if (family == "stencil2d") {
     launch_stencil2d(request);
-  } else if (problem.family == "stencil3d") {
+  } else if (family == "stencil3d") {
     launch_stencil3d(request);
   } else {
     launch_gemm(request);

@@ -21,6 +21,9 @@ struct LaunchRequest {
   cudaStream_t stream;
 };
 
+/// Launches the request's family; no validation (launch() and time_kernel() did that once).
+void launch_request(const LaunchRequest& request);
+
 void launch_transpose(const LaunchRequest& request);
 void launch_copy(const LaunchRequest& request);
 void launch_stencil2d(const LaunchRequest& request);

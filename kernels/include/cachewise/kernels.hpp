@@ -81,7 +81,7 @@ bool check_against_cpu_reference(const ProblemSpec& problem, const Config& confi
                                  std::int64_t max_checked_points = 0);
 
 struct TimingOptions {
-  int warmup_launches = 3;
+  int warmup_launches = 3; ///< at least 1: the first launch also validates the config
   int repeats = 20;
   /// 0: as many sets (up to 8) as make the data at least 3x the device's L2, so repeated
   /// launches do not measure a warm cache; 1: always the same buffers (warm-L2 timing).
