@@ -28,7 +28,7 @@ void check_loop_names(const std::map<std::string, std::int64_t, std::less<>>& te
     if (!in_scope.contains(name)) {
       std::string valid;
       for (const std::string& loop : in_scope) valid += (valid.empty() ? "" : ", ") + loop;
-      invalid(path + ".loops." + name, "unknown loop variable '" + name + "' (in scope: " + (valid.empty() ? "none" : valid) + ")");
+      invalid(path + "." + name, "unknown loop variable '" + name + "' (in scope: " + (valid.empty() ? "none" : valid) + ")");
     }
   }
 }
@@ -46,6 +46,10 @@ void check_index(const AffineIndex& index, const std::set<std::string>& in_scope
 
 void check_loop(const Loop& loop, const std::string& path) {
   if (loop.name.empty()) invalid(path + ".name", "expected a non-empty loop name");
+  for (const char* reserved : {"const", "quotients", "thread_x", "thread_y", "thread_z", "thread_linear", "block_x", "block_y",
+                               "block_z", "coefficient", "divisor", "modulus"}) {
+    if (loop.name == reserved) invalid(path + ".name", "'" + loop.name + "' is reserved for index expressions");
+  }
   if (loop.step < 1) invalid(path + ".step", "expected an integer >= 1, got " + std::to_string(loop.step));
   if (loop.end < loop.begin) {
     invalid(path + ".end", "expected at least begin (" + std::to_string(loop.begin) + "), got " + std::to_string(loop.end));

@@ -51,7 +51,6 @@ struct CacheGeometry {
   int sector_bytes = 32;
   int ways = 4;
   ReplacementPolicy policy = ReplacementPolicy::lru;
-  bool hashed_sets = false;  ///< false: set = line % sets (predictable, what the L1 tests rely on)
   bool tracks_writes = true; ///< keep per-byte write masks (L2); a write-through L1 needs none
 };
 
@@ -69,10 +68,9 @@ public:
   explicit SectorCache(const CacheGeometry& geometry)
       : ways_(geometry.ways), sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
         full_sector_mask_(geometry.sector_bytes >= 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1u),
-        policy_(geometry.policy), hashed_sets_(geometry.hashed_sets), tracks_writes_(geometry.tracks_writes) {
+        policy_(geometry.policy), tracks_writes_(geometry.tracks_writes) {
     const std::int64_t lines = geometry.capacity_bytes / geometry.line_bytes;
     sets_ = std::max<std::int64_t>(1, lines / ways_);
-    sets_are_power_of_two_ = (sets_ & (sets_ - 1)) == 0;
     const std::size_t slots = static_cast<std::size_t>(sets_ * ways_);
     tags_ = ZeroedArray<std::uint64_t>(slots);
     stamps_ = ZeroedArray<std::uint64_t>(slots);
@@ -155,17 +153,14 @@ public:
 
 private:
   std::int64_t set_of(std::uint64_t line) const {
-    if (hashed_sets_) {
-      // Chunks of kHashChunkLines consecutive lines land on consecutive sets (so streaming
-      // stays cheap for the host's caches); chunks are spread by a hash, so power-of-two
-      // strides (matrix columns) do not pile onto a few sets. Multiply-shift, no division.
-      const std::uint64_t chunk_hash = mix_bits(line / kHashChunkLines);
-      const auto start = static_cast<std::int64_t>((static_cast<Uint128>(chunk_hash) * static_cast<std::uint64_t>(sets_)) >> 64);
-      const std::int64_t set = start + static_cast<std::int64_t>(line % kHashChunkLines);
-      return set >= sets_ ? set % sets_ : set;
-    }
-    return static_cast<std::int64_t>(sets_are_power_of_two_ ? line & static_cast<std::uint64_t>(sets_ - 1)
-                                                            : line % static_cast<std::uint64_t>(sets_));
+    // Chunks of kHashChunkLines consecutive lines land on consecutive sets (so streaming stays
+    // cheap for the host's caches); chunks are spread by a hash, like the hardware's set hash,
+    // so power-of-two strides (matrix rows and columns) do not pile onto a few sets.
+    // Multiply-shift maps the hash onto [0, sets) without a division.
+    const std::uint64_t chunk_hash = mix_bits(line / kHashChunkLines);
+    const auto start = static_cast<std::int64_t>((static_cast<Uint128>(chunk_hash) * static_cast<std::uint64_t>(sets_)) >> 64);
+    const std::int64_t set = start + static_cast<std::int64_t>(line % kHashChunkLines);
+    return set >= sets_ ? set % sets_ : set;
   }
 
   std::int64_t victim(std::int64_t first) {
@@ -199,12 +194,10 @@ private:
   }
 
   std::int64_t sets_ = 1;
-  bool sets_are_power_of_two_ = true;
   std::int64_t ways_ = 1;
   int sectors_per_line_ = 4;
   std::uint32_t full_sector_mask_ = 0xffffffffu;
   ReplacementPolicy policy_ = ReplacementPolicy::lru;
-  bool hashed_sets_ = false;
   std::uint64_t clock_ = 0;
   std::uint64_t random_state_ = 0;
   bool tracks_writes_ = true;

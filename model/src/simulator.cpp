@@ -133,7 +133,6 @@ public:
     l2.sector_bytes = sector_bytes_;
     l2.ways = profile.l2.ways ? static_cast<int>(profile.l2.ways->value) : kDefaultL2Ways;
     l2.policy = profile.l2.replacement.policy;
-    l2.hashed_sets = true; // real L2s hash addresses over slices and sets
     l2_.reserve(static_cast<std::size_t>(partitions_));
     for (int partition = 0; partition < partitions_; ++partition) l2_.emplace_back(l2);
   }
@@ -289,7 +288,7 @@ std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile
   if (!profile.l1.capacity_max_carveout_bytes) return configured;
   const std::int64_t unified = static_cast<std::int64_t>(profile.l1.capacity_max_carveout_bytes->value);
   const std::int64_t shared = shared_bytes_per_block(pattern) * resident_blocks;
-  const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) * 64;
+  const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) * (profile.l1.ways ? static_cast<std::int64_t>(profile.l1.ways->value) : 1);
   return std::clamp(unified - shared, minimum, configured);
 }
 

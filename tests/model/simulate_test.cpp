@@ -122,9 +122,10 @@ KernelPattern single_thread_walk(std::int64_t stride_elements, std::int64_t coun
   return pattern;
 }
 
+/// An L1 of a single 4-way set, so any 5 lines compete for it.
 DeviceProfile small_l1_profile() {
   DeviceProfile profile = example_profile();
-  profile.l1.capacity_bytes.value = 4096; // 4 ways x 8 sets x 128 B
+  profile.l1.capacity_bytes.value = 4 * 128;
   profile.l1.capacity_max_carveout_bytes.reset();
   profile.l1.ways->value = 4;
   profile.l1.replacement.policy = ReplacementPolicy::lru;
@@ -132,10 +133,10 @@ DeviceProfile small_l1_profile() {
 }
 
 TEST(Simulate, FiveLinesInOneFourWaySetEvictTheFirstUnderLru) {
-  const std::int64_t set_stride = 8 * 128 / 4; // 8 sets apart, in floats
-  const Prediction evicted = simulate(single_thread_walk(set_stride, 5), small_l1_profile(), exact());
+  const std::int64_t line_stride = 128 / 4; // in floats
+  const Prediction evicted = simulate(single_thread_walk(line_stride, 5), small_l1_profile(), exact());
   EXPECT_EQ(evicted.metric("l1tex__t_sector_hit_rate.pct"), 0.0);
-  const Prediction kept = simulate(single_thread_walk(set_stride, 4), small_l1_profile(), exact());
+  const Prediction kept = simulate(single_thread_walk(line_stride, 4), small_l1_profile(), exact());
   EXPECT_DOUBLE_EQ(kept.metric("l1tex__t_sector_hit_rate.pct"), 100.0 / 5.0);
 }
 

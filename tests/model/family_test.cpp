@@ -1,0 +1,95 @@
+// Built-in families: config validation (one clear message each) and the shapes they build.
+#include <gtest/gtest.h>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+void expect_rejected(const ProblemSpec& problem, const std::string& config, const std::string& message) {
+  try {
+    build_pattern(problem, Config::parse(config));
+    FAIL() << "accepted " << config << ", expected: " << message;
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.what(), message);
+  }
+}
+
+TEST(Families, ListsTheFiveContractFamilies) {
+  std::vector<std::string> names;
+  for (const FamilyInfo& info : families()) names.push_back(info.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"copy", "gemm", "stencil2d", "stencil3d", "transpose"}));
+  EXPECT_EQ(family_info("transpose").config_keys, (std::vector<std::string>{"block_x", "block_y", "pad", "smem", "tile"}));
+}
+
+TEST(Families, UnknownFamilyListsTheValidOnes) {
+  expect_rejected({"transpos", 64}, "", "unknown pattern 'transpos' (valid: copy, gemm, stencil2d, stencil3d, transpose)");
+}
+
+TEST(Families, MissingAndUnknownKeys) {
+  expect_rejected({"transpose", 64}, "smem=1,block_x=32,block_y=8,pad=1", "config: missing key 'tile'");
+  expect_rejected({"transpose", 64}, "smem=1,tile=32,block_x=32,block_y=8,pad=1,ept=2",
+                  "config: unknown key 'ept' for transpose (valid: block_x, block_y, pad, smem, tile)");
+}
+
+TEST(Families, RuleViolations) {
+  expect_rejected({"transpose", 64}, "smem=1,tile=30,block_x=32,block_y=8,pad=0",
+                  "transpose: tile (30) must be a multiple of block_x (32)");
+  expect_rejected({"transpose", 64}, "smem=1,tile=32,block_x=32,block_y=6,pad=0",
+                  "transpose: tile (32) must be a multiple of block_y (6)");
+  expect_rejected({"transpose", 64}, "smem=0,tile=32,block_x=32,block_y=8,pad=1", "transpose: pad must be 0 when smem=0, got 1");
+  expect_rejected({"transpose", 64}, "smem=2,tile=32,block_x=32,block_y=8", "transpose: smem must be 0 or 1, got 2");
+  expect_rejected({"copy", 100}, "block=256,vector=8,ept=1", "copy: vector*sizeof(T) must be <= 16 bytes, got 32");
+  expect_rejected({"copy", 100}, "block=100,vector=1,ept=1", "copy: block (100) must be a multiple of the warp size (32)");
+  expect_rejected({"copy", 100}, "block=128,vector=2,ept=1,stride=2", "copy: vector must be 1 when stride > 1");
+  expect_rejected({"copy", 102}, "block=128,vector=4,ept=1", "copy: n (102) must be a multiple of vector (4)");
+  expect_rejected({"stencil2d", 64}, "radius=9,block_x=32,block_y=8,ept_y=1,smem=0", "stencil2d: radius must be in [1, 8], got 9");
+  expect_rejected({"stencil3d", 64}, "mode=1,block_x=32,block_y=4,block_z=2,z_chunk=4",
+                  "stencil3d: block_z must be 1 when mode=1, got 2");
+  expect_rejected({"gemm", 100}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=0", "gemm: M (n) (100) must be a multiple of bm (64)");
+  expect_rejected({"gemm", 96}, "bm=24,bn=16,bk=8,tm=4,tn=2,pad=0",
+                  "gemm: threads per block (bm/tm)*(bn/tn) (48) must be a multiple of the warp size (32)");
+}
+
+TEST(Families, BadSizes) {
+  expect_rejected({"transpose", 0}, "smem=0,tile=32,block_x=32,block_y=8", "transpose: n must be > 0, got 0");
+  expect_rejected({"transpose", -5}, "smem=0,tile=32,block_x=32,block_y=8", "transpose: n must be > 0, got -5");
+  expect_rejected({"copy", std::int64_t{1} << 62}, "block=128,vector=1,ept=1",
+                  "copy: sizes too large: byte counts overflow 64-bit integers");
+}
+
+TEST(Families, DocumentedDefaultsMayBeOmitted) {
+  const KernelPattern copy = build_pattern({"copy", 1024}, Config::parse("block=128,vector=4,ept=1"));
+  EXPECT_EQ(copy.arrays[0].extents[0], 1024); // stride 1
+  const KernelPattern direct = build_pattern({"transpose", 64}, Config::parse("smem=0,tile=32,block_x=32,block_y=8"));
+  EXPECT_EQ(shared_bytes_per_block(direct), 0);
+  const KernelPattern stencil = build_pattern({"stencil2d", 64}, Config::parse("block_x=32,block_y=8,ept_y=1,smem=1"));
+  EXPECT_EQ(shared_bytes_per_block(stencil), (8 + 2) * (32 + 2) * 4); // radius 1
+}
+
+TEST(Families, ShapesFollowTheContract) {
+  const KernelPattern t = build_pattern({"transpose", 100, 70, 0, DataType::f64}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
+  EXPECT_EQ(t.grid, (Dim3{3, 4, 1})); // ceil(m/tile), ceil(n/tile)
+  EXPECT_EQ(shared_bytes_per_block(t), 32 * 33 * 8);
+  const KernelPattern g = build_pattern({"gemm", 256, 128, 64}, Config::parse("bm=64,bn=32,bk=16,tm=4,tn=2,pad=1"));
+  EXPECT_EQ(g.grid, (Dim3{4, 4, 1})); // N/bn, M/bm
+  EXPECT_EQ(g.block.count(), 16 * 16);
+  EXPECT_EQ(shared_bytes_per_block(g), (64 * 17 + 16 * 33) * 4);
+  const KernelPattern s = build_pattern({"stencil3d", 64, 32, 16}, Config::parse("mode=1,block_x=32,block_y=4,z_chunk=8"));
+  EXPECT_EQ(s.grid, (Dim3{1, 16, 2}));
+}
+
+TEST(Families, BlocksPerSmFollowTheTightestLimit) {
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  // 256 threads, 32 registers: 2048 threads per SM allow 8.
+  EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1")), profile), 8);
+  // 64x65 f64 tile = 33280 B (+1 KiB reserved): 233472 / 34304 = 6.
+  EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64, 0, 0, DataType::f64}, Config::parse("smem=1,tile=64,block_x=32,block_y=8,pad=1")),
+                          profile),
+            6);
+  // 32-thread blocks: the 32-blocks-per-SM limit.
+  EXPECT_EQ(blocks_per_sm(build_pattern({"copy", 4096}, Config::parse("block=32,vector=1,ept=1")), profile), 32);
+}
+
+} // namespace
+} // namespace cachewise

@@ -1,0 +1,136 @@
+// Custom patterns from JSON: the example files, round trips, and errors naming JSON paths.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+using nlohmann::json;
+
+std::filesystem::path example_pattern(const std::string& name) {
+  return std::filesystem::path(CACHEWISE_EXAMPLE_PROFILE).parent_path().parent_path() / "patterns" / name;
+}
+
+SimulationOptions exact() {
+  SimulationOptions options;
+  options.work_budget = 0;
+  return options;
+}
+
+void expect_rejected(const json& document, const std::string& message) {
+  try {
+    pattern_from_json(document);
+    FAIL() << "accepted, expected: " << message;
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.what(), message);
+  }
+}
+
+json minimal() {
+  return json::parse(R"({
+    "name": "copy1d",
+    "grid": {"x": 2},
+    "block": {"x": 64},
+    "arrays": [{"name": "a", "extents": [128]}, {"name": "b", "extents": [128]}],
+    "phases": [{"accesses": [
+      {"array": "a", "op": "load", "index": [{"block_x": 64, "thread_x": 1}]},
+      {"array": "b", "op": "store", "index": [{"block_x": 64, "thread_x": 1}]}]}]
+  })");
+}
+
+TEST(PatternJson, HandWrittenTransposeEqualsTheBuiltInFamily) {
+  const KernelPattern built = build_pattern({"transpose", 256}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
+  EXPECT_EQ(load_pattern(example_pattern("transpose-smem-256.json")), built);
+}
+
+TEST(PatternJson, EveryFamilyRoundTrips) {
+  const std::vector<std::pair<ProblemSpec, std::string>> cases = {
+      {{"transpose", 100, 60}, "smem=1,tile=32,block_x=32,block_y=8,pad=1"},
+      {{"copy", 4096, 0, 0, DataType::f16}, "block=128,vector=8,ept=2"},
+      {{"stencil2d", 128}, "radius=2,block_x=32,block_y=4,ept_y=2,smem=1"},
+      {{"stencil3d", 64}, "mode=1,block_x=32,block_y=4,z_chunk=8"},
+      {{"gemm", 128}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1"}};
+  for (const auto& [problem, config] : cases) {
+    const KernelPattern pattern = build_pattern(problem, Config::parse(config));
+    EXPECT_EQ(pattern_from_json(pattern_to_json(pattern)), pattern) << problem.family;
+  }
+}
+
+TEST(PatternJson, RowSumReadsOneLinePerLane) {
+  // Thread i walks row i: the 32 lanes of a warp read 32 rows 4 KiB apart -> 32 sectors per
+  // request; 1024 rows x 1024 columns / 32 lanes = 32768 load requests.
+  const Prediction p = simulate(load_pattern(example_pattern("row-sum.json")), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
+  EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32768.0);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"), 32.0);
+  // Each line is then reused by the next 31 columns from L1 (one block per SM, 32 KiB rows in flight).
+  EXPECT_GT(p.metric("l1tex__t_sector_hit_rate.pct"), 80.0);
+}
+
+TEST(PatternJson, StridedGatherUsesQuotientsForColumnMajorReads) {
+  // in[i % 1024][i / 1024]: neighbouring lanes read neighbouring rows -> one sector each.
+  const Prediction p =
+      simulate(load_pattern(example_pattern("strided-gather.json")), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"), 32.0);
+  EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"), 4.0);
+}
+
+TEST(PatternJson, MinimalPatternDefaultsApply) {
+  const KernelPattern pattern = pattern_from_json(minimal());
+  EXPECT_EQ(pattern.grid.y, 1);
+  EXPECT_EQ(pattern.arrays[0].element_bytes, 4);
+  EXPECT_EQ(pattern.arrays[0].space, MemorySpace::global);
+  EXPECT_TRUE(pattern.phases[0].accesses[0].predicated);
+}
+
+TEST(PatternJson, UnknownArrayNamesThePath) {
+  json document = minimal();
+  document["phases"][0]["accesses"][1]["array"] = "nope";
+  expect_rejected(document, "pattern.phases[0].accesses[1].array: unknown array 'nope'");
+}
+
+TEST(PatternJson, WrongIndexRankNamesThePath) {
+  json document = minimal();
+  document["arrays"][0]["extents"] = {16, 8};
+  expect_rejected(document, "pattern.phases[0].accesses[0].index: expected 2 indices (one per extent of 'a'), got 1");
+}
+
+TEST(PatternJson, LoopVariableOutOfScopeNamesThePath) {
+  json document = minimal();
+  document["phases"][0]["accesses"][0]["index"][0]["k"] = 2;
+  expect_rejected(document, "pattern.phases[0].accesses[0].index[0].k: unknown loop variable 'k' (in scope: none)");
+}
+
+TEST(PatternJson, WrongTypesNameThePath) {
+  json document = minimal();
+  document["arrays"][1]["extents"][0] = "many";
+  expect_rejected(document, "pattern.arrays[1].extents[0]: expected an integer, got \"many\"");
+  document = minimal();
+  document["phases"][0]["accesses"][0]["op"] = "read";
+  expect_rejected(document, "pattern.phases[0].accesses[0].op: expected \"load\" or \"store\", got \"read\"");
+  document = minimal();
+  document["block"].erase("x");
+  expect_rejected(document, "pattern.block.x: missing");
+}
+
+TEST(PatternJson, UnknownKeyIsRejected) {
+  json document = minimal();
+  document["arrays"][0]["extent"] = {4};
+  expect_rejected(document, "pattern.arrays[0].extent: unknown key (valid: name, space, element_bytes, extents)");
+}
+
+TEST(PatternJson, VectorWiderThanSixteenBytesIsRejected) {
+  json document = minimal();
+  document["phases"][0]["accesses"][0]["vector"] = 8;
+  expect_rejected(document, "pattern.phases[0].accesses[0].vector: a thread accesses at most 16 bytes at once, got 32");
+}
+
+TEST(PatternJson, MissingFileAndMalformedJsonAreInputErrors) {
+  EXPECT_THROW(load_pattern("/nonexistent/pattern.json"), InputError);
+}
+
+} // namespace
+} // namespace cachewise
