@@ -13,4 +13,13 @@ inline void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
+/// An attribute of the current device, e.g. cudaDevAttrL2CacheSize.
+inline int current_device_attribute(cudaDeviceAttr attribute, const char* what) {
+  int device = 0;
+  int value = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&value, attribute, device), what);
+  return value;
+}
+
 } // namespace cachewise::kernels

@@ -47,13 +47,7 @@ double quantile(std::vector<double> sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-int device_l2_bytes() {
-  int device = 0;
-  int l2_bytes = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
-  return l2_bytes;
-}
+int device_l2_bytes() { return current_device_attribute(cudaDevAttrL2CacheSize, "cudaDeviceGetAttribute(L2 size)"); }
 
 } // namespace
 
