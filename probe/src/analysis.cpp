@@ -1,0 +1,305 @@
+#include "analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace cachewise::probe {
+namespace {
+
+/// Linear-interpolated quantile of sorted values.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  const double weight = position - static_cast<double>(below);
+  return sorted[below] * (1.0 - weight) + sorted[above] * weight;
+}
+
+double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
+
+std::vector<Point> sorted_by_x(std::vector<Point> points) {
+  std::ranges::sort(points, {}, &Point::first);
+  return points;
+}
+
+int confidence_rank(Confidence confidence) {
+  switch (confidence) {
+  case Confidence::high: return 3;
+  case Confidence::medium: return 2;
+  case Confidence::low: return 1;
+  case Confidence::assumed: return 0;
+  }
+  return 0;
+}
+
+} // namespace
+
+Summary summarize(std::vector<double> samples) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  std::ranges::sort(samples);
+  Summary summary;
+  summary.samples = static_cast<std::int64_t>(samples.size());
+  summary.median = quantile(samples, 0.5);
+  summary.p25 = quantile(samples, 0.25);
+  summary.p75 = quantile(samples, 0.75);
+  summary.spread = summary.median != 0.0 ? (summary.p75 - summary.p25) / std::abs(summary.median) : 0.0;
+  return summary;
+}
+
+Confidence confidence_from_spread(double spread, double high_max, double medium_max) {
+  if (spread <= high_max) return Confidence::high;
+  if (spread <= medium_max) return Confidence::medium;
+  return Confidence::low;
+}
+
+Confidence weakest(Confidence a, Confidence b) { return confidence_rank(a) <= confidence_rank(b) ? a : b; }
+
+Provenance provenance_from(const std::string& method, const Summary& summary) {
+  return {method, summary.samples, summary.spread, confidence_from_spread(summary.spread)};
+}
+
+std::optional<Rise> find_rise(const std::vector<Point>& unsorted, double threshold_fraction, double min_ratio,
+                              std::size_t confirm) {
+  const std::vector<Point> curve = sorted_by_x(unsorted);
+  if (curve.size() < 3) return std::nullopt;
+  // Levels from the ends: the first and last few points (at least one, at most three).
+  const std::size_t edge = std::clamp<std::size_t>(curve.size() / 5, 1, 3);
+  std::vector<double> head;
+  std::vector<double> tail;
+  for (std::size_t i = 0; i < edge; ++i) {
+    head.push_back(curve[i].second);
+    tail.push_back(curve[curve.size() - 1 - i].second);
+  }
+  const double base = median_of(head);
+  const double top = median_of(tail);
+  if (base <= 0.0 || top < base * min_ratio) return std::nullopt;
+  const double threshold = base + threshold_fraction * (top - base);
+  for (std::size_t i = 1; i < curve.size(); ++i) {
+    const std::size_t end = std::min(curve.size(), i + confirm);
+    const bool sustained = std::all_of(curve.begin() + static_cast<std::ptrdiff_t>(i),
+                                       curve.begin() + static_cast<std::ptrdiff_t>(end),
+                                       [threshold](const Point& p) { return p.second > threshold; });
+    if (sustained) {
+      Rise rise;
+      rise.last_flat_index = i - 1;
+      rise.last_flat_x = curve[i - 1].first;
+      rise.first_risen_x = curve[i].first;
+      std::vector<double> flat;
+      for (std::size_t j = 0; j < i; ++j) flat.push_back(curve[j].second);
+      std::vector<double> risen;
+      for (std::size_t j = i; j < curve.size(); ++j) risen.push_back(curve[j].second);
+      rise.base_level = median_of(flat);
+      rise.top_level = median_of(risen);
+      return rise;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Rise> find_drop(const std::vector<Point>& curve, double threshold_fraction, double min_ratio,
+                              std::size_t confirm) {
+  std::vector<Point> reciprocal;
+  for (const auto& [x, y] : curve) {
+    if (y <= 0.0) return std::nullopt;
+    reciprocal.emplace_back(x, 1.0 / y);
+  }
+  std::optional<Rise> rise = find_rise(reciprocal, threshold_fraction, min_ratio, confirm);
+  if (rise) {
+    rise->base_level = 1.0 / rise->base_level;
+    rise->top_level = 1.0 / rise->top_level;
+  }
+  return rise;
+}
+
+std::vector<double> grid(double low, double high, double step) {
+  std::vector<double> values;
+  if (step <= 0.0) return values;
+  for (double x = low; x <= high + step * 1e-9; x += step) values.push_back(x);
+  return values;
+}
+
+std::optional<Summary> capacity_from_hit_fractions(const std::vector<Point>& working_set_to_hit_fraction,
+                                                   double min_working_set) {
+  std::vector<double> estimates;
+  for (const auto& [working_set, hit_fraction] : working_set_to_hit_fraction) {
+    if (working_set >= min_working_set && hit_fraction > 0.05 && hit_fraction < 0.95) {
+      estimates.push_back(working_set * hit_fraction);
+    }
+  }
+  if (estimates.empty()) return std::nullopt;
+  return summarize(std::move(estimates));
+}
+
+TwoClusters split_two_clusters(const std::vector<double>& samples) {
+  std::vector<double> sorted = samples;
+  std::ranges::sort(sorted);
+  if (sorted.size() < 2 || sorted.front() == sorted.back()) {
+    throw std::invalid_argument("split_two_clusters: need at least two distinct values");
+  }
+  // Two-means on a line: the best split is a cut of the sorted values; start at the midrange and
+  // iterate the midpoint of the two means until it stops moving.
+  double threshold = 0.5 * (sorted.front() + sorted.back());
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    double low_sum = 0.0;
+    double high_sum = 0.0;
+    std::size_t low_count = 0;
+    for (double v : sorted) {
+      if (v <= threshold) {
+        low_sum += v;
+        ++low_count;
+      } else {
+        high_sum += v;
+      }
+    }
+    if (low_count == 0 || low_count == sorted.size()) break;
+    const double next = 0.5 * (low_sum / static_cast<double>(low_count) +
+                               high_sum / static_cast<double>(sorted.size() - low_count));
+    if (next == threshold) break;
+    threshold = next;
+  }
+  const auto cut = std::ranges::upper_bound(sorted, threshold);
+  std::vector<double> low(sorted.begin(), cut);
+  std::vector<double> high(cut, sorted.end());
+  TwoClusters clusters;
+  clusters.low = summarize(low);
+  clusters.high = summarize(high);
+  clusters.threshold = 0.5 * (clusters.low.median + clusters.high.median);
+  clusters.low_fraction = static_cast<double>(low.size()) / static_cast<double>(sorted.size());
+  const double width = std::max({clusters.low.p75 - clusters.low.p25, clusters.high.p75 - clusters.high.p25,
+                                 1e-9 * std::abs(clusters.high.median)});
+  clusters.separation = (clusters.high.median - clusters.low.median) / width;
+  return clusters;
+}
+
+std::optional<double> smallest_saturating_block(std::vector<Point> block_to_knee, double tolerance) {
+  block_to_knee = sorted_by_x(std::move(block_to_knee));
+  if (block_to_knee.size() < 2) return std::nullopt;
+  const double reference = block_to_knee.back().second;
+  if (reference <= 0.0) return std::nullopt;
+  std::size_t first_saturated = block_to_knee.size() - 1;
+  while (first_saturated > 0 &&
+         std::abs(block_to_knee[first_saturated - 1].second - reference) <= tolerance * reference) {
+    --first_saturated;
+  }
+  // Saturated from the smallest block on: the line is at most that block, not known exactly. Only
+  // the largest block saturated: the knees never levelled off within the blocks tried.
+  if (first_saturated == 0 || first_saturated == block_to_knee.size() - 1) return std::nullopt;
+  return block_to_knee[first_saturated].first;
+}
+
+std::optional<double> fill_granularity(std::vector<Point> offset_to_latency, double miss_threshold) {
+  offset_to_latency = sorted_by_x(std::move(offset_to_latency));
+  for (std::size_t i = 0; i < offset_to_latency.size(); ++i) {
+    if (offset_to_latency[i].second > miss_threshold) {
+      if (i == 0) return std::nullopt;
+      return offset_to_latency[i].first;
+    }
+  }
+  return std::nullopt;
+}
+
+double pair_agreement(const std::vector<int>& classes, std::size_t distance) {
+  std::size_t pairs = 0;
+  std::size_t agree = 0;
+  for (std::size_t a = 0; a + distance < classes.size(); a += 2 * distance) {
+    ++pairs;
+    if (classes[a] == classes[a + distance]) ++agree;
+  }
+  return pairs == 0 ? 1.0 : static_cast<double>(agree) / static_cast<double>(pairs);
+}
+
+std::optional<double> interleave_granularity(const std::vector<int>& classes, double spacing_bytes,
+                                             double agreement_limit) {
+  constexpr std::size_t kMinPairs = 8;
+  for (std::size_t distance = 1; classes.size() >= distance * 2 * kMinPairs; distance *= 2) {
+    if (pair_agreement(classes, distance) < agreement_limit) return static_cast<double>(distance) * spacing_bytes;
+  }
+  return std::nullopt;
+}
+
+double bank_conflict_degree(double stride_bytes, double width_bytes, double banks, int warp_size) {
+  if (stride_bytes < width_bytes) {
+    // Neighbouring lanes share a bank word (no conflict among them); the warp touches
+    // warp * stride / width distinct words, spread over the banks.
+    return std::max(1.0, warp_size * stride_bytes / width_bytes / banks);
+  }
+  // Lane i uses bank (i * stride / width) mod banks: banks / gcd(stride / width, banks) distinct banks.
+  const auto step = static_cast<std::uint64_t>(stride_bytes / width_bytes);
+  const std::uint64_t common = std::gcd(step, static_cast<std::uint64_t>(banks));
+  return std::max(1.0, warp_size * static_cast<double>(common) / banks);
+}
+
+std::optional<BankAnalysis> analyze_banks(std::vector<Point> stride_to_cycles, int warp_size) {
+  stride_to_cycles = sorted_by_x(std::move(stride_to_cycles));
+  if (stride_to_cycles.size() < 3) return std::nullopt;
+  const double base = stride_to_cycles.front().second;
+  double highest = base;
+  for (const auto& point : stride_to_cycles) highest = std::max(highest, point.second);
+  // Conflicts must at least double the cost to count (a 32-way conflict costs many times more).
+  if (highest < 2.0 * base) return std::nullopt;
+  // Fit cycles = base + extra * (degree - 1) for each (width, banks) candidate; keep the best.
+  std::optional<BankAnalysis> best;
+  double best_error = INFINITY;
+  for (double width : {4.0, 8.0, 16.0}) {
+    for (double banks : {4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
+      double sum_d = 0, sum_y = 0, sum_dd = 0, sum_dy = 0;
+      const auto n = static_cast<double>(stride_to_cycles.size());
+      std::vector<double> degrees;
+      for (const auto& [stride, cycles] : stride_to_cycles) {
+        const double degree = bank_conflict_degree(stride, width, banks, warp_size) - 1.0;
+        degrees.push_back(degree);
+        sum_d += degree;
+        sum_y += cycles;
+        sum_dd += degree * degree;
+        sum_dy += degree * cycles;
+      }
+      const double denominator = n * sum_dd - sum_d * sum_d;
+      if (denominator <= 0) continue;
+      const double extra = (n * sum_dy - sum_d * sum_y) / denominator;
+      const double intercept = (sum_y - extra * sum_d) / n;
+      if (extra <= 0) continue;
+      double error = 0;
+      for (std::size_t i = 0; i < degrees.size(); ++i) {
+        const double residual = stride_to_cycles[i].second - (intercept + extra * degrees[i]);
+        error += residual * residual;
+      }
+      if (error < best_error * (1 - 1e-9)) {
+        best_error = error;
+        best = BankAnalysis{width, banks, extra};
+      }
+    }
+  }
+  return best;
+}
+
+std::optional<double> ways_from_same_set_curve(const std::vector<Point>& lines_to_latency) {
+  const std::optional<Rise> rise = find_rise(lines_to_latency, 0.5, 1.5, 2);
+  if (!rise) return std::nullopt;
+  return rise->last_flat_x;
+}
+
+ReplacementGuess classify_replacement(int line0_kept, int line1_kept, int trials) {
+  ReplacementGuess guess;
+  std::ostringstream text;
+  text << "fill all ways, re-touch line 0, insert one more: line 0 kept " << line0_kept << "/" << trials
+       << ", line 1 kept " << line1_kept << "/" << trials;
+  guess.fingerprint = text.str();
+  if (trials <= 0) return guess;
+  const double kept0 = static_cast<double>(line0_kept) / trials;
+  const double kept1 = static_cast<double>(line1_kept) / trials;
+  constexpr double kMostly = 0.9;
+  constexpr double kRarely = 0.1;
+  if (kept0 >= kMostly && kept1 <= kRarely) {
+    guess.policy = ReplacementPolicy::lru; // the least recently used line (1) went
+  } else if (kept0 <= kRarely && kept1 >= kMostly) {
+    guess.policy = ReplacementPolicy::fifo; // the oldest inserted line (0) went despite its re-touch
+  } else if (kept0 > kRarely && kept0 < kMostly && kept1 > kRarely && kept1 < kMostly) {
+    guess.policy = ReplacementPolicy::random;
+  }
+  return guess;
+}
+
+} // namespace cachewise::probe

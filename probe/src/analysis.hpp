@@ -1,0 +1,138 @@
+// Curve analysis for the probe: plain C++ (no CUDA), so every rule that turns raw timings into
+// profile values is unit-tested on the CPU with synthetic and noisy curves.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::probe {
+
+/// Units of the latency-vs-working-set curves: the ones the SVG plot draws.
+inline constexpr const char* kWorkingSetUnit = "bytes (working set)";
+inline constexpr const char* kLatencyUnit = "cycles per load";
+
+/// One (x, y) sample of a curve: working set or stride in bytes -> latency or bandwidth.
+using Point = std::pair<double, double>;
+
+/// Robust summary of repeated samples. `spread` is (p75 - p25) / median, as in Provenance.
+struct Summary {
+  double median = 0.0;
+  double p25 = 0.0;
+  double p75 = 0.0;
+  double spread = 0.0;
+  std::int64_t samples = 0;
+};
+
+/// Throws std::invalid_argument on an empty sample set.
+Summary summarize(std::vector<double> samples);
+
+/// high when spread <= high_max, medium when <= medium_max, else low.
+Confidence confidence_from_spread(double spread, double high_max = 0.03, double medium_max = 0.10);
+
+/// The lower of two confidences.
+Confidence weakest(Confidence a, Confidence b);
+
+/// Provenance for a value summarised from samples; confidence follows the spread.
+Provenance provenance_from(const std::string& method, const Summary& summary);
+
+/// Where a flat-then-rising curve (latency vs working set) leaves its first plateau.
+struct Rise {
+  std::size_t last_flat_index = 0;  ///< last point still on the first plateau
+  double last_flat_x = 0.0;
+  double first_risen_x = 0.0;       ///< first point of the sustained rise
+  double base_level = 0.0;          ///< median of the first plateau
+  double top_level = 0.0;           ///< median of the points after the rise
+};
+
+/// Finds the first sustained rise: the first point from which `confirm` consecutive points all
+/// exceed base + threshold_fraction * (top - base), where base is the level of the first points
+/// and top the level of the last ones. A single noisy spike does not count as a rise.
+/// nullopt when the curve never rises by at least min_ratio (top / base).
+std::optional<Rise> find_rise(const std::vector<Point>& curve, double threshold_fraction = 0.1, double min_ratio = 1.15,
+                              std::size_t confirm = 2);
+
+/// Where a flat-then-falling curve (bandwidth vs working set) leaves its first plateau: the rise of
+/// the reciprocal curve.
+std::optional<Rise> find_drop(const std::vector<Point>& curve, double threshold_fraction = 0.1, double min_ratio = 1.15,
+                              std::size_t confirm = 2);
+
+/// x values from `low` to `high` (inclusive) in steps of `step`; empty when step <= 0.
+std::vector<double> grid(double low, double high, double step);
+
+/// Capacity from a "warm everything, then sample" curve: after warming a working set W larger than
+/// the cache C, a random line hits with probability C / W, so C = hit_fraction * W. Averages the
+/// points with W >= min_working_set whose hit fraction lies inside (0.05, 0.95).
+std::optional<Summary> capacity_from_hit_fractions(const std::vector<Point>& working_set_to_hit_fraction,
+                                                   double min_working_set);
+
+/// Splits samples into a low and a high group (two-means on one axis).
+struct TwoClusters {
+  Summary low;
+  Summary high;
+  double threshold = 0.0;      ///< midway between the two groups' medians
+  double low_fraction = 0.0;   ///< share of samples in the low group
+  double separation = 0.0;     ///< (high.median - low.median) / larger group IQR; > 3 means clearly two groups
+};
+
+/// Throws std::invalid_argument with fewer than two distinct values.
+TwoClusters split_two_clusters(const std::vector<double>& samples);
+
+/// Line (or page) size from the block test: M random aligned blocks of B bytes, every sector of
+/// each touched. A cache of C bytes in L-byte lines holds C / L lines, so the footprint M * B at the
+/// capacity knee is C * B / L while B < L and C once B >= L. Returns the smallest block size from
+/// which every larger block's knee lies within `tolerance` of the largest block's knee. Input:
+/// (block bytes, knee footprint bytes), any order. nullopt when even the smallest block saturates
+/// (the line is no larger than it) or the knees do not level off.
+std::optional<double> smallest_saturating_block(std::vector<Point> block_to_knee, double tolerance = 0.2);
+
+/// Smallest offset (bytes) whose second access missed, in a "touch offset 0, then time offset d"
+/// test: everything below it arrived with the first fill. Points: (d, latency). nullopt when every
+/// offset hit (granularity larger than the largest offset tried) or the first offset already missed.
+std::optional<double> fill_granularity(std::vector<Point> offset_to_latency, double miss_threshold);
+
+/// Interleave granularity from pair agreement: `classes[i]` is the class (e.g. near = 0,
+/// far = 1) of the address i * spacing_bytes. For a distance d smaller than the granularity, the
+/// pairs (a, a + d) with a a multiple of 2d always agree; at the granularity about half disagree.
+/// Returns the smallest power-of-two distance with agreement below `agreement_limit`.
+std::optional<double> interleave_granularity(const std::vector<int>& classes, double spacing_bytes,
+                                             double agreement_limit = 0.9);
+
+/// Agreement fraction for one distance (exposed for the curves and for tests).
+double pair_agreement(const std::vector<int>& classes, std::size_t distance_in_elements);
+
+/// Shared-memory banks from cycles per access vs the stride (bytes) between the 32 lanes of a warp:
+/// conflict-free up to the bank width, then cost grows with the conflict degree until the stride
+/// spans all banks (banks * width), after which it stays flat.
+struct BankAnalysis {
+  double width_bytes = 0.0;
+  double banks = 0.0;
+  double extra_wavefront_cycles = 0.0; ///< cost of each additional conflicting access
+};
+
+/// Conflict degree (accesses per bank, at least 1) of one warp's 4-byte loads `stride_bytes` apart.
+double bank_conflict_degree(double stride_bytes, double width_bytes, double banks, int warp_size = 32);
+
+/// Points: (stride bytes, cycles per access), strides powers of two from 4. Fits
+/// cycles = base + extra * (degree - 1) for every width (4, 8, 16 B) and bank count (4..128) and
+/// keeps the best fit (least squares); among equally good fits (equal bytes per bank row, which
+/// 4-byte loads cannot tell apart) the narrower bank. nullopt when conflicts never double the cost.
+std::optional<BankAnalysis> analyze_banks(std::vector<Point> stride_to_cycles, int warp_size = 32);
+
+/// Ways of a set from the same-set test: N lines exactly one set-stride apart all hit while
+/// N <= ways, so the latency rises at N = ways + 1. Points: (N, latency). nullopt without a rise.
+std::optional<double> ways_from_same_set_curve(const std::vector<Point>& lines_to_latency);
+
+/// Replacement policy from the eviction fingerprint: fill the W ways of one set with lines 0..W-1,
+/// re-touch line 0, insert line W, then test whether line 0 and line 1 are still cached.
+struct ReplacementGuess {
+  ReplacementPolicy policy = ReplacementPolicy::unknown;
+  std::string fingerprint;
+};
+ReplacementGuess classify_replacement(int line0_kept, int line1_kept, int trials);
+
+} // namespace cachewise::probe

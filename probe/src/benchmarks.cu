@@ -1,0 +1,581 @@
+// GPU microbenchmarks of the probe. Latency kernels run one thread (optionally on a chosen SM),
+// make every load depend on the previous one and time with clock64; inline PTX picks the cache
+// operator (ld.global.ca: L1 + L2, ld.global.cg: L2 only) so the compiler cannot change it.
+#include "benchmarks.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.hpp"
+
+namespace cachewise::probe::gpu {
+namespace {
+
+using kernels::check_cuda;
+using Address = unsigned long long;
+
+// ----- device helpers ------------------------------------------------------------------
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+__device__ __forceinline__ long long clock_now() {
+  long long ticks;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(ticks)::"memory");
+  return ticks;
+}
+
+__device__ __forceinline__ Address load_ca(Address address) {
+  Address value;
+  asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
+  return value;
+}
+
+__device__ __forceinline__ Address load_cg(Address address) {
+  Address value;
+  asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
+  return value;
+}
+
+template <CacheOp op> __device__ __forceinline__ Address load(Address address) {
+  if constexpr (op == CacheOp::ca) {
+    return load_ca(address);
+  } else {
+    return load_cg(address);
+  }
+}
+
+/// A shared-memory store of the loaded value: it cannot issue before the load returns, and the
+/// in-order warp then reads the clock only after it, so the clock read waits for the load.
+__device__ __forceinline__ void wait_for(Address value, unsigned shared_address) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(shared_address), "r"(static_cast<unsigned>(value)) : "memory");
+}
+
+__device__ __forceinline__ unsigned shared_address_of(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+/// True for the single thread that should run a latency kernel: thread 0 of block 0, or thread 0
+/// of the first block that landed on SM `target_sm`.
+__device__ bool claim(int target_sm, unsigned* claimed) {
+  if (threadIdx.x != 0) return false;
+  if (target_sm < 0) return blockIdx.x == 0;
+  if (sm_id() != static_cast<unsigned>(target_sm)) return false;
+  return atomicCAS(claimed, 0u, 1u) == 0u;
+}
+
+struct ChaseOutput {
+  long long cycles;
+  Address sink;
+  int sm;
+};
+
+// ----- kernels ---------------------------------------------------------------------------
+
+/// kCarveoutSet: the instantiation whose carveout attribute the host sets; the other one always
+/// runs at the driver's default carveout.
+template <CacheOp op, bool kCarveoutSet>
+__global__ void chase_kernel(Address start, long long warm_hops, long long timed_hops, int target_sm,
+                             unsigned* claimed, ChaseOutput* out) {
+  __shared__ unsigned order;
+  if (!claim(target_sm, claimed)) return;
+  const unsigned order_address = shared_address_of(&order);
+  Address p = start;
+  for (long long i = 0; i < warm_hops; ++i) p = load<op>(p);
+  wait_for(p, order_address);
+  const long long begin = clock_now();
+  for (long long i = 0; i < timed_hops; i += 8) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) p = load<op>(p);
+  }
+  wait_for(p, order_address);
+  const long long end = clock_now();
+  out->cycles = end - begin;
+  out->sink = p;
+  out->sm = static_cast<int>(sm_id());
+}
+
+__global__ void chase_per_hop_kernel(Address start, int hops, int target_sm, unsigned* claimed, unsigned* latencies,
+                                     ChaseOutput* out) {
+  __shared__ unsigned cycles[kMaxTimedHops];
+  __shared__ unsigned order[kMaxTimedHops];
+  if (!claim(target_sm, claimed)) return;
+  const unsigned order_address = shared_address_of(order);
+  Address p = start;
+  for (int i = 0; i < hops; ++i) {
+    const long long begin = clock_now();
+    p = load_cg(p);
+    wait_for(p, order_address + 4u * static_cast<unsigned>(i));
+    const long long end = clock_now();
+    cycles[i] = static_cast<unsigned>(end - begin);
+  }
+  for (int i = 0; i < hops; ++i) latencies[i] = cycles[i];
+  out->sink = p;
+  out->sm = static_cast<int>(sm_id());
+}
+
+__global__ void self_loop_kernel(Address base, const Address* offsets, int count, int target_sm, unsigned* claimed,
+                                 float* latencies, ChaseOutput* out) {
+  __shared__ unsigned order;
+  if (!claim(target_sm, claimed)) return;
+  const unsigned order_address = shared_address_of(&order);
+  constexpr int kLoads = 8;
+  for (int i = 0; i < count; ++i) {
+    Address p = base + __ldcg(offsets + i);
+    p = load_cg(load_cg(p));
+    wait_for(p, order_address);
+    const long long begin = clock_now();
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) p = load_cg(p);
+    wait_for(p, order_address);
+    const long long end = clock_now();
+    latencies[i] = static_cast<float>(end - begin) / kLoads;
+  }
+  out->sm = static_cast<int>(sm_id());
+}
+
+__global__ void write_chain_kernel(Address base, const Address* offsets, long long count, bool self_loops) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  const Address target = self_loops ? offsets[i] : offsets[(i + 1) % count];
+  *reinterpret_cast<Address*>(base + offsets[i]) = base + target;
+}
+
+__global__ void stream_kernel(const uint4* data, unsigned long long count, uint4* sink) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    acc ^= __ldcg(data + i).x;
+  }
+  if (acc == 0x9e3779b9u) sink->x = acc; // practically never true; keeps the loads alive
+}
+
+__global__ void gather_kernel(Address base, const Address* offsets, long long count, Address* sink) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  const Address value = load_cg(base + offsets[i]);
+  if (value == 1) *sink = value;
+}
+
+struct DeviceStep {
+  unsigned op;
+  unsigned timed;
+  Address offset;
+};
+
+__global__ void script_kernel(Address base, const DeviceStep* steps, int count, int target_sm, unsigned* claimed,
+                              unsigned* latencies, int* timed_count, ChaseOutput* out) {
+  __shared__ DeviceStep script[kMaxScriptSteps];
+  __shared__ unsigned cycles[kMaxScriptSteps];
+  __shared__ unsigned order;
+  if (!claim(target_sm, claimed)) return;
+  // Copy the script with L1-bypassing loads so reading it disturbs no L1 set under test.
+  for (int i = 0; i < count; ++i) {
+    script[i].op = __ldcg(&steps[i].op);
+    script[i].timed = __ldcg(&steps[i].timed);
+    script[i].offset = __ldcg(&steps[i].offset);
+  }
+  const unsigned order_address = shared_address_of(&order);
+  Address value = 0; // every word read holds zero, so `base + offset + value` chains the accesses
+  int timed = 0;
+  for (int i = 0; i < count; ++i) {
+    const Address address = base + script[i].offset + value;
+    const Op op = static_cast<Op>(script[i].op);
+    if (op == Op::store_wb) {
+      asm volatile("st.global.wb.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
+    } else if (op == Op::store_cg) {
+      asm volatile("st.global.cg.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
+    } else {
+      wait_for(value, order_address);
+      const long long begin = clock_now();
+      value = op == Op::load_ca ? load_ca(address) : load_cg(address);
+      wait_for(value, order_address);
+      const long long end = clock_now();
+      if (script[i].timed != 0) cycles[timed++] = static_cast<unsigned>(end - begin);
+    }
+  }
+  for (int i = 0; i < timed; ++i) latencies[i] = cycles[i];
+  *timed_count = timed;
+  out->sink = value;
+  out->sm = static_cast<int>(sm_id());
+}
+
+template <bool kStore, CacheOp op>
+__global__ void bandwidth_kernel(uint4* data, unsigned long long count, int passes, bool per_block, uint4* sink) {
+  const unsigned long long first =
+      per_block ? threadIdx.x : blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const unsigned long long step = per_block ? blockDim.x : static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned acc = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+#pragma unroll 4
+    for (unsigned long long i = first; i < count; i += step) {
+      if constexpr (kStore) {
+        __stcg(data + i, make_uint4(static_cast<unsigned>(i), static_cast<unsigned>(pass), 0u, 0u));
+      } else if constexpr (op == CacheOp::ca) {
+        const uint4 v = __ldca(data + i);
+        acc ^= v.x ^ v.w;
+      } else {
+        const uint4 v = __ldcg(data + i);
+        acc ^= v.x ^ v.w;
+      }
+    }
+  }
+  if (!kStore && acc == 0x9e3779b9u) sink->x = acc;
+}
+
+__global__ void shared_bank_kernel(int stride_bytes, int words, int iterations, long long* cycles_out,
+                                   unsigned* sink) {
+  extern __shared__ unsigned shared_words[];
+  for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) shared_words[i] = 0;
+  __syncwarp();
+  const unsigned address = shared_address_of(shared_words) + threadIdx.x * static_cast<unsigned>(stride_bytes);
+  unsigned value = 0;
+  auto step = [&] { asm volatile("ld.shared.u32 %0, [%1];" : "=r"(value) : "r"(address + value) : "memory"); };
+  for (int i = 0; i < 8; ++i) step();
+  __syncwarp();
+  const long long begin = clock_now();
+  for (int i = 0; i < iterations; i += 8) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) step();
+  }
+  sink[threadIdx.x] = value; // the store waits for the last load
+  const long long end = clock_now();
+  if (threadIdx.x == 0) *cycles_out = end - begin;
+}
+
+__global__ void sm_id_kernel(int* ids) {
+  if (threadIdx.x == 0) ids[blockIdx.x] = static_cast<int>(sm_id());
+}
+
+__global__ void clock_rate_kernel(long long* ticks, unsigned long long* nanoseconds) {
+  unsigned long long start_ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start_ns));
+  const long long start_ticks = clock_now();
+  unsigned long long now_ns = start_ns;
+  constexpr unsigned long long kSpinNs = 2'000'000;
+  while (now_ns - start_ns < kSpinNs) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now_ns));
+  *ticks = clock_now() - start_ticks;
+  *nanoseconds = now_ns - start_ns;
+}
+
+// ----- host helpers ----------------------------------------------------------------------
+
+/// A typed device array freed on scope exit.
+template <typename T> class DeviceArray {
+public:
+  explicit DeviceArray(std::size_t count) : count_(std::max<std::size_t>(count, 1)) {
+    check_cuda(cudaMalloc(&data_, count_ * sizeof(T)), "cudaMalloc (probe scratch)");
+    check_cuda(cudaMemset(data_, 0xff, count_ * sizeof(T)), "cudaMemset (probe scratch)");
+  }
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() const { return data_; }
+  void upload(const std::vector<T>& values) {
+    check_cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+  }
+  std::vector<T> download(std::size_t count) const {
+    std::vector<T> values(count);
+    check_cuda(cudaMemcpy(values.data(), data_, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
+    return values;
+  }
+  void clear() { check_cuda(cudaMemset(data_, 0, count_ * sizeof(T)), "cudaMemset (probe scratch)"); }
+
+private:
+  T* data_ = nullptr;
+  std::size_t count_;
+};
+
+int current_sm_count() {
+  int device = 0;
+  int count = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return count;
+}
+
+/// Grid of a pinned latency launch: enough one-warp blocks that every SM receives some.
+unsigned pinned_grid(int sm) { return sm < 0 ? 1u : static_cast<unsigned>(4 * current_sm_count()); }
+
+void finish_launch(const char* what) {
+  check_cuda(cudaGetLastError(), what);
+  check_cuda(cudaDeviceSynchronize(), what);
+}
+
+/// Runs `launch` (a pinned latency kernel writing `out`) until the block landed on SM `sm`.
+template <typename Launch> ChaseOutput launch_pinned(int sm, Launch launch, const char* what) {
+  DeviceArray<unsigned> claimed(1);
+  DeviceArray<ChaseOutput> out(1);
+  constexpr int kAttempts = 4;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    claimed.clear();
+    out.clear();
+    check_cuda(cudaMemset(&out.get()->sm, 0xff, sizeof(int)), what);
+    launch(claimed.get(), out.get());
+    finish_launch(what);
+    const ChaseOutput result = out.download(1)[0];
+    if (sm < 0 || result.sm == sm) return result;
+  }
+  throw std::runtime_error(std::string(what) + ": no block landed on SM " + std::to_string(sm));
+}
+
+Address base_of(const DeviceBuffer& buffer) { return reinterpret_cast<Address>(buffer.data()); }
+
+void check_range(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes, const char* what) {
+  if (offset + bytes > buffer.bytes()) throw std::runtime_error(std::string(what) + ": range outside the probe buffer");
+}
+
+unsigned blocks_for(std::size_t count, unsigned threads) {
+  return static_cast<unsigned>((count + threads - 1) / threads);
+}
+
+} // namespace
+
+// ----- public functions -------------------------------------------------------------------
+
+DeviceBuffer::DeviceBuffer(std::uint64_t bytes) : bytes_(bytes) {
+  check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc (probe buffer)");
+  zero(0, bytes);
+}
+
+DeviceBuffer::~DeviceBuffer() { cudaFree(data_); }
+
+void DeviceBuffer::zero(std::uint64_t offset, std::uint64_t bytes) const {
+  check_range(*this, offset, bytes, "zero");
+  check_cuda(cudaMemset(static_cast<char*>(data_) + offset, 0, bytes), "cudaMemset (probe buffer)");
+  check_cuda(cudaDeviceSynchronize(), "cudaMemset (probe buffer)");
+}
+
+namespace {
+void write_links(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, bool self_loops) {
+  if (offsets.empty()) return;
+  for (std::uint64_t offset : offsets) check_range(buffer, offset, 8, "write_chain");
+  DeviceArray<Address> device_offsets(offsets.size());
+  device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
+  constexpr unsigned kThreads = 256;
+  write_chain_kernel<<<blocks_for(offsets.size(), kThreads), kThreads>>>(
+      base_of(buffer), device_offsets.get(), static_cast<long long>(offsets.size()), self_loops);
+  finish_launch("write_chain_kernel");
+}
+} // namespace
+
+void write_chain(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets) {
+  write_links(buffer, offsets, false);
+}
+
+void write_self_loops(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets) {
+  write_links(buffer, offsets, true);
+}
+
+double chase_mean_cycles(const DeviceBuffer& buffer, std::uint64_t start_offset, const ChaseOptions& options) {
+  const long long timed = std::max<long long>(8, (options.timed_hops + 7) / 8 * 8);
+  const Address start = base_of(buffer) + start_offset;
+  const bool set_carveout = options.l1_carveout_percent >= 0;
+  auto kernel = options.op == CacheOp::ca ? (set_carveout ? chase_kernel<CacheOp::ca, true> : chase_kernel<CacheOp::ca, false>)
+                                          : (set_carveout ? chase_kernel<CacheOp::cg, true> : chase_kernel<CacheOp::cg, false>);
+  if (set_carveout) {
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, options.l1_carveout_percent),
+               "cudaFuncSetAttribute (carveout)");
+  }
+  const ChaseOutput result = launch_pinned(
+      options.sm,
+      [&](unsigned* claimed, ChaseOutput* out) {
+        kernel<<<pinned_grid(options.sm), 32>>>(start, options.warm_hops, timed, options.sm, claimed, out);
+      },
+      "chase_kernel");
+  return static_cast<double>(result.cycles) / static_cast<double>(timed);
+}
+
+std::vector<std::uint32_t> chase_per_hop(const DeviceBuffer& buffer, std::uint64_t start_offset, int hops, int sm) {
+  hops = std::clamp(hops, 1, kMaxTimedHops);
+  DeviceArray<unsigned> latencies(static_cast<std::size_t>(hops));
+  const Address start = base_of(buffer) + start_offset;
+  launch_pinned(
+      sm,
+      [&](unsigned* claimed, ChaseOutput* out) {
+        chase_per_hop_kernel<<<pinned_grid(sm), 32>>>(start, hops, sm, claimed, latencies.get(), out);
+      },
+      "chase_per_hop_kernel");
+  return latencies.download(static_cast<std::size_t>(hops));
+}
+
+std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm) {
+  if (offsets.empty()) return {};
+  DeviceArray<Address> device_offsets(offsets.size());
+  device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
+  DeviceArray<float> latencies(offsets.size());
+  const int count = static_cast<int>(offsets.size());
+  launch_pinned(
+      sm,
+      [&](unsigned* claimed, ChaseOutput* out) {
+        self_loop_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_offsets.get(), count, sm, claimed,
+                                                   latencies.get(), out);
+      },
+      "self_loop_kernel");
+  const std::vector<float> values = latencies.download(offsets.size());
+  return {values.begin(), values.end()};
+}
+
+void stream_through_l2(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes) {
+  check_range(buffer, offset, bytes, "stream_through_l2");
+  DeviceArray<uint4> sink(1);
+  const auto* data = reinterpret_cast<const uint4*>(static_cast<const char*>(buffer.data()) + offset);
+  stream_kernel<<<static_cast<unsigned>(4 * current_sm_count()), 512>>>(data, bytes / sizeof(uint4), sink.get());
+  finish_launch("stream_kernel");
+}
+
+void gather_through_l2(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets) {
+  if (offsets.empty()) return;
+  DeviceArray<Address> device_offsets(offsets.size());
+  device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
+  DeviceArray<Address> sink(1);
+  constexpr unsigned kThreads = 256;
+  gather_kernel<<<blocks_for(offsets.size(), kThreads), kThreads>>>(base_of(buffer), device_offsets.get(),
+                                                                    static_cast<long long>(offsets.size()), sink.get());
+  finish_launch("gather_kernel");
+}
+
+std::vector<std::uint32_t> run_script(const DeviceBuffer& buffer, const std::vector<ScriptStep>& steps, int sm) {
+  if (steps.empty() || steps.size() > static_cast<std::size_t>(kMaxScriptSteps)) {
+    throw std::runtime_error("run_script: 1 to " + std::to_string(kMaxScriptSteps) + " steps");
+  }
+  std::vector<DeviceStep> host;
+  for (const ScriptStep& step : steps) {
+    check_range(buffer, step.offset, 8, "run_script");
+    host.push_back({static_cast<unsigned>(step.op), step.timed ? 1u : 0u, step.offset});
+  }
+  DeviceArray<DeviceStep> device_steps(host.size());
+  device_steps.upload(host);
+  DeviceArray<unsigned> latencies(host.size());
+  DeviceArray<int> timed_count(1);
+  const int count = static_cast<int>(host.size());
+  launch_pinned(
+      sm,
+      [&](unsigned* claimed, ChaseOutput* out) {
+        script_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_steps.get(), count, sm, claimed,
+                                               latencies.get(), timed_count.get(), out);
+      },
+      "script_kernel");
+  return latencies.download(static_cast<std::size_t>(timed_count.download(1)[0]));
+}
+
+std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
+  const std::uint64_t per_pass = run.bytes / sizeof(uint4) * sizeof(uint4);
+  const std::uint64_t blocks = run.sharing == Sharing::per_block ? static_cast<std::uint64_t>(2 * current_sm_count()) : 1;
+  return per_pass * static_cast<std::uint64_t>(run.passes) * blocks;
+}
+
+std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
+  check_range(buffer, 0, run.bytes, "bandwidth");
+  DeviceArray<uint4> sink(1);
+  auto* data = static_cast<uint4*>(buffer.data());
+  const unsigned long long count = run.bytes / sizeof(uint4);
+  const bool per_block = run.sharing == Sharing::per_block;
+  // Two blocks of 1024 threads per SM: the most resident threads an SM takes.
+  const unsigned blocks = static_cast<unsigned>(2 * current_sm_count());
+  constexpr unsigned kThreads = 1024;
+  auto launch = [&] {
+    if (run.store) {
+      bandwidth_kernel<true, CacheOp::cg><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
+    } else if (run.op == CacheOp::ca) {
+      bandwidth_kernel<false, CacheOp::ca><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
+    } else {
+      bandwidth_kernel<false, CacheOp::cg><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
+    }
+  };
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> seconds;
+  try {
+    launch(); // warm-up: module load, TLB, and the cache state the repeats then see
+    finish_launch("bandwidth_kernel");
+    for (int r = 0; r < run.repeats; ++r) {
+      check_cuda(cudaEventRecord(start), "cudaEventRecord");
+      launch();
+      check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+      finish_launch("bandwidth_kernel");
+      float milliseconds = 0;
+      check_cuda(cudaEventElapsedTime(&milliseconds, start, stop), "cudaEventElapsedTime");
+      seconds.push_back(milliseconds * 1e-3);
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return seconds;
+}
+
+std::vector<double> copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int repeats) {
+  check_range(buffer, 0, 2 * bytes, "copy");
+  char* source = static_cast<char*>(buffer.data());
+  char* destination = source + bytes;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> seconds;
+  try {
+    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy (warm-up)");
+    for (int r = 0; r < repeats; ++r) {
+      check_cuda(cudaEventRecord(start), "cudaEventRecord");
+      check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+      check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float milliseconds = 0;
+      check_cuda(cudaEventElapsedTime(&milliseconds, start, stop), "cudaEventElapsedTime");
+      seconds.push_back(milliseconds * 1e-3);
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return seconds;
+}
+
+double shared_load_cycles(int stride_bytes, int iterations) {
+  constexpr int kWarp = 32;
+  const int words = std::max(kWarp * stride_bytes / 4 + 1, 64);
+  iterations = std::max(8, iterations / 8 * 8);
+  DeviceArray<long long> cycles(1);
+  DeviceArray<unsigned> sink(kWarp);
+  shared_bank_kernel<<<1, kWarp, static_cast<std::size_t>(words) * 4>>>(stride_bytes, words, iterations, cycles.get(),
+                                                                        sink.get());
+  finish_launch("shared_bank_kernel");
+  return static_cast<double>(cycles.download(1)[0]) / iterations;
+}
+
+std::vector<int> sm_ids() {
+  const int blocks = 8 * current_sm_count();
+  DeviceArray<int> ids(static_cast<std::size_t>(blocks));
+  sm_id_kernel<<<static_cast<unsigned>(blocks), 32>>>(ids.get());
+  finish_launch("sm_id_kernel");
+  std::vector<int> seen = ids.download(static_cast<std::size_t>(blocks));
+  std::ranges::sort(seen);
+  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  return seen;
+}
+
+double measured_sm_clock_mhz() {
+  DeviceArray<long long> ticks(1);
+  DeviceArray<unsigned long long> nanoseconds(1);
+  clock_rate_kernel<<<1, 1>>>(ticks.get(), nanoseconds.get());
+  finish_launch("clock_rate_kernel");
+  const double elapsed_ns = static_cast<double>(nanoseconds.download(1)[0]);
+  return elapsed_ns > 0 ? static_cast<double>(ticks.download(1)[0]) / elapsed_ns * 1000.0 : 0.0;
+}
+
+} // namespace cachewise::probe::gpu

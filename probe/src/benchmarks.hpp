@@ -1,0 +1,113 @@
+// GPU microbenchmark primitives of the probe (implemented in benchmarks.cu). The declarations are
+// plain C++ so the orchestration (probe.cpp) needs no CUDA compiler. Every function synchronises
+// and throws std::runtime_error on a CUDA error.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace cachewise::probe::gpu {
+
+/// Which caches a load may allocate in: ld.global.ca (L1 and L2) or ld.global.cg (L2 only).
+enum class CacheOp { ca, cg };
+
+/// One device allocation, zero-filled, freed on destruction.
+class DeviceBuffer {
+public:
+  explicit DeviceBuffer(std::uint64_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::uint64_t bytes() const { return bytes_; }
+  void* data() const { return data_; }
+  /// Zero-fills [offset, offset + bytes).
+  void zero(std::uint64_t offset, std::uint64_t bytes) const;
+
+private:
+  void* data_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+/// Links the nodes at `offsets` into a cycle: the 8 bytes at offsets[i] hold the address of
+/// offsets[i + 1] (the last points back to the first).
+void write_chain(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets);
+
+/// Makes the 8 bytes at each offset point to themselves (for per-address timing).
+void write_self_loops(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets);
+
+/// Options of one pointer chase by a single thread.
+struct ChaseOptions {
+  CacheOp op = CacheOp::cg;
+  std::int64_t warm_hops = 0;
+  std::int64_t timed_hops = 1024;  ///< rounded up to a multiple of 8
+  int sm = -1;                     ///< run on this SM id (%smid); -1: wherever it lands
+  int l1_carveout_percent = -1;    ///< cudaFuncAttributePreferredSharedMemoryCarveout 0..100; -1: never set (driver default)
+};
+
+/// Mean cycles per hop (clock64 around the timed hops) following the chain from `start_offset`.
+double chase_mean_cycles(const DeviceBuffer& buffer, std::uint64_t start_offset, const ChaseOptions& options);
+
+/// Largest number of hops chase_per_hop can time in one launch.
+inline constexpr int kMaxTimedHops = 4096;
+
+/// Cycles of each of `hops` consecutive ld.global.cg hops (timed one by one) from SM `sm`.
+std::vector<std::uint32_t> chase_per_hop(const DeviceBuffer& buffer, std::uint64_t start_offset, int hops, int sm);
+
+/// L2 latency of each address from SM `sm`: each offset must hold a self loop (write_self_loops);
+/// eight dependent ld.global.cg loads per address, after two warming loads. Returns cycles per load.
+std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm);
+
+/// Every SM reads [offset, offset + bytes) once with ld.global.cg: warms L2 with that range, or
+/// evicts everything else when the range is several times the L2.
+void stream_through_l2(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes);
+
+/// Every SM loads the 8 bytes at each offset once with ld.global.cg (warms L2 with just those lines).
+void gather_through_l2(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets);
+
+/// A scripted access sequence run by one thread, in order, each access depending on the last.
+enum class Op : std::uint32_t { load_ca, load_cg, store_wb, store_cg };
+struct ScriptStep {
+  Op op = Op::load_cg;
+  std::uint64_t offset = 0;
+  bool timed = false;
+};
+inline constexpr int kMaxScriptSteps = 512;
+/// Cycles of each timed load, in script order. Every accessed 8-byte word must hold zero.
+std::vector<std::uint32_t> run_script(const DeviceBuffer& buffer, const std::vector<ScriptStep>& steps, int sm);
+
+/// Bandwidth kernels (16-byte accesses, whole chip). Each returns seconds per launch for `repeats`
+/// launches (medians are taken by the caller).
+enum class Sharing {
+  whole_grid, ///< the grid strides over [0, bytes) together, `passes` times
+  per_block,  ///< every block reads all of [0, bytes) itself, `passes` times (same data on every SM)
+};
+struct BandwidthRun {
+  std::uint64_t bytes = 0;  ///< range touched
+  int passes = 1;
+  Sharing sharing = Sharing::whole_grid;
+  CacheOp op = CacheOp::cg; ///< loads; stores use st.global.cg
+  bool store = false;
+  int repeats = 5;
+};
+/// Seconds per launch; bytes moved per launch = bytes * passes (* blocks for per_block).
+std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run);
+/// Bytes one launch of `run` moves (what bandwidth_seconds' times divide).
+std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
+
+/// Seconds of each of `repeats` device-to-device cudaMemcpy calls of `bytes` (from the first half of
+/// the buffer to the second).
+std::vector<double> copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int repeats);
+
+/// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
+/// i * stride_bytes (mean over `iterations`).
+double shared_load_cycles(int stride_bytes, int iterations);
+
+/// The distinct %smid values the blocks of a wide launch ran on, ascending (SM ids need not be
+/// contiguous, so pinned kernels pick from these).
+std::vector<int> sm_ids();
+
+/// SM clock seen by a kernel: clock64 ticks over %globaltimer nanoseconds, in MHz.
+double measured_sm_clock_mhz();
+
+} // namespace cachewise::probe::gpu

@@ -1,0 +1,110 @@
+// Runs the --quick probe on the local GPU and checks invariants every real cache hierarchy obeys
+// (not the H200's numbers: any CUDA GPU must pass).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cachewise/probe.hpp"
+
+namespace cachewise::probe {
+namespace {
+
+class QuickProbe : public testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    ProbeOptions options;
+    options.quick = true;
+    options.command_line = "probe_gpu_tests";
+    profile_ = new DeviceProfile(run_probe(options, [](const ProbeProgress& progress) {
+      stages_.push_back(progress.stage);
+      steps_ = progress.steps;
+    }));
+  }
+  static void TearDownTestSuite() { delete profile_; }
+  static const DeviceProfile& profile() { return *profile_; }
+
+  static inline DeviceProfile* profile_ = nullptr;
+  static inline std::vector<std::string> stages_;
+  static inline int steps_ = 0;
+};
+
+TEST_F(QuickProbe, ReportsEveryStep) {
+  EXPECT_EQ(static_cast<int>(stages_.size()), steps_);
+  EXPECT_GT(steps_, 10);
+}
+
+TEST_F(QuickProbe, ProfileSurvivesItsOwnValidation) {
+  // profile_from_json applies every schema rule (powers of two, line multiple of sector, ...).
+  EXPECT_EQ(profile_from_json(profile_to_json(profile())), profile());
+}
+
+TEST_F(QuickProbe, CapacitiesAreOrdered) {
+  const DeviceProfile& p = profile();
+  EXPECT_GT(p.l1.capacity_bytes.value, 0);
+  EXPECT_LT(p.l1.capacity_bytes.value, p.l2.capacity_bytes.value);
+  EXPECT_LE(p.l2.near_capacity_bytes.value, p.l2.capacity_bytes.value);
+  EXPECT_LT(p.l2.capacity_bytes.value, static_cast<double>(p.device.global_memory_bytes));
+  // The L2 the driver reports and the one measured agree within a quarter.
+  EXPECT_NEAR(p.l2.capacity_bytes.value, static_cast<double>(p.device.l2_bytes_reported),
+              0.25 * static_cast<double>(p.device.l2_bytes_reported));
+}
+
+TEST_F(QuickProbe, LatenciesGrowDownTheHierarchy) {
+  const DeviceProfile& p = profile();
+  EXPECT_LT(p.l1.hit_latency_cycles.value, p.l2.near_hit_latency_cycles.value);
+  EXPECT_LE(p.l2.near_hit_latency_cycles.value, p.l2.far_hit_latency_cycles.value);
+  EXPECT_LT(p.l2.far_hit_latency_cycles.value, p.dram.latency_cycles.value);
+}
+
+TEST_F(QuickProbe, LinesAreWholeSectors) {
+  const DeviceProfile& p = profile();
+  EXPECT_EQ(std::fmod(p.l1.line_bytes.value, p.l1.sector_bytes.value), 0.0);
+  EXPECT_EQ(std::fmod(p.l2.line_bytes.value, p.l2.sector_bytes.value), 0.0);
+  EXPECT_GE(p.l1.sector_bytes.value, 16);
+}
+
+TEST_F(QuickProbe, BandwidthsAreOrdered) {
+  const DeviceProfile& p = profile();
+  ASSERT_TRUE(p.l1.read_bandwidth_gb_per_s && p.l2.read_bandwidth_gb_per_s);
+  EXPECT_GT(p.l1.read_bandwidth_gb_per_s->value, p.l2.read_bandwidth_gb_per_s->value);
+  EXPECT_GT(p.l2.read_bandwidth_gb_per_s->value, p.dram.read_bandwidth_gb_per_s.value);
+  EXPECT_GT(p.dram.write_bandwidth_gb_per_s.value, 0);
+}
+
+TEST_F(QuickProbe, SharedMemoryBanksSpanAWarpOfWords) {
+  const DeviceProfile& p = profile();
+  EXPECT_GE(p.shared_memory.banks.value * p.shared_memory.bank_width_bytes.value, 64);
+  EXPECT_GT(p.shared_memory.per_sm_bytes, 0);
+}
+
+TEST_F(QuickProbe, EveryValueSaysHowItWasMeasured) {
+  const DeviceProfile& p = profile();
+  for (const Measured* value : {&p.l1.capacity_bytes, &p.l1.hit_latency_cycles, &p.l2.capacity_bytes,
+                                &p.l2.near_hit_latency_cycles, &p.dram.latency_cycles,
+                                &p.dram.read_bandwidth_gb_per_s, &p.shared_memory.banks}) {
+    EXPECT_FALSE(value->provenance.method.empty());
+    EXPECT_GT(value->provenance.samples, 0) << value->provenance.method;
+  }
+  EXPECT_NE(p.device.probed_at.find('T'), std::string::npos);
+  EXPECT_GT(p.device.sm_clock_mhz_before, 0);
+  EXPECT_FALSE(p.curves.empty());
+  EXPECT_NO_THROW(latency_svg(p));
+}
+
+TEST(Probe, StopRequestCancelsBeforeAnyMeasurement) {
+  int calls = 0;
+  EXPECT_THROW(run_probe({}, [&](const ProbeProgress&) { ++calls; }, [] { return true; }), ProbeCancelled);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(Probe, MissingDeviceIsANoDeviceError) {
+  ProbeOptions options;
+  options.device = 4096;
+  EXPECT_THROW(run_probe(options), NoDeviceError);
+}
+
+} // namespace
+} // namespace cachewise::probe
