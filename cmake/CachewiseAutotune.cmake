@@ -1,1 +1,82 @@
-# cachewise_autotune(): provided by the tuner component (issue 7).
+# cachewise_autotune(TARGET t FAMILY f SIZES n1 [n2 ...] OUTPUT header
+#                    [DTYPE f32] [STRATEGY model|random|exhaustive] [BUDGET n]
+#                    [PROFILE file] [FIX key=value,...] [M m] [K k])
+#
+# At build time, runs `advisor tune` to produce OUTPUT (a C++ header; relative paths are under
+# the current binary dir) and OUTPUT.json beside it. With a GPU it measures the family's
+# feasible configs for each size; without one it writes the advisor's static (model-predicted)
+# recommendation and says so in the header (CACHEWISE_TUNED_<FAMILY>_<DTYPE>_FROM_MEASUREMENT
+# is 0). TARGET gets the header as a source (so it is generated first) and its folder as a
+# private include directory. A tuning run killed mid-build resumes from its journal
+# (OUTPUT.journal*.jsonl); a finished run removes the journal, so the next build measures afresh.
+#
+# The advisor used is the in-tree `advisor` target when there is one, else
+# CACHEWISE_ADVISOR_EXECUTABLE (set by find_package(cachewise)).
+function(cachewise_autotune)
+  cmake_parse_arguments(AT "" "TARGET;FAMILY;OUTPUT;DTYPE;STRATEGY;BUDGET;PROFILE;FIX;M;K" "SIZES" ${ARGN})
+  foreach(required TARGET FAMILY OUTPUT SIZES)
+    if(NOT AT_${required})
+      message(FATAL_ERROR "cachewise_autotune: ${required} is required")
+    endif()
+  endforeach()
+  if(AT_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "cachewise_autotune: unknown arguments: ${AT_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${AT_TARGET})
+    message(FATAL_ERROR "cachewise_autotune: ${AT_TARGET} is not a target")
+  endif()
+
+  if(TARGET advisor)
+    set(advisor_command $<TARGET_FILE:advisor>)
+    set(advisor_dependency advisor)
+  elseif(CACHEWISE_ADVISOR_EXECUTABLE)
+    set(advisor_command ${CACHEWISE_ADVISOR_EXECUTABLE})
+    set(advisor_dependency ${CACHEWISE_ADVISOR_EXECUTABLE})
+  else()
+    message(FATAL_ERROR "cachewise_autotune: no advisor executable (find_package(cachewise) sets CACHEWISE_ADVISOR_EXECUTABLE)")
+  endif()
+
+  set(header ${AT_OUTPUT})
+  if(NOT IS_ABSOLUTE ${header})
+    set(header ${CMAKE_CURRENT_BINARY_DIR}/${header})
+  endif()
+  get_filename_component(header_dir ${header} DIRECTORY)
+  set(results ${header}.json)
+
+  set(arguments tune --pattern ${AT_FAMILY})
+  foreach(n IN LISTS AT_SIZES)
+    list(APPEND arguments --n ${n})
+  endforeach()
+  foreach(option DTYPE STRATEGY BUDGET PROFILE FIX M K)
+    if(DEFINED AT_${option})
+      string(TOLOWER ${option} flag)
+      list(APPEND arguments --${flag} ${AT_${option}})
+    endif()
+  endforeach()
+  # One journal per size when there are several (the advisor names them FILE.n<N>.jsonl).
+  set(journal ${header}.journal.jsonl)
+  list(LENGTH AT_SIZES size_count)
+  if(size_count EQUAL 1)
+    set(journals ${journal})
+  else()
+    set(journals)
+    foreach(n IN LISTS AT_SIZES)
+      list(APPEND journals ${header}.journal.n${n}.jsonl)
+    endforeach()
+  endif()
+  set(dependencies ${advisor_dependency})
+  if(DEFINED AT_PROFILE)
+    list(APPEND dependencies ${AT_PROFILE})
+  endif()
+
+  add_custom_command(
+    OUTPUT ${header} ${results}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${header_dir}
+    COMMAND ${advisor_command} ${arguments} --header ${header} --json ${results} --journal ${journal}
+    COMMAND ${CMAKE_COMMAND} -E rm -f ${journals}
+    DEPENDS ${dependencies}
+    COMMENT "cachewise: tuning ${AT_FAMILY} for n = ${AT_SIZES} (static recommendation when no GPU)"
+    VERBATIM)
+  target_sources(${AT_TARGET} PRIVATE ${header})
+  target_include_directories(${AT_TARGET} PRIVATE ${header_dir})
+endfunction()

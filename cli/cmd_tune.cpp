@@ -1,0 +1,321 @@
+// `advisor tune`: measure a built-in family's feasible configs on the local GPU (advisor
+// space, model order, tuner hygiene: child process per candidate, journal, noise-aware pick)
+// and write a C++ header keyed by size. Without a GPU it writes the advisor's static
+// recommendation instead, says so in the header and on stderr, and exits 0, so a build that
+// runs it (cachewise_autotune) works on any machine.
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cachewise/advisor.hpp"
+#include "cachewise/tuner.hpp"
+#include "command.hpp"
+#include "common.hpp"
+
+#ifdef CACHEWISE_WITH_CUDA
+#include "cachewise/kernels.hpp"
+#endif
+
+namespace cachewise::cli {
+namespace {
+
+struct TuneArguments {
+  std::string pattern;
+  std::vector<std::int64_t> sizes;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::string dtype = "f32";
+  std::string fix;
+  std::string strategy = "model";
+  std::uint64_t seed = 1;
+  std::int64_t budget = 0;
+  std::int64_t timeout_s = 60;
+  int max_repeats = 100;
+  std::string journal;
+  std::string header;
+  std::string json;
+  std::string profile;
+  bool report_convergence = false;
+};
+
+/// The command that regenerates the header, for its first comment line.
+std::string command_text(const TuneArguments& args) {
+  std::ostringstream out;
+  out << "advisor tune --pattern " << args.pattern;
+  for (const std::int64_t n : args.sizes) out << " --n " << n;
+  if (args.m != 0) out << " --m " << args.m;
+  if (args.k != 0) out << " --k " << args.k;
+  out << " --dtype " << args.dtype;
+  if (!args.fix.empty()) out << " --fix " << args.fix;
+  out << " --strategy " << args.strategy;
+  if (args.strategy == "random") out << " --seed " << args.seed;
+  if (args.budget != 0) out << " --budget " << args.budget;
+  return out.str();
+}
+
+// Ranking a whole space by full simulation of large grids is slow at build time; screening on
+// a block sample keeps the order where it matters (the advisor's suggest does the same).
+constexpr std::int64_t kScreeningBlocks = 2048;
+constexpr std::size_t kFullSimulations = 8;
+
+/// The advisor's view of one problem: the feasible configs, best predicted first.
+struct RankedSpace {
+  ProblemSpec problem;
+  advisor::SearchSpace space;
+  std::vector<advisor::Candidate> ranked;
+  std::map<std::string, double> predicted_us; ///< by Config::to_string()
+};
+
+RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile, const Config& fixed) {
+  advisor::SuggestOptions options;
+  options.top = std::numeric_limits<std::size_t>::max();
+  options.fixed = fixed;
+  options.screening_blocks = kScreeningBlocks;
+  options.full_simulations = kFullSimulations;
+  RankedSpace ranked{problem, advisor::family_search_space(problem, profile, fixed), {}, {}};
+  ranked.ranked = advisor::suggest(problem, profile, options).ranked;
+  for (const advisor::Candidate& candidate : ranked.ranked) {
+    ranked.predicted_us[candidate.config.to_string()] = candidate.prediction.time_us;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, values] : ranked.space.parameters()) names.push_back(name);
+  // Only what builds and fits the device is worth a launch: the advisor already checked that.
+  auto feasible = std::make_shared<std::map<std::string, double>>(ranked.predicted_us);
+  ranked.space.add_constraint(
+      names, [feasible](const Config& config) { return feasible->contains(config.to_string()); },
+      "builds and fits the device (advisor)");
+  return ranked;
+}
+
+/// The local GPU's name, or empty. Asked in a child process: CUDA cannot be used in a child
+/// forked after the parent initialised it, and every candidate is measured in such a child.
+std::string isolated_device_name() {
+#ifdef CACHEWISE_WITH_CUDA
+  const tuner::ChildOutcome outcome =
+      tuner::run_in_child_process([] { return kernels::local_device_name(); }, std::chrono::seconds(60));
+  return outcome.ok ? outcome.output : std::string();
+#else
+  return {};
+#endif
+}
+
+#ifdef CACHEWISE_WITH_CUDA
+/// One timed launch per call (CUDA events), rotating through single-set workloads so that
+/// consecutive samples do not find their data in L2. Created inside the candidate's child
+/// process on the first call; the first launch's output is checked against the CPU reference.
+class KernelTimer {
+public:
+  explicit KernelTimer(ProblemSpec problem) : problem_(std::move(problem)) {}
+
+  double operator()(const Config& config, std::int64_t iteration) {
+    constexpr std::int64_t kCheckedPoints = 4096;
+    if (workloads_.empty()) {
+      const int sets = kernels::timing_input_sets(problem_, config);
+      for (int set = 0; set < sets; ++set) workloads_.emplace_back(problem_, config, 1, static_cast<std::uint64_t>(set + 1));
+    }
+    kernels::Workload& workload = workloads_[static_cast<std::size_t>(iteration) % workloads_.size()];
+    const double ms = kernels::time_kernel(problem_, config, workload, {.warmup_launches = 0, .repeats = 1, .input_sets = 1}).median_ms;
+    if (iteration == 0) {
+      const double error = kernels::max_relative_error(problem_, config, workload, kCheckedPoints);
+      if (!(error <= kernels::error_tolerance(problem_))) {
+        throw InputError("wrong result: max relative error " + std::to_string(error) + " against the CPU reference");
+      }
+    }
+    return ms;
+  }
+
+private:
+  ProblemSpec problem_;
+  std::vector<kernels::Workload> workloads_;
+};
+#endif
+
+tuner::Measure kernel_measure(const ProblemSpec& problem) {
+#ifdef CACHEWISE_WITH_CUDA
+  auto timer = std::make_shared<KernelTimer>(problem);
+  return [timer](const Config& config, std::int64_t iteration) { return (*timer)(config, iteration); };
+#else
+  static_cast<void>(problem);
+  throw NoDeviceError("no CUDA device: built without CUDA");
+#endif
+}
+
+/// --journal FILE as given for one size; with several sizes, FILE.n<N>.jsonl-style names.
+std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
+  if (args.journal.empty() || args.sizes.size() == 1) return args.journal;
+  std::filesystem::path path = args.journal;
+  const std::string extension = path.extension().string();
+  path.replace_extension();
+  path += ".n" + std::to_string(n) + extension;
+  return path;
+}
+
+std::string ms_text(double ms) {
+  std::ostringstream out;
+  out << std::setprecision(4) << ms;
+  return out.str();
+}
+
+tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked) {
+  tuner::Tuner tuner(ranked.problem, ranked.space);
+  tuner.set_measure(kernel_measure(ranked.problem));
+  const auto predicted = std::make_shared<std::map<std::string, double>>(ranked.predicted_us);
+  const tuner::Predict predict = [predicted](const Config& config) { return predicted->at(config.to_string()); };
+  switch (args.report_convergence ? tuner::StrategyKind::exhaustive : tuner::parse_strategy_kind(args.strategy)) {
+  case tuner::StrategyKind::exhaustive:
+    tuner.set_strategy(tuner::Strategy::exhaustive());
+    break;
+  case tuner::StrategyKind::random:
+    tuner.set_strategy(tuner::Strategy::random(args.seed));
+    break;
+  case tuner::StrategyKind::model_ranked:
+    tuner.set_strategy(tuner::Strategy::model_ranked(predict));
+    break;
+  }
+  tuner::Options options;
+  options.budget = args.report_convergence ? 0 : args.budget;
+  options.candidate_timeout = std::chrono::seconds(args.timeout_s);
+  options.measurement.max_repeats = args.max_repeats;
+  options.journal = journal_for(args, ranked.problem.n);
+  tuner.set_options(options);
+  const std::size_t feasible = ranked.ranked.size();
+  std::size_t done = 0;
+  tuner.on_progress([&](const tuner::Progress& progress) {
+    const tuner::Evaluation& e = progress.evaluation;
+    std::cerr << "tune: " << advisor::describe(ranked.problem) << " [" << (progress.round == 0 ? ++done : done) << "/"
+              << feasible << "] " << e.config.to_string() << ": "
+              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)"
+                       : "failed: " + e.failure)
+              << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
+  });
+  tuner::TuningResult result = tuner.tune();
+  for (tuner::Evaluation& e : result.evaluations) e.predicted = predict(e.config);
+  return result;
+}
+
+void print_convergence_table(const std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>>& reports) {
+  std::cout << "\nconvergence to 99% of the exhaustive best (evaluations):\n"
+            << std::left << std::setw(28) << "problem" << std::right << std::setw(11) << "candidates" << std::setw(7)
+            << "good" << std::setw(14) << "model-ranked" << std::setw(17) << "random (expect.)" << std::setw(20)
+            << "widening rule used" << std::setw(12) << "its % best" << '\n';
+  for (const auto& [problem, r] : reports) {
+    std::cout << std::left << std::setw(28) << advisor::describe(problem) << std::right << std::setw(11) << r.candidates
+              << std::setw(7) << r.good_candidates << std::setw(14) << r.model_evaluations_to_good << std::setw(17)
+              << std::fixed << std::setprecision(1) << r.random_expected_evaluations << std::setw(20)
+              << r.model_strategy_evaluations << std::setw(12) << 100.0 * r.model_strategy_fraction_of_best << '\n'
+              << std::defaultfloat;
+  }
+}
+
+void run_tune(const TuneArguments& args) {
+  const ProblemSpec base{args.pattern, 0, args.m, args.k, parse_data_type(args.dtype)};
+  family_info(base.family);
+  if (args.sizes.empty()) throw InputError("tune: give at least one --n");
+  for (const std::int64_t n : args.sizes) {
+    if (n <= 0) throw InputError("--n must be positive, got " + std::to_string(n));
+  }
+  tuner::parse_strategy_kind(args.strategy); // reject a bad name before any work
+  if (args.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(args.budget));
+  if (args.max_repeats < tuner::MeasurementPolicy{}.min_repeats) {
+    throw InputError("--max-repeats must be at least " + std::to_string(tuner::MeasurementPolicy{}.min_repeats) + ", got " +
+                     std::to_string(args.max_repeats));
+  }
+  if (args.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(args.timeout_s));
+  const Config fixed = Config::parse(args.fix);
+
+  const std::string device = isolated_device_name();
+  const std::filesystem::path profile_path = args.profile.empty() ? bundled_profile_path(device) : std::filesystem::path(args.profile);
+  const DeviceProfile profile = load_profile(profile_path);
+  const bool measuring = !device.empty();
+  if (!measuring && args.report_convergence) {
+    throw NoDeviceError("no CUDA device: --report-convergence needs measurements");
+  }
+
+  std::vector<tuner::TunedEntry> entries;
+  nlohmann::json sizes_json = nlohmann::json::array();
+  std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>> convergence_reports;
+  for (const std::int64_t n : args.sizes) {
+    ProblemSpec problem = base;
+    problem.n = n;
+    const RankedSpace ranked = rank_space(problem, profile, fixed);
+    nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
+    if (measuring) {
+      const tuner::TuningResult result = tune_one(args, ranked);
+      entries.push_back(tuner::tuned_entry(result));
+      size_json["results"] = tuner::results_to_json(result);
+      if (args.report_convergence) {
+        convergence_reports.emplace_back(problem, tuner::convergence(result));
+        size_json["convergence"] = tuner::convergence_to_json(convergence_reports.back().second);
+      }
+    } else {
+      const advisor::Candidate& best = ranked.ranked.front();
+      entries.push_back({problem, best.config, false, best.prediction.time_us / 1000.0,
+                         "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
+    }
+    size_json["config"] = entries.back().config.to_string();
+    size_json["time_ms"] = entries.back().time_ms;
+    sizes_json.push_back(std::move(size_json));
+    std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
+              << ms_text(entries.back().time_ms) << " ms " << (measuring ? "measured" : "predicted (not measured)")
+              << '\n';
+  }
+  if (!convergence_reports.empty()) print_convergence_table(convergence_reports);
+
+  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
+                                         : "static (advisor's model ranking)";
+  if (!args.header.empty()) {
+    const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
+                                 profile_path.string(), strategy, command_text(args)};
+    tuner::write_text_file(args.header, tuner::render_header(entries, info));
+  }
+  if (!args.json.empty()) {
+    const nlohmann::json json = {{"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+                                 {"measured", measuring},
+                                 {"profile", profile_path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(args.json, json.dump(2) + '\n');
+  }
+  if (!measuring) {
+    std::cerr << "advisor: tune: no CUDA device"
+#ifndef CACHEWISE_WITH_CUDA
+              << " (built without CUDA)"
+#endif
+              << "; wrote the advisor's static recommendation (model-predicted, not measured)"
+              << (args.header.empty() ? std::string() : " to " + args.header) << '\n';
+  }
+}
+
+void add_tune(CLI::App& root) {
+  auto* command = root.add_subcommand(
+      "tune", "Measure a pattern's feasible layouts on the local GPU and write a tuned C++ header (static recommendation without a GPU)");
+  auto args = std::make_shared<TuneArguments>();
+  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)")->required();
+  command->add_option("--n", args->sizes, "Problem size n; repeat for several size buckets")->required();
+  command->add_option("--m", args->m, "Problem size m (default: n)");
+  command->add_option("--k", args->k, "Problem size k (default: n)");
+  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16")->capture_default_str();
+  command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2");
+  command->add_option("--strategy", args->strategy, "exhaustive, random or model (advisor order, widening)")->capture_default_str();
+  command->add_option("--seed", args->seed, "Seed of the random strategy")->capture_default_str();
+  command->add_option("--budget", args->budget, "Most candidates measured per size (0: no cap)")->capture_default_str();
+  command->add_option("--max-repeats", args->max_repeats, "Most timed launches per candidate and round")->capture_default_str();
+  command->add_option("--timeout-s", args->timeout_s, "Per-candidate timeout in seconds")->capture_default_str();
+  command->add_option("--journal", args->journal, "JSON-lines journal; a killed run resumes from it (FILE.n<N>.ext per size when several)");
+  command->add_option("--header", args->header, "Write the tuned C++ header here");
+  command->add_option("--json", args->json, "Write the results (every evaluation) as JSON here");
+  command->add_option("--profile", args->profile, "Device profile JSON used to rank (default: the bundled one)");
+  command->add_flag("--report-convergence", args->report_convergence,
+                    "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
+  command->callback([args] { run_tune(*args); });
+}
+
+} // namespace
+
+CACHEWISE_REGISTER_COMMAND(50, add_tune);
+
+} // namespace cachewise::cli

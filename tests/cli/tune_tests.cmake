@@ -1,0 +1,29 @@
+# advisor tune: bad input fails before any work; without a GPU (this build or this machine)
+# it writes the advisor's static recommendation, says so on stderr in one line, and exits 0.
+# Small sizes keep the model ranking fast.
+set(cachewise_tune_out ${CMAKE_CURRENT_BINARY_DIR}/tune)
+cachewise_cli_test(tune_unknown_pattern EXIT 2 STDERR "^advisor: unknown pattern 'spiral'" ARGS tune --pattern spiral --n 64)
+cachewise_cli_test(tune_bad_strategy EXIT 2 STDERR "^advisor: unknown strategy 'greedy' \\(valid: exhaustive, random, model\\)\n$"
+  ARGS tune --pattern transpose --n 64 --strategy greedy)
+cachewise_cli_test(tune_negative_size EXIT 2 STDERR "^advisor: --n must be positive, got -5\n$" ARGS tune --pattern transpose --n -5)
+cachewise_cli_test(tune_missing_size EXIT 2 STDERR "^advisor: .*--n" ARGS tune --pattern transpose)
+cachewise_cli_test(tune_bad_budget EXIT 2 STDERR "^advisor: --budget must be >= 0, got -1\n$"
+  ARGS tune --pattern transpose --n 64 --budget -1)
+cachewise_cli_test(tune_bad_fix EXIT 2 STDERR "^advisor: .*" ARGS tune --pattern copy --n 64 --fix "stride")
+if(NOT CACHEWISE_WITH_CUDA)
+  cachewise_cli_test(tune_static_fallback EXIT 0
+    STDOUT "transpose n=64 f32: .*tile=.* predicted \\(not measured\\)\ntranspose n=256 f32: "
+    STDERR "^advisor: tune: no CUDA device \\(built without CUDA\\); wrote the advisor's static recommendation \\(model-predicted, not measured\\) to .*tuned.h\n$"
+    ARGS tune --pattern transpose --n 64 --n 256 --profile ${cachewise_example_profile}
+         --header ${cachewise_tune_out}/tuned.h --json ${cachewise_tune_out}/tuned.json)
+  cachewise_cli_test(tune_convergence_needs_a_gpu EXIT 2
+    STDERR "^advisor: no CUDA device: --report-convergence needs measurements\n$"
+    ARGS tune --pattern transpose --n 64 --report-convergence --profile ${cachewise_example_profile})
+endif()
+
+# The generated header compiles and config_for picks the nearest bucket (checked by a
+# static_assert compiled against it).
+add_test(NAME cli.tune_header_compiles
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+    -DCXX=${CMAKE_CXX_COMPILER} -DWORK_DIR=${cachewise_tune_out}/compiles
+    -P ${PROJECT_SOURCE_DIR}/tests/tuner/header_compiles.cmake)
