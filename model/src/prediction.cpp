@@ -16,7 +16,7 @@ constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM 
 constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
-constexpr double kMaxLoadsInFlightPerWarp = 8.0;   // independent loads a warp keeps outstanding (registers)
+constexpr double kMaxLoadsInFlightPerWarp = 4.0;   // independent loads a warp keeps outstanding, see docs/model.md
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
 
 double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }

@@ -1,0 +1,76 @@
+// Steady-state sampling against full simulation, and the time estimate's ordering of
+// configurations whose difference is known.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+Prediction predict(const ProblemSpec& problem, const std::string& config, std::int64_t work_budget) {
+  SimulationOptions options;
+  options.work_budget = work_budget;
+  return simulate(build_pattern(problem, Config::parse(config)), load_profile(CACHEWISE_EXAMPLE_PROFILE), options);
+}
+
+void expect_close(const Prediction& sampled, const Prediction& full) {
+  for (const auto& [name, value] : full.metrics) {
+    const double estimate = sampled.metric(name);
+    if (name.ends_with(".pct")) {
+      EXPECT_NEAR(estimate, value, 1.0) << name; // within 1 percentage point
+    } else {
+      EXPECT_NEAR(estimate, value, 0.01 * std::abs(value) + 1e-9) << name; // within 1 %
+    }
+  }
+  EXPECT_NEAR(sampled.time_us, full.time_us, 0.02 * full.time_us);
+}
+
+TEST(Sampling, TransposeSampleStaysWithinOnePercentOfFullSimulation) {
+  for (const char* config : {"smem=0,tile=32,block_x=32,block_y=8", "smem=1,tile=32,block_x=32,block_y=8,pad=1",
+                             "smem=1,tile=64,block_x=32,block_y=8,pad=0"}) {
+    const Prediction sampled = predict({"transpose", 2048}, config, 1 << 16);
+    ASSERT_TRUE(sampled.sampled) << config;
+    EXPECT_LT(sampled.simulated_fraction, 0.7) << config;
+    expect_close(sampled, predict({"transpose", 2048}, config, 0));
+  }
+}
+
+TEST(Sampling, StencilAndCopySamplesStayWithinOnePercent) {
+  const Prediction stencil = predict({"stencil2d", 2048}, "radius=2,block_x=32,block_y=8,ept_y=2,smem=0", 1 << 16);
+  ASSERT_TRUE(stencil.sampled);
+  expect_close(stencil, predict({"stencil2d", 2048}, "radius=2,block_x=32,block_y=8,ept_y=2,smem=0", 0));
+  const Prediction copy = predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", 1 << 14);
+  ASSERT_TRUE(copy.sampled);
+  expect_close(copy, predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", 0));
+}
+
+TEST(Sampling, GemmPhaseLoopSampleStaysWithinOnePercent) {
+  // 512 k-steps cut to the first few: per-step traffic is the same, so counts scale.
+  const Prediction sampled = predict({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 1 << 16);
+  ASSERT_TRUE(sampled.sampled);
+  expect_close(sampled, predict({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 0));
+}
+
+TEST(TimeEstimate, TransposeExpertConfigBeatsNaiveAndConflictedOnes) {
+  const ProblemSpec problem{"transpose", 4096};
+  const SimulationOptions defaults;
+  const double expert = predict(problem, "smem=1,tile=32,block_x=32,block_y=8,pad=1", defaults.work_budget).time_us;
+  const double naive = predict(problem, "smem=0,tile=32,block_x=32,block_y=8", defaults.work_budget).time_us;
+  const double conflicted = predict(problem, "smem=1,tile=32,block_x=32,block_y=8,pad=0", defaults.work_budget).time_us;
+  const double tiny_tiles = predict(problem, "smem=1,tile=8,block_x=8,block_y=8,pad=1", defaults.work_budget).time_us;
+  EXPECT_LT(expert * 1.5, naive);      // 32 sectors per store request: 8x the L2 write traffic
+  EXPECT_LT(expert * 2.0, conflicted); // 32-way bank conflicts on every column read
+  EXPECT_LT(expert, tiny_tiles);       // 32 B row pieces, 2-warp blocks
+}
+
+TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
+  // 64 blocks on 132 SMs: half the machine idles and each block's loads are one round trip.
+  const Prediction small = predict({"copy", 1 << 14}, "block=256,vector=1,ept=1", 0);
+  EXPECT_EQ(small.bottleneck, "latency");
+  EXPECT_EQ(small.waves, 1);
+}
+
+} // namespace
+} // namespace cachewise
