@@ -57,11 +57,6 @@ std::string command_text(const TuneArguments& args) {
   return out.str();
 }
 
-// Ranking a whole space by full simulation of large grids is slow at build time; screening on
-// a block sample keeps the order where it matters (the advisor's suggest does the same).
-constexpr std::int64_t kScreeningBlocks = 2048;
-constexpr std::size_t kFullSimulations = 8;
-
 /// The advisor's view of one problem: the feasible configs, best predicted first.
 struct RankedSpace {
   ProblemSpec problem;
@@ -74,8 +69,6 @@ RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile,
   advisor::SuggestOptions options;
   options.top = std::numeric_limits<std::size_t>::max();
   options.fixed = fixed;
-  options.screening_blocks = kScreeningBlocks;
-  options.full_simulations = kFullSimulations;
   RankedSpace ranked{problem, advisor::family_search_space(problem, profile, fixed), {}, {}};
   ranked.ranked = advisor::suggest(problem, profile, options).ranked;
   for (const advisor::Candidate& candidate : ranked.ranked) {
