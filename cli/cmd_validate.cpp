@@ -49,7 +49,7 @@ struct Options {
   bool all = false;
   std::size_t counters = 3;
   int repeats = 15;
-  std::int64_t max_simulated_blocks = 0;
+  std::int64_t work_budget = SimulationOptions{}.work_budget;
   std::int64_t checked_points = 4096;
   bool json = false;
   bool no_counters = false;
@@ -74,7 +74,7 @@ std::vector<advisor::Candidate> candidates_for(const Options& options, const Pro
     const KernelPattern pattern = build_pattern(problem, candidate.config);
     check_fits_device(pattern, profile);
     SimulationOptions simulation;
-    simulation.max_simulated_blocks = options.max_simulated_blocks;
+    simulation.work_budget = options.work_budget;
     candidate.prediction = simulate(pattern, profile, simulation);
     candidate.threads_per_block = pattern.block.count();
     candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
@@ -84,8 +84,7 @@ std::vector<advisor::Candidate> candidates_for(const Options& options, const Pro
   advisor::SuggestOptions suggest_options;
   suggest_options.top = options.all ? std::numeric_limits<std::size_t>::max() : options.top;
   suggest_options.fixed = Config::parse(options.fix);
-  suggest_options.screening_blocks = options.max_simulated_blocks;
-  suggest_options.full_simulation_blocks = options.max_simulated_blocks;
+  suggest_options.refinement.work_budget = options.work_budget;
   return advisor::suggest(problem, profile, suggest_options).ranked;
 }
 
@@ -256,8 +255,8 @@ void add_validate(CLI::App& root) {
   command->add_option("--fix", options->fix, "Keys pinned for --top/--all, e.g. radius=2 or stride=4");
   command->add_option("--counters", options->counters, "With --all: read counters of the predicted best N (default 3)");
   command->add_option("--repeats", options->repeats, "Timed launches per config (default 15)");
-  command->add_option("--max-simulated-blocks", options->max_simulated_blocks,
-                      "Simulate this many blocks and scale (0 = every block)");
+  command->add_option("--work-budget", options->work_budget,
+                      "Simulation work before steady-state sampling scales the counts (0 = simulate everything)");
   command->add_option("--check-points", options->checked_points, "Output points checked against the CPU (0 = all)");
   command->add_flag("--no-counters", options->no_counters,
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");

@@ -241,11 +241,20 @@ void add_metrics_naming_unknown(HostObject& host, std::vector<const char*>& name
   check_cupti(result, "cuptiProfilerHostConfigAddMetrics");
 }
 
+/// The runtime's context on `device`. The driver's cuCtxGetCurrent is fetched through the
+/// runtime, so nothing links libcuda: the `advisor` executable must start on machines
+/// without a driver (it reports "no CUDA device" there).
 CUcontext current_context(int device) {
   kernels::require_device(device);
   kernels::check_cuda(cudaFree(nullptr), "creating the CUDA context");
+  using GetCurrentContext = CUresult (*)(CUcontext*);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  kernels::check_cuda(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 4000, cudaEnableDefault, &found),
+                      "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
   CUcontext context = nullptr;
-  if (cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == nullptr) {
+  if (found != cudaDriverEntryPointSuccess || entry == nullptr ||
+      reinterpret_cast<GetCurrentContext>(entry)(&context) != CUDA_SUCCESS || context == nullptr) {
     throw std::runtime_error("no current CUDA context after cudaFree(0)");
   }
   return context;
