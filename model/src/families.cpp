@@ -132,7 +132,7 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   pattern.useful_bytes = checked_product(family, {n, m, bytes, 2});
   // Unrolled, every element a thread moves is in a register at once (plus addressing).
   const std::int64_t elements_per_thread = (tile / block_x) * (tile / block_y);
-  pattern.registers_per_thread = std::min<std::int64_t>(255, 16 + elements_per_thread * (bytes + 3) / 4);
+  pattern.registers_per_thread = std::min<std::int64_t>(255, 16 + elements_per_thread * ((bytes + 3) / 4));
 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
   const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});

@@ -29,7 +29,7 @@ void expect_close(const Prediction& sampled, const Prediction& full) {
 
 TEST(Sampling, TransposeSampleStaysWithinOnePercentOfFullSimulation) {
   for (const char* config : {"smem=0,tile=32,block_x=32,block_y=8", "smem=1,tile=32,block_x=32,block_y=8,pad=1",
-                             "smem=1,tile=64,block_x=32,block_y=8,pad=0"}) {
+                             "smem=1,tile=32,block_x=32,block_y=4,pad=0"}) {
     const Prediction sampled = predict({"transpose", 2048}, config, 1 << 16);
     ASSERT_TRUE(sampled.sampled) << config;
     EXPECT_LT(sampled.simulated_fraction, 0.7) << config;
