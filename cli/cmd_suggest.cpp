@@ -28,13 +28,6 @@ struct SuggestArguments {
   bool verbose = false;
 };
 
-// Screening keeps `suggest` interactive: grids beyond kScreeningBlocks are first simulated on a
-// sample of that many blocks; the best kFullSimulations are then simulated on up to
-// kFullSimulationBlocks (docs/advisor.md has the measurements behind these numbers).
-constexpr std::int64_t kScreeningBlocks = 2048;
-constexpr std::size_t kFullSimulations = 8;
-constexpr std::int64_t kFullSimulationBlocks = 65536;
-
 std::string fixed_text(std::optional<double> value, int precision) {
   if (!value) return "-";
   std::ostringstream out;
@@ -83,12 +76,11 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
     err << "  rejected " << std::setw(5) << rejection.count << " by " << to_string(rejection.stage) << ": "
         << rejection.reason << "  (e.g. " << rejection.example << ")\n";
   }
-  if (suggestion.screening_blocks > 0) {
-    err << "screening: grids above " << suggestion.screening_blocks << " blocks simulated on a sample of that many; best "
-        << suggestion.fully_simulated << " simulated again on up to " << kFullSimulationBlocks << " blocks\n";
-  } else {
-    err << "every candidate fully simulated (" << suggestion.fully_simulated << ")\n";
-  }
+  auto budget = [](const SimulationOptions& simulation) {
+    return simulation.work_budget == 0 ? std::string("exact simulation") : "work budget " + std::to_string(simulation.work_budget);
+  };
+  err << "simulation: " << suggestion.feasible << " screened with " << budget(suggestion.screening) << ", best "
+      << suggestion.refined << " again with " << budget(suggestion.refinement) << '\n';
   if (suggestion.worst) err << "worst: " << suggestion.worst->config.to_string() << ": " << suggestion.worst->reason << '\n';
   err << "time: " << std::fixed << std::setprecision(3) << suggestion.elapsed.count() << " s in the advisor, "
       << wall.count() << " s in total\n";
@@ -102,9 +94,6 @@ void run_suggest(const SuggestArguments& args) {
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
   options.top = static_cast<std::size_t>(args.top);
-  options.screening_blocks = kScreeningBlocks;
-  options.full_simulations = kFullSimulations;
-  options.full_simulation_blocks = kFullSimulationBlocks;
 
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
@@ -137,7 +126,10 @@ void run_suggest(const SuggestArguments& args) {
               << " candidates, ranked by predicted time\n";
     print_table(suggestion, std::cout);
   }
-  if (args.verbose) print_verbose(suggestion, wall, std::cerr);
+  if (args.verbose) {
+    std::cout.flush(); // the table first, then the details on stderr
+    print_verbose(suggestion, wall, std::cerr);
+  }
 }
 
 void add_suggest(CLI::App& root) {

@@ -22,6 +22,10 @@ nlohmann::json candidate_to_json(const Candidate& candidate) {
   return json;
 }
 
+nlohmann::json simulation_to_json(const SimulationOptions& options) {
+  return {{"work_budget", options.work_budget}, {"max_simulated_blocks", options.max_simulated_blocks}};
+}
+
 } // namespace
 
 std::string to_string(RejectionStage stage) {
@@ -54,8 +58,9 @@ nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
       {"feasible", suggestion.feasible},
       {"rejected", suggestion.enumerated - suggestion.feasible},
       {"rejections", std::move(rejections)},
-      {"screening_blocks", suggestion.screening_blocks},
-      {"fully_simulated", suggestion.fully_simulated},
+      {"screening", simulation_to_json(suggestion.screening)},
+      {"refinement", simulation_to_json(suggestion.refinement)},
+      {"refined", suggestion.refined},
       {"elapsed_ms", suggestion.elapsed.count() * 1000.0},
       {"ranked", std::move(ranked)},
       {"worst", suggestion.worst ? candidate_to_json(*suggestion.worst) : nlohmann::json(nullptr)},

@@ -1,6 +1,11 @@
 // suggest(): enumerate the family's space, let the model build and check each config, predict
 // the survivors (screening large grids with sampled simulation first), rank and explain.
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <thread>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -146,11 +151,29 @@ std::optional<Evaluated> admit(const ProblemSpec& problem, const Config& config,
   }
 }
 
-/// Full simulation, or sampled to `limit_blocks` when the grid is larger (0 = no limit).
-SimulationOptions simulation_for(std::int64_t grid_blocks, std::int64_t limit_blocks) {
-  SimulationOptions simulation;
-  if (limit_blocks > 0 && grid_blocks > limit_blocks) simulation.max_simulated_blocks = limit_blocks;
-  return simulation;
+/// Predicts `count` items on `threads` threads; `predict_one(i)` must be safe to run concurrently.
+void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& predict_one) {
+  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+  threads = std::min(threads, count);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        predict_one(i);
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  pool.clear(); // joins
+  if (failure) std::rethrow_exception(failure);
 }
 
 /// Candidates differing from `config` in exactly one parameter.
@@ -182,14 +205,16 @@ void explain_ranked(Suggestion& suggestion, const std::vector<Candidate>& all, c
 
 } // namespace
 
-void rank_candidates(std::vector<Candidate>& candidates) {
+bool ranks_before(const Candidate& a, const Candidate& b) {
   // Times equal to the nanosecond count as ties; ties go to the config using less.
   auto key = [](const Candidate& c) {
     return std::tuple{std::llround(c.prediction.time_us * 1000.0), c.threads_per_block, c.shared_bytes_per_block,
                       c.registers_per_thread * c.threads_per_block, c.config.to_string()};
   };
-  std::ranges::sort(candidates, [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
+  return key(a) < key(b);
 }
+
+void rank_candidates(std::span<Candidate> candidates) { std::ranges::sort(candidates, ranks_before); }
 
 Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -214,39 +239,26 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
   suggestion.rejections = rejections.sorted();
   if (admitted.empty()) throw_nothing_feasible(problem, profile, suggestion.rejections, rejections.total());
 
-  // Screen every candidate (sampled when its grid is large), then refine the most promising.
+  // Screen every candidate, then refine the most promising with the (costlier) refinement
+  // options. Refined predictions are ranked among themselves, ahead of the rest: a screened
+  // and a refined prediction of different configs are never compared.
   const Predictor predict = predictor_or_model(options);
-  std::vector<std::pair<Candidate, const KernelPattern*>> screened;
-  for (Evaluated& evaluated : admitted) {
-    const SimulationOptions simulation = simulation_for(evaluated.pattern.grid.count(), options.screening_blocks);
-    if (simulation.max_simulated_blocks > 0) suggestion.screening_blocks = options.screening_blocks;
-    evaluated.candidate.prediction = predict(evaluated.pattern, profile, simulation);
-    screened.emplace_back(evaluated.candidate, &evaluated.pattern);
-  }
-  std::vector<Candidate> all;
-  for (const auto& [candidate, pattern] : screened) all.push_back(candidate);
-  rank_candidates(all);
+  suggestion.screening = options.screening;
+  suggestion.refinement = options.refinement;
+  in_parallel(admitted.size(), options.threads, [&](std::size_t i) {
+    admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.screening);
+  });
+  std::ranges::sort(admitted, [](const Evaluated& a, const Evaluated& b) { return ranks_before(a.candidate, b.candidate); });
+  const std::size_t refine = options.refined == 0 ? 0 : std::min(admitted.size(), std::max(options.refined, options.top));
+  in_parallel(refine, options.threads, [&](std::size_t i) {
+    admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.refinement);
+  });
+  suggestion.refined = static_cast<std::int64_t>(refine);
 
-  std::vector<Candidate> ranked;
-  if (suggestion.screening_blocks > 0) {
-    const std::size_t refine = std::min(all.size(), std::max(options.full_simulations, options.top));
-    std::vector<Candidate> refined(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(refine));
-    for (Candidate& candidate : refined) {
-      const auto found = std::ranges::find_if(screened, [&](const auto& s) { return s.first.config == candidate.config; });
-      const KernelPattern& pattern = *found->second;
-      if (pattern.grid.count() <= options.screening_blocks) continue; // already simulated in full
-      candidate.prediction = predict(pattern, profile, simulation_for(pattern.grid.count(), options.full_simulation_blocks));
-    }
-    suggestion.fully_simulated = static_cast<std::int64_t>(refine);
-    rank_candidates(refined);
-    // Refined predictions are ranked among themselves only: sampled and full predictions of
-    // different configs are not compared with each other.
-    ranked = refined;
-    ranked.insert(ranked.end(), all.begin() + static_cast<std::ptrdiff_t>(refine), all.end());
-  } else {
-    suggestion.fully_simulated = static_cast<std::int64_t>(all.size());
-    ranked = all;
-  }
+  std::vector<Candidate> all;
+  for (Evaluated& evaluated : admitted) all.push_back(std::move(evaluated.candidate));
+  std::vector<Candidate> ranked = all;
+  rank_candidates(std::span(ranked).first(refine));
 
   suggestion.feasible = static_cast<std::int64_t>(ranked.size());
   if (ranked.size() > 1) suggestion.worst = ranked.back();
@@ -273,10 +285,9 @@ Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& pr
   candidate.registers_per_thread = pattern.registers_per_thread;
   candidate.blocks_per_sm = blocks_per_sm(pattern, profile);
   if (candidate.blocks_per_sm == 0) throw InputError("pattern '" + pattern.name + "': no block can be resident on an SM");
-  const SimulationOptions simulation = simulation_for(pattern.grid.count(), options.full_simulation_blocks);
-  candidate.prediction = predictor_or_model(options)(pattern, profile, simulation);
-  suggestion.screening_blocks = simulation.max_simulated_blocks;
-  suggestion.fully_simulated = 1;
+  candidate.prediction = predictor_or_model(options)(pattern, profile, options.refinement);
+  suggestion.refinement = options.refinement;
+  suggestion.refined = 1;
   candidate.reason = explain_alone(candidate, profile);
   suggestion.ranked.push_back(std::move(candidate));
   suggestion.elapsed = std::chrono::steady_clock::now() - start;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,14 +75,15 @@ using Predictor = std::function<Prediction(const KernelPattern&, const DevicePro
 struct SuggestOptions {
   std::size_t top = 5;
   Config fixed; ///< keys pinned by the user (--fix)
-  /// When the grid has more blocks than this, every candidate is first screened with
-  /// SimulationOptions::max_simulated_blocks = screening_blocks, then the best
-  /// `full_simulations` are simulated again in full (or with `full_simulation_blocks`, when
-  /// the grid is larger than that) and ranked on that result. 0 disables screening.
-  std::int64_t screening_blocks = 0;
-  std::size_t full_simulations = 8;
-  std::int64_t full_simulation_blocks = 0; ///< 0 = every block
-  Predictor predictor;                     ///< empty: model simulate
+  /// Every candidate is predicted with `screening`; the best `refined` of them are predicted
+  /// again with `refinement` and ranked on that (a smaller work budget screens faster).
+  SimulationOptions screening{.work_budget = std::int64_t{1} << 16};
+  SimulationOptions refinement{};
+  std::size_t refined = 8;
+  /// Candidates are predicted on this many threads (0: one per hardware thread); the
+  /// predictor must then be safe to call concurrently (model simulate is).
+  std::size_t threads = 0;
+  Predictor predictor; ///< empty: model simulate
 };
 
 /// The counters the suggest table shows, derived from a prediction's CUPTI-named metrics
@@ -128,8 +130,9 @@ struct Suggestion {
   std::int64_t enumerated = 0;    ///< configs left after the space's policy constraints
   std::int64_t feasible = 0;      ///< configs that built, fit the device and were predicted
   std::vector<RejectionCount> rejections; ///< most frequent first
-  std::int64_t screening_blocks = 0;      ///< 0: every candidate fully simulated
-  std::int64_t fully_simulated = 0;
+  SimulationOptions screening;            ///< what every candidate was predicted with
+  SimulationOptions refinement;           ///< what the best `refined` were predicted with again
+  std::int64_t refined = 0;
   std::chrono::duration<double> elapsed{};
 };
 
@@ -145,7 +148,8 @@ Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& pr
                            const SuggestOptions& options = {});
 
 /// Orders candidates best first (see suggest()).
-void rank_candidates(std::vector<Candidate>& candidates);
+bool ranks_before(const Candidate& a, const Candidate& b);
+void rank_candidates(std::span<Candidate> candidates);
 
 /// One line explaining `candidate` against `other`, a config differing in the parameters
 /// that the text names, e.g. "pad=1 (vs 0) removes the 32-way bank conflict of shared
