@@ -23,13 +23,14 @@ std::optional<double> quotient(std::optional<double> numerator, std::optional<do
   return *numerator / *denominator;
 }
 
-/// Text for a value: integers without decimals, others with one or two.
+/// Text for a value: whole numbers and values from 100 up without decimals, smaller ones to
+/// two or three significant digits.
 std::string number(double value) {
   char text[32];
-  if (std::abs(value - std::round(value)) < 0.05) {
+  if (std::abs(value) >= 100 || std::abs(value - std::round(value)) < 0.05) {
     std::snprintf(text, sizeof text, "%.0f", value);
   } else {
-    std::snprintf(text, sizeof text, value < 10 ? "%.2g" : "%.3g", value);
+    std::snprintf(text, sizeof text, std::abs(value) < 10 ? "%.2g" : "%.3g", value);
   }
   return text;
 }

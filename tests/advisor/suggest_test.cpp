@@ -1,0 +1,144 @@
+// suggest() on the real families (build_pattern, check_fits_device) with injected predictors,
+// plus one end-to-end case on the real simulator whose answer follows from bank arithmetic.
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+#include "cachewise/advisor.hpp"
+
+namespace cachewise::advisor {
+namespace {
+
+DeviceProfile example_profile() { return load_profile(CACHEWISE_EXAMPLE_PROFILE); }
+
+/// Predicts time = threads per block (fewer threads: faster), and counts calls.
+struct ThreadCountPredictor {
+  std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+  Prediction operator()(const KernelPattern& pattern, const DeviceProfile&, const SimulationOptions&) const {
+    ++*calls;
+    Prediction prediction;
+    prediction.time_us = static_cast<double>(pattern.block.count());
+    prediction.bottleneck = "latency";
+    return prediction;
+  }
+};
+
+TEST(Suggest, PinnedRuleBreakersAreCountedByReason) {
+  // tile=32, 32x8 threads, smem=0: of pad in {0,1,2,4} only pad=0 is legal without shared memory.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=32,block_x=32,block_y=8");
+  options.predictor = ThreadCountPredictor{};
+  const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+  EXPECT_EQ(s.enumerated, 4);
+  EXPECT_EQ(s.feasible, 1);
+  ASSERT_EQ(s.rejections.size(), 1U);
+  EXPECT_EQ(s.rejections[0].stage, RejectionStage::family_rules);
+  EXPECT_EQ(s.rejections[0].count, 3);
+  EXPECT_NE(s.rejections[0].reason.find("pad"), std::string::npos);
+  EXPECT_EQ(s.ranked.at(0).config.to_string(), "block_x=32,block_y=8,pad=0,smem=0,tile=32");
+}
+
+TEST(Suggest, DeviceLimitRejectsOversizedBlocks) {
+  // tile=64, smem=0, pad=0: whole-warp (block_x, block_y) pairs are 4 + 5 + 6 + 6 = 21; 64 divides
+  // by every block side, and only 64x32 = 2048 threads exceeds the 1024-thread limit.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  ThreadCountPredictor predictor;
+  options.predictor = predictor;
+  options.refined = 3;
+  options.top = 2;
+  const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+  EXPECT_EQ(s.enumerated, 21);
+  EXPECT_EQ(s.feasible, 20);
+  ASSERT_EQ(s.rejections.size(), 1U);
+  EXPECT_EQ(s.rejections[0].stage, RejectionStage::device_limits);
+  EXPECT_EQ(*predictor.calls, 20 + 3); // every feasible one screened, the best three refined
+  // Fewest threads first: 32 threads as 8x4, 16x2 or 32x1; equal time and resources, so the
+  // canonical config text decides.
+  ASSERT_EQ(s.ranked.size(), 2U);
+  EXPECT_EQ(s.ranked[0].threads_per_block, 32);
+  EXPECT_EQ(s.ranked[1].threads_per_block, 32);
+  EXPECT_EQ(s.worst->threads_per_block, 1024);
+}
+
+TEST(Suggest, RefinedPredictionsDecideTheTop) {
+  // Screening favours few threads; refinement (another work budget) favours many. The best
+  // four by screening are refined and must come out in the refinement's order.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  options.refined = 4;
+  options.top = 4;
+  options.predictor = [&](const KernelPattern& pattern, const DeviceProfile&, const SimulationOptions& simulation) {
+    Prediction prediction;
+    const auto threads = static_cast<double>(pattern.block.count());
+    const bool refining = simulation.work_budget == options.refinement.work_budget;
+    prediction.time_us = refining ? 10000.0 - threads : threads + static_cast<double>(pattern.block.x) / 100.0;
+    return prediction;
+  };
+  const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+  // Screening order: 32 threads (x=8, 16, 32), then 64 threads with block_x=8 (8x8).
+  ASSERT_EQ(s.ranked.size(), 4U);
+  EXPECT_EQ(s.ranked[0].threads_per_block, 64);
+  EXPECT_EQ(s.ranked[0].config.get("block_x"), 8);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(s.ranked[i].threads_per_block, 32);
+}
+
+TEST(Suggest, ArraysLargerThanTheDeviceAreAProblemError) {
+  DeviceProfile small = example_profile();
+  small.device.global_memory_bytes = 1 << 20;
+  SuggestOptions options;
+  options.predictor = ThreadCountPredictor{};
+  try {
+    suggest({"transpose", 1024}, small, options);
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    // in + out, 1024 x 1024 f32 each.
+    EXPECT_STREQ(error.what(), "transpose n=1024 f32: arrays need 8388608 bytes, the device has 1048576");
+  }
+}
+
+TEST(Suggest, BadProblemsAndPinsThrowInputError) {
+  SuggestOptions options;
+  options.predictor = ThreadCountPredictor{};
+  const DeviceProfile profile = example_profile();
+  EXPECT_THROW(suggest({"transpose", 0}, profile, options), InputError);
+  EXPECT_THROW(suggest({"nope", 64}, profile, options), InputError);
+  options.fixed = Config::parse("vector=4");
+  EXPECT_THROW(suggest({"transpose", 64}, profile, options), InputError);
+  options.fixed = Config::parse("stride=3");
+  const Suggestion copy = suggest({"copy", 4096}, profile, options);
+  for (const Candidate& c : copy.ranked) {
+    EXPECT_EQ(c.config.get("stride"), 3);
+    EXPECT_EQ(c.config.get("vector"), 1); // the copy rule for stride > 1
+  }
+  options.top = 0;
+  EXPECT_THROW(suggest({"copy", 4096}, profile, options), InputError);
+}
+
+TEST(Suggest, PredictorFailureSurfacesFromTheWorkerThreads) {
+  SuggestOptions options;
+  options.threads = 2;
+  options.predictor = [](const KernelPattern&, const DeviceProfile&, const SimulationOptions&) -> Prediction {
+    throw InputError("predictor refused");
+  };
+  EXPECT_THROW(suggest({"copy", 4096}, example_profile(), options), InputError);
+}
+
+TEST(SuggestWithModel, PadOneRemovesTheColumnReadConflict) {
+  // 32x32 f32 tile: the column read of buf[c+tx][r+ty] strides by (32 + pad) words, so lanes
+  // land in banks (32 + pad) * lane mod 32: pad=0 -> one bank (32-way), pad=1 -> all 32 banks,
+  // pad=2 -> 2-way, pad=4 -> 4-way. The staged, pad=1 config must win, and its reason must
+  // name the 32-way conflict it removes against its worst neighbour.
+  SuggestOptions options;
+  options.fixed = Config::parse("tile=32,block_x=32,block_y=8");
+  const Suggestion s = suggest({"transpose", 2048}, example_profile(), options);
+  ASSERT_FALSE(s.ranked.empty());
+  EXPECT_EQ(s.ranked[0].config.to_string(), "block_x=32,block_y=8,pad=1,smem=1,tile=32");
+  const CounterSummary best = summarize(s.ranked[0].prediction);
+  EXPECT_DOUBLE_EQ(best.shared_load_ways.value(), 1.0);
+  EXPECT_NE(s.ranked[0].reason.find("32-way bank conflict"), std::string::npos) << s.ranked[0].reason;
+  EXPECT_EQ(s.feasible, 5); // smem=0 with pad=0, smem=1 with four pads
+}
+
+} // namespace
+} // namespace cachewise::advisor
