@@ -1,5 +1,6 @@
 // `advisor simulate --pattern FAMILY --n N --config k=v,... [--m M --k K --dtype T]
 //  [--pattern-file FILE] [--profile FILE] [--json]`: predicted counters and time of one config.
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -46,7 +47,7 @@ void print_prediction(const std::string& title, const KernelPattern& pattern, co
   std::size_t width = 0;
   for (const auto& [name, value] : prediction.metrics) width = std::max(width, name.size());
   for (const auto& [name, value] : prediction.metrics) {
-    const bool whole = value == static_cast<double>(static_cast<std::int64_t>(value));
+    const bool whole = std::abs(value - std::round(value)) < 1e-6 * std::max(1.0, std::abs(value));
     std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << name << "  " << std::right
               << fixed(value, whole ? 0 : 2) << '\n';
   }
