@@ -44,6 +44,7 @@ __device__ __forceinline__ Address load_cg(Address address) {
 }
 
 template <CacheOp op> __device__ __forceinline__ Address load(Address address) {
+  static_assert(op != CacheOp::plain, "latency kernels pick the cache operator explicitly");
   if constexpr (op == CacheOp::ca) {
     return load_ca(address);
   } else {
@@ -68,6 +69,19 @@ __device__ bool claim(int target_sm, unsigned* claimed) {
   if (target_sm < 0) return blockIdx.x == 0;
   if (sm_id() != static_cast<unsigned>(target_sm)) return false;
   return atomicCAS(claimed, 0u, 1u) == 0u;
+}
+
+/// `count` dependent loads starting at `p`. The count is a run-time value and every load is
+/// waited for inside the loop, so the compiler keeps the loop and cannot move a clock read across
+/// these loads: a clock read before the call precedes the first load, one after it follows the
+/// last load's return (seen on sm_90: unrolled straight-line loads let the clock reads slide).
+template <CacheOp op> __device__ __forceinline__ Address timed_loads(Address p, int count, unsigned order_address) {
+#pragma unroll 1
+  for (int k = 0; k < count; ++k) {
+    p = load<op>(p);
+    wait_for(p, order_address);
+  }
+  return p;
 }
 
 struct ChaseOutput {
@@ -101,17 +115,16 @@ __global__ void chase_kernel(Address start, long long warm_hops, long long timed
   out->sm = static_cast<int>(sm_id());
 }
 
-__global__ void chase_per_hop_kernel(Address start, int hops, int target_sm, unsigned* claimed, unsigned* latencies,
-                                     ChaseOutput* out) {
+__global__ void chase_per_hop_kernel(Address start, int hops, int one, int target_sm, unsigned* claimed,
+                                     unsigned* latencies, ChaseOutput* out) {
   __shared__ unsigned cycles[kMaxTimedHops];
-  __shared__ unsigned order[kMaxTimedHops];
+  __shared__ unsigned order;
   if (!claim(target_sm, claimed)) return;
-  const unsigned order_address = shared_address_of(order);
+  const unsigned order_address = shared_address_of(&order);
   Address p = start;
   for (int i = 0; i < hops; ++i) {
     const long long begin = clock_now();
-    p = load_cg(p);
-    wait_for(p, order_address + 4u * static_cast<unsigned>(i));
+    p = timed_loads<CacheOp::cg>(p, one, order_address);
     const long long end = clock_now();
     cycles[i] = static_cast<unsigned>(end - begin);
   }
@@ -120,22 +133,17 @@ __global__ void chase_per_hop_kernel(Address start, int hops, int target_sm, uns
   out->sm = static_cast<int>(sm_id());
 }
 
-__global__ void self_loop_kernel(Address base, const Address* offsets, int count, int target_sm, unsigned* claimed,
-                                 float* latencies, ChaseOutput* out) {
+__global__ void self_loop_kernel(Address base, const Address* offsets, int count, int warm_loads, int timed_count,
+                                 int target_sm, unsigned* claimed, float* latencies, ChaseOutput* out) {
   __shared__ unsigned order;
   if (!claim(target_sm, claimed)) return;
   const unsigned order_address = shared_address_of(&order);
-  constexpr int kLoads = 8;
   for (int i = 0; i < count; ++i) {
-    Address p = base + __ldcg(offsets + i);
-    p = load_cg(load_cg(p));
-    wait_for(p, order_address);
+    Address p = timed_loads<CacheOp::cg>(base + __ldcg(offsets + i), warm_loads, order_address);
     const long long begin = clock_now();
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) p = load_cg(p);
-    wait_for(p, order_address);
+    p = timed_loads<CacheOp::cg>(p, timed_count, order_address);
     const long long end = clock_now();
-    latencies[i] = static_cast<float>(end - begin) / kLoads;
+    latencies[i] = static_cast<float>(end - begin) / static_cast<float>(timed_count);
   }
   out->sm = static_cast<int>(sm_id());
 }
@@ -169,7 +177,7 @@ struct DeviceStep {
   Address offset;
 };
 
-__global__ void script_kernel(Address base, const DeviceStep* steps, int count, int target_sm, unsigned* claimed,
+__global__ void script_kernel(Address base, const DeviceStep* steps, int count, int one, int target_sm, unsigned* claimed,
                               unsigned* latencies, int* timed_count, ChaseOutput* out) {
   __shared__ DeviceStep script[kMaxScriptSteps];
   __shared__ unsigned cycles[kMaxScriptSteps];
@@ -192,10 +200,9 @@ __global__ void script_kernel(Address base, const DeviceStep* steps, int count, 
     } else if (op == Op::store_cg) {
       asm volatile("st.global.cg.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
     } else {
-      wait_for(value, order_address);
       const long long begin = clock_now();
-      value = op == Op::load_ca ? load_ca(address) : load_cg(address);
-      wait_for(value, order_address);
+      value = op == Op::load_ca ? timed_loads<CacheOp::ca>(address, one, order_address)
+                                : timed_loads<CacheOp::cg>(address, one, order_address);
       const long long end = clock_now();
       if (script[i].timed != 0) cycles[timed++] = static_cast<unsigned>(end - begin);
     }
@@ -206,24 +213,35 @@ __global__ void script_kernel(Address base, const DeviceStep* steps, int count, 
   out->sm = static_cast<int>(sm_id());
 }
 
+/// Each thread keeps four independent accesses in flight (strided by the thread count, wrapping
+/// around the range) so the loads are bandwidth-bound, not latency-bound. In per_block mode each
+/// block works on its own range, so the data a block reads is private to its SM.
 template <bool kStore, CacheOp op>
-__global__ void bandwidth_kernel(uint4* data, unsigned long long count, int passes, bool per_block, uint4* sink) {
-  const unsigned long long first =
+__global__ void bandwidth_kernel(uint4* data, unsigned long long count, unsigned long long iterations, bool per_block,
+                                 uint4* sink) {
+  const unsigned long long threads = per_block ? blockDim.x : static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned long long thread =
       per_block ? threadIdx.x : blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
-  const unsigned long long step = per_block ? blockDim.x : static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  if (per_block) data += blockIdx.x * count;
+  constexpr int kStreams = 4;
+  unsigned long long index[kStreams];
+  for (int u = 0; u < kStreams; ++u) index[u] = (thread + u * threads) % count;
+  const unsigned long long advance = kStreams * threads % count;
   unsigned acc = 0;
-  for (int pass = 0; pass < passes; ++pass) {
-#pragma unroll 4
-    for (unsigned long long i = first; i < count; i += step) {
-      if constexpr (kStore) {
-        __stcg(data + i, make_uint4(static_cast<unsigned>(i), static_cast<unsigned>(pass), 0u, 0u));
-      } else if constexpr (op == CacheOp::ca) {
-        const uint4 v = __ldca(data + i);
-        acc ^= v.x ^ v.w;
+  for (unsigned long long it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int u = 0; u < kStreams; ++u) {
+      uint4* element = data + index[u];
+      if constexpr (kStore && op == CacheOp::cg) {
+        __stcg(element, make_uint4(static_cast<unsigned>(it), static_cast<unsigned>(u), 0u, 0u));
+      } else if constexpr (kStore) {
+        *element = make_uint4(static_cast<unsigned>(it), static_cast<unsigned>(u), 0u, 0u);
       } else {
-        const uint4 v = __ldcg(data + i);
+        const uint4 v = op == CacheOp::ca ? __ldca(element) : op == CacheOp::cg ? __ldcg(element) : *element;
         acc ^= v.x ^ v.w;
       }
+      index[u] += advance;
+      if (index[u] >= count) index[u] -= count;
     }
   }
   if (!kStore && acc == 0x9e3779b9u) sink->x = acc;
@@ -293,11 +311,7 @@ private:
 };
 
 int current_sm_count() {
-  int device = 0;
-  int count = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return count;
+  return kernels::current_device_attribute(cudaDevAttrMultiProcessorCount, "cudaDeviceGetAttribute (SM count)");
 }
 
 /// Grid of a pinned latency launch: enough one-warp blocks that every SM receives some.
@@ -376,6 +390,7 @@ void write_self_loops(const DeviceBuffer& buffer, const std::vector<std::uint64_
 double chase_mean_cycles(const DeviceBuffer& buffer, std::uint64_t start_offset, const ChaseOptions& options) {
   const long long timed = std::max<long long>(8, (options.timed_hops + 7) / 8 * 8);
   const Address start = base_of(buffer) + start_offset;
+  if (options.op == CacheOp::plain) throw std::runtime_error("chase_mean_cycles: pick ca or cg");
   const bool set_carveout = options.l1_carveout_percent >= 0;
   auto kernel = options.op == CacheOp::ca ? (set_carveout ? chase_kernel<CacheOp::ca, true> : chase_kernel<CacheOp::ca, false>)
                                           : (set_carveout ? chase_kernel<CacheOp::cg, true> : chase_kernel<CacheOp::cg, false>);
@@ -399,13 +414,14 @@ std::vector<std::uint32_t> chase_per_hop(const DeviceBuffer& buffer, std::uint64
   launch_pinned(
       sm,
       [&](unsigned* claimed, ChaseOutput* out) {
-        chase_per_hop_kernel<<<pinned_grid(sm), 32>>>(start, hops, sm, claimed, latencies.get(), out);
+        chase_per_hop_kernel<<<pinned_grid(sm), 32>>>(start, hops, 1, sm, claimed, latencies.get(), out);
       },
       "chase_per_hop_kernel");
   return latencies.download(static_cast<std::size_t>(hops));
 }
 
-std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm) {
+std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm,
+                                        int warm_loads, int timed_loads) {
   if (offsets.empty()) return {};
   DeviceArray<Address> device_offsets(offsets.size());
   device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
@@ -414,7 +430,7 @@ std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::v
   launch_pinned(
       sm,
       [&](unsigned* claimed, ChaseOutput* out) {
-        self_loop_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_offsets.get(), count, sm, claimed,
+        self_loop_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_offsets.get(), count, warm_loads, timed_loads, sm, claimed,
                                                    latencies.get(), out);
       },
       "self_loop_kernel");
@@ -458,36 +474,58 @@ std::vector<std::uint32_t> run_script(const DeviceBuffer& buffer, const std::vec
   launch_pinned(
       sm,
       [&](unsigned* claimed, ChaseOutput* out) {
-        script_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_steps.get(), count, sm, claimed,
+        script_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_steps.get(), count, 1, sm, claimed,
                                                latencies.get(), timed_count.get(), out);
       },
       "script_kernel");
   return latencies.download(static_cast<std::size_t>(timed_count.download(1)[0]));
 }
 
+namespace {
+constexpr unsigned kBandwidthThreads = 1024;
+constexpr unsigned long long kBandwidthStreams = 4;
+
+/// Threads that share one copy of the range: the block (per_block) or the whole grid.
+unsigned long long threads_per_group(const BandwidthRun& run) {
+  return run.sharing == Sharing::per_block ? kBandwidthThreads
+                                           : 2ull * static_cast<unsigned long long>(current_sm_count()) * kBandwidthThreads;
+}
+
+/// Groups that each work on their own copy of the range: every block (per_block) or the one grid.
+std::uint64_t groups_of(const BandwidthRun& run) {
+  return run.sharing == Sharing::per_block ? 2ull * static_cast<std::uint64_t>(current_sm_count()) : 1;
+}
+
+/// Loop iterations of each thread so a group touches `passes` times its range.
+unsigned long long bandwidth_iterations(const BandwidthRun& run) {
+  const unsigned long long accesses = run.bytes / sizeof(uint4) * static_cast<unsigned long long>(run.passes);
+  return std::max(1ull, accesses / (kBandwidthStreams * threads_per_group(run)));
+}
+} // namespace
+
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
-  const std::uint64_t per_pass = run.bytes / sizeof(uint4) * sizeof(uint4);
-  const std::uint64_t blocks = run.sharing == Sharing::per_block ? static_cast<std::uint64_t>(2 * current_sm_count()) : 1;
-  return per_pass * static_cast<std::uint64_t>(run.passes) * blocks;
+  return bandwidth_iterations(run) * kBandwidthStreams * threads_per_group(run) * sizeof(uint4) * groups_of(run);
 }
 
 std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
-  check_range(buffer, 0, run.bytes, "bandwidth");
+  check_range(buffer, 0, run.bytes * groups_of(run), "bandwidth");
   DeviceArray<uint4> sink(1);
   auto* data = static_cast<uint4*>(buffer.data());
   const unsigned long long count = run.bytes / sizeof(uint4);
+  const unsigned long long iterations = bandwidth_iterations(run);
   const bool per_block = run.sharing == Sharing::per_block;
   // Two blocks of 1024 threads per SM: the most resident threads an SM takes.
   const unsigned blocks = static_cast<unsigned>(2 * current_sm_count());
-  constexpr unsigned kThreads = 1024;
   auto launch = [&] {
+    auto kernel = bandwidth_kernel<false, CacheOp::plain>;
     if (run.store) {
-      bandwidth_kernel<true, CacheOp::cg><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
+      kernel = run.op == CacheOp::cg ? bandwidth_kernel<true, CacheOp::cg> : bandwidth_kernel<true, CacheOp::plain>;
     } else if (run.op == CacheOp::ca) {
-      bandwidth_kernel<false, CacheOp::ca><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
-    } else {
-      bandwidth_kernel<false, CacheOp::cg><<<blocks, kThreads>>>(data, count, run.passes, per_block, sink.get());
+      kernel = bandwidth_kernel<false, CacheOp::ca>;
+    } else if (run.op == CacheOp::cg) {
+      kernel = bandwidth_kernel<false, CacheOp::cg>;
     }
+    kernel<<<blocks, kBandwidthThreads>>>(data, count, iterations, per_block, sink.get());
   };
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;

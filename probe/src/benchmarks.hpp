@@ -8,8 +8,9 @@
 
 namespace cachewise::probe::gpu {
 
-/// Which caches a load may allocate in: ld.global.ca (L1 and L2) or ld.global.cg (L2 only).
-enum class CacheOp { ca, cg };
+/// How a load is issued: ld.global.ca (L1 and L2), ld.global.cg (L2 only, GPU-coherent), or a plain
+/// ld.global as ordinary kernels issue it (bandwidth kernels only).
+enum class CacheOp { ca, cg, plain };
 
 /// One device allocation, zero-filled, freed on destruction.
 class DeviceBuffer {
@@ -54,9 +55,11 @@ inline constexpr int kMaxTimedHops = 4096;
 /// Cycles of each of `hops` consecutive ld.global.cg hops (timed one by one) from SM `sm`.
 std::vector<std::uint32_t> chase_per_hop(const DeviceBuffer& buffer, std::uint64_t start_offset, int hops, int sm);
 
-/// L2 latency of each address from SM `sm`: each offset must hold a self loop (write_self_loops);
-/// eight dependent ld.global.cg loads per address, after two warming loads. Returns cycles per load.
-std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm);
+/// Latency of each address from SM `sm`: each offset must hold a self loop (write_self_loops);
+/// `timed_loads` dependent ld.global.cg loads per address after `warm_loads` untimed ones.
+/// Returns cycles per load.
+std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm,
+                                        int warm_loads = 2, int timed_loads = 16);
 
 /// Every SM reads [offset, offset + bytes) once with ld.global.cg: warms L2 with that range, or
 /// evicts everything else when the range is several times the L2.
@@ -80,13 +83,13 @@ std::vector<std::uint32_t> run_script(const DeviceBuffer& buffer, const std::vec
 /// launches (medians are taken by the caller).
 enum class Sharing {
   whole_grid, ///< the grid strides over [0, bytes) together, `passes` times
-  per_block,  ///< every block reads all of [0, bytes) itself, `passes` times (same data on every SM)
+  per_block,  ///< block b reads its own [b * bytes, (b + 1) * bytes), `passes` times (2 blocks per SM)
 };
 struct BandwidthRun {
   std::uint64_t bytes = 0;  ///< range touched
   int passes = 1;
   Sharing sharing = Sharing::whole_grid;
-  CacheOp op = CacheOp::cg; ///< loads; stores use st.global.cg
+  CacheOp op = CacheOp::plain; ///< loads and stores (cg stores use st.global.cg, others plain stores)
   bool store = false;
   int repeats = 5;
 };

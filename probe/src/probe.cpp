@@ -38,6 +38,10 @@ constexpr int kSeed = 20261129; // fixed: two probes build the same chains
 /// sit at fixed offsets above 2 GiB (named where used); the L2 flush streams [7 GiB, 7.5 GiB).
 constexpr std::uint64_t kBufferBytes = 9 * kGiB;
 constexpr std::uint64_t kFlushRegion = 7 * kGiB;
+constexpr std::uint64_t kScriptCalibrationRegion = 6 * kGiB + 256 * kMiB;
+/// The full probe's TLB sweep goes this far (the 8 GiB of the shared buffer showed no TLB step on
+/// an H200).
+constexpr std::uint64_t kTlbLargestRegion = 32 * kGiB;
 
 std::string format_bytes(double bytes) {
   std::ostringstream out;
@@ -304,32 +308,36 @@ private:
   }
 
   void l1_bandwidth() {
-    const std::uint64_t blocks = 2 * static_cast<std::uint64_t>(sm_count());
+    // Two blocks per SM, each re-reading its own range with plain 16-byte loads: L1 hits while
+    // both ranges fit, then the SM's share of L2 bandwidth.
+    constexpr double kBlocksPerSm = 2;
+    const double blocks = kBlocksPerSm * sm_count();
     const double target = quick() ? 4e9 : 16e9;
     gpu::BandwidthRun run;
     run.sharing = gpu::Sharing::per_block;
-    run.op = CacheOp::ca;
-    run.repeats = quick() ? 3 : 5;
-    run.bytes = 32 * kKiB;
-    run.passes = passes_for(run.bytes * blocks, target);
+    run.op = CacheOp::plain;
+    run.repeats = repeats();
+    run.bytes = 16 * kKiB;
+    run.passes = passes_for(static_cast<std::uint64_t>(static_cast<double>(run.bytes) * blocks), target);
     const Summary value = bandwidth(run);
-    profile_.l1.read_bandwidth_gb_per_s =
-        measured(value.median, provenance_from("every block (2 per SM, 1024 threads) re-reads the same 32 KiB with "
-                                               "16-byte ld.global.ca; whole chip, CUDA events; median of launches",
-                                               value));
-    // Cross-check of the L1 capacity: per-SM bandwidth falls once the block's data leaves L1.
+    profile_.l1.read_bandwidth_gb_per_s = measured(
+        value.median, provenance_from("2 blocks x 1024 threads per SM, each block re-reading its own 16 KiB with plain "
+                                      "16-byte loads (4 in flight per thread); whole chip, CUDA events; median of "
+                                      "launches",
+                                      value));
+    // Cross-check of the L1 capacity: per-SM bandwidth falls once the SM's data leaves L1.
     std::vector<Point> curve;
-    const std::vector<double> sizes_kib = quick() ? std::vector<double>{64, 128, 192, 256, 320, 384}
-                                                  : std::vector<double>{32, 64, 96, 128, 160, 192, 208, 224, 240, 256,
-                                                                        288, 320, 384, 512};
-    for (double kib : sizes_kib) {
-      run.bytes = static_cast<std::uint64_t>(kib * kKiB);
-      run.passes = passes_for(run.bytes * blocks, target / 2);
-      run.repeats = quick() ? 1 : 3;
-      curve.emplace_back(static_cast<double>(run.bytes), bandwidth(run).median);
+    const std::vector<double> per_sm_kib = quick() ? std::vector<double>{64, 128, 192, 256, 320, 384}
+                                                   : std::vector<double>{32, 64, 96, 128, 160, 176, 192, 208, 224, 240,
+                                                                         256, 288, 320, 384, 512};
+    run.repeats = quick() ? 1 : 3;
+    for (double kib : per_sm_kib) {
+      run.bytes = static_cast<std::uint64_t>(kib * kKiB / kBlocksPerSm);
+      run.passes = passes_for(static_cast<std::uint64_t>(static_cast<double>(run.bytes) * blocks), target / 2);
+      curve.emplace_back(kib * kKiB, bandwidth(run).median);
     }
     add_curve("L1 read bandwidth vs per-SM working set", "bytes (per-SM working set)", "GB/s", curve);
-    cross_check_capacity(profile_.l1.capacity_bytes, find_drop(curve), "bandwidth knee (16-byte ld.global.ca)");
+    cross_check_capacity(profile_.l1.capacity_bytes, find_drop(curve), "bandwidth knee (plain 16-byte loads)");
   }
 
   /// Folds a second method's knee into a capacity's provenance: agreement within one bracket of
@@ -378,7 +386,7 @@ private:
     const std::vector<double> offsets{8, 16, 32, 64, 96};
     const std::vector<Point> fill = partial_line_curve(region, offsets, true, 16);
     add_curve("L1 partial-line test (second load at offset d)", "bytes (offset)", kLatencyUnit, fill);
-    const std::optional<double> sector = fill_granularity(fill, 0.5 * (l1_hit_ + l2_near_));
+    const std::optional<double> sector = fill_granularity(fill, l1_miss_threshold_in_script());
     if (sector) {
       l1_sector_ = *sector;
       profile_.l1.sector_bytes =
@@ -479,7 +487,7 @@ private:
         steps.push_back({load, line(w), false});
         steps.push_back({load, line(static_cast<std::uint64_t>(target)), true});
         const double cycles = gpu::run_script(*buffer_, steps, home_sm_).at(0);
-        const double threshold = op == CacheOp::ca ? 0.5 * (l1_hit_ + l2_near_) : 0.5 * (l2_far_ + dram_) + overhead_;
+        const double threshold = op == CacheOp::ca ? l1_miss_threshold_in_script() : l2_miss_threshold_in_script();
         if (cycles < threshold) ++kept[target];
       }
     }
@@ -548,22 +556,29 @@ private:
       most_flipped = std::max(most_flipped, share);
       other_sms << (k > 1 ? ", " : "") << "SM " << sm << ": " << format_number(100 * share, 0) << "%";
     }
-    const bool two_groups = clusters.separation > 3.0;
+    // Two partitions when the split is real: the classes are stable and an SM elsewhere sees them
+    // swapped (the near/far gap of ld.global.cg hits is small, so the separation alone is weak).
+    const bool two_groups = clusters.separation > 1.5;
+    const bool swapped_elsewhere = most_flipped > 0.7;
     const std::string base_method = "per-address timing from SM " + std::to_string(home_sm_) + " (block pinned by %smid): each of " +
                                     std::to_string(latencies.size()) + " addresses 32 B apart holds a self-pointer, "
-                                    "8 dependent ld.global.cg after 2 warming loads; two-means split into near/far at " +
+                                    "16 dependent ld.global.cg after 2 warming loads; two-means split into near/far at " +
                                     format_number(clusters.threshold) + " cycles (separation " +
                                     format_number(clusters.separation) + "); share of addresses whose class flips "
                                     "when timed from other SMs: " + other_sms.str();
     auto provenance_of = [&](const Summary& summary) {
       Provenance provenance = provenance_from(base_method, summary);
-      if (!two_groups) provenance.confidence = Confidence::low;
+      if (!two_groups || !swapped_elsewhere) {
+        provenance.confidence = Confidence::low;
+      } else if (clusters.separation < 3.0) {
+        provenance.confidence = weakest(provenance.confidence, Confidence::medium);
+      }
       return provenance;
     };
     profile_.l2.near_hit_latency_cycles = measured(l2_near_, provenance_of(clusters.low));
     profile_.l2.far_hit_latency_cycles = measured(l2_far_, provenance_of(clusters.high));
     near_fraction_ = clusters.low_fraction;
-    profile_.l2.partitions = two_groups && most_flipped > 0.8 ? 2 : 1;
+    profile_.l2.partitions = two_groups && swapped_elsewhere ? 2 : 1;
 
     const std::optional<double> granularity = interleave_granularity(classes, kSector);
     std::vector<Point> agreement;
@@ -571,12 +586,13 @@ private:
       agreement.emplace_back(static_cast<double>(d * kSector), pair_agreement(classes, d));
     }
     add_curve("L2 near/far class agreement of address pairs", "bytes (pair distance)", "fraction agreeing", agreement);
-    if (granularity && two_groups) {
+    if (granularity && profile_.l2.partitions == 2) {
       profile_.l2.slice_interleave_bytes = measured(
           *granularity, {"address-pair test on the near/far classes above: pairs (a, a+d), a a multiple of 2d, "
                          "always agree below the interleave granularity; value = smallest d with agreement < 90% "
                          "(partition hash granularity as seen from one SM)",
-                         static_cast<std::int64_t>(classes.size()), 0.0, Confidence::medium});
+                         static_cast<std::int64_t>(classes.size()), 0.0,
+                         clusters.separation < 3.0 ? Confidence::low : Confidence::medium});
     }
   }
 
@@ -609,112 +625,146 @@ private:
     const std::vector<std::uint32_t> hops = gpu::chase_per_hop(*buffer_, resident.front(), 2048, home_sm_);
     const double per_hop_mean = std::accumulate(hops.begin(), hops.end(), 0.0) / static_cast<double>(hops.size());
     overhead_ = std::max(0.0, per_hop_mean - (near_fraction_ * l2_near_ + (1 - near_fraction_) * l2_far_));
+    calibrate_script_overhead();
   }
+
+  /// Cycles a script's timed load adds over the same load in a plain chase (loop, shared store,
+  /// clock reads), measured on L1 hits.
+  void calibrate_script_overhead() {
+    const std::uint64_t line = kScriptCalibrationRegion;
+    buffer_->zero(line, kNode);
+    std::vector<gpu::ScriptStep> steps{{gpu::Op::load_ca, line, false}};
+    for (int i = 0; i < 16; ++i) steps.push_back({gpu::Op::load_ca, line, true});
+    const std::vector<std::uint32_t> cycles = gpu::run_script(*buffer_, steps, home_sm_);
+    script_overhead_ = std::max(0.0, median(std::vector<double>(cycles.begin(), cycles.end())) - l1_hit_);
+  }
+  double l1_miss_threshold_in_script() const { return 0.5 * (l1_hit_ + l2_near_) + script_overhead_; }
+  double l2_miss_threshold_in_script() const { return 0.5 * (l2_far_ + dram_) + script_overhead_; }
 
   struct HopStats {
     double mean = 0;
     double hit_fraction = 0;
-    double near_hit_fraction = 0;
   };
 
   HopStats classify_hops(const std::vector<std::uint32_t>& hops) const {
     HopStats stats;
-    const double near_far = 0.5 * (l2_near_ + l2_far_) + overhead_;
     const double hit_miss = 0.5 * (l2_far_ + dram_) + overhead_;
     for (std::uint32_t cycles : hops) {
       stats.mean += cycles;
       if (cycles < hit_miss) stats.hit_fraction += 1;
-      if (cycles < near_far) stats.near_hit_fraction += 1;
     }
     const auto count = static_cast<double>(hops.size());
     stats.mean /= count;
     stats.hit_fraction /= count;
-    stats.near_hit_fraction /= count;
     return stats;
   }
 
-  /// Warm [0, working_set) by streaming it through L2 from every SM, then time random lines of it
-  /// from the home SM, one hop at a time.
-  HopStats l2_point(std::uint64_t working_set) {
+  /// How the working set is brought into L2 before the timed sample.
+  enum class Warm {
+    stores, ///< cudaMemset of the range: every line written once, by whichever SM
+    reads,  ///< every SM streams the range twice with ld.global.cg
+  };
+
+  /// Warms [0, working_set), then times random lines of it from the home SM, one hop at a time.
+  HopStats l2_point(std::uint64_t working_set, Warm warm) {
     const Offsets order = sample(contiguous(0, working_set, kNode), gpu::kMaxTimedHops);
-    gpu::write_chain(*buffer_, order);
-    gpu::stream_through_l2(*buffer_, 0, working_set);
-    gpu::stream_through_l2(*buffer_, 0, working_set);
+    if (warm == Warm::stores) {
+      buffer_->zero(0, working_set);
+      gpu::write_chain(*buffer_, order);
+    } else {
+      gpu::write_chain(*buffer_, order);
+      gpu::stream_through_l2(*buffer_, 0, working_set);
+      gpu::stream_through_l2(*buffer_, 0, working_set);
+    }
     return classify_hops(gpu::chase_per_hop(*buffer_, order.front(), static_cast<int>(order.size()), home_sm_));
   }
 
-  void l2_capacity() {
+  struct L2Sweep {
+    std::vector<Point> latency;
+    std::vector<Point> hits;
+    std::optional<Rise> rise;
+    std::optional<Summary> by_hits; ///< hit fraction x working set beyond the knee
+  };
+
+  /// Latency vs working set, refined near the knee.
+  L2Sweep l2_sweep(Warm warm) {
     const std::vector<double> coarse_mib =
         quick() ? std::vector<double>{4, 16, 32, 48, 64, 96, 128, 256}
                 : std::vector<double>{1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128, 192, 256};
-    std::vector<Point> latency;
-    std::vector<Point> hits;
-    std::vector<Point> near_hits;
+    L2Sweep sweep;
     auto measure_at = [&](double mib) {
       const auto bytes = static_cast<std::uint64_t>(mib * kMiB);
-      const HopStats stats = l2_point(bytes);
-      latency.emplace_back(static_cast<double>(bytes), stats.mean);
-      hits.emplace_back(static_cast<double>(bytes), stats.hit_fraction);
-      near_hits.emplace_back(static_cast<double>(bytes), stats.near_hit_fraction);
+      const HopStats stats = l2_point(bytes, warm);
+      sweep.latency.emplace_back(static_cast<double>(bytes), stats.mean);
+      sweep.hits.emplace_back(static_cast<double>(bytes), stats.hit_fraction);
     };
     for (double mib : coarse_mib) measure_at(mib);
-    const double step_mib = quick() ? 4 : 1;
-    std::optional<Rise> rise = find_rise(latency, 0.05);
-    if (rise) {
-      for (double x : grid(rise->last_flat_x / kMiB + step_mib, rise->first_risen_x / kMiB - step_mib, step_mib)) {
+    sweep.rise = find_rise(sweep.latency, 0.05);
+    if (sweep.rise) {
+      for (double x : grid(sweep.rise->last_flat_x / kMiB + l2_step_mib(), sweep.rise->first_risen_x / kMiB - l2_step_mib(),
+                           l2_step_mib())) {
         measure_at(x);
       }
-      rise = find_rise(latency, 0.05);
+      sweep.rise = find_rise(sweep.latency, 0.05);
     }
-    add_curve("L2 chase, one SM (warmed by streaming)", kWorkingSetUnit, kLatencyUnit, latency);
-    add_curve("L2 hit fraction, one SM", "bytes (working set)", "fraction", hits);
-    add_curve("L2 near-partition hit fraction, one SM", "bytes (working set)", "fraction", near_hits);
+    std::ranges::sort(sweep.latency, {}, &Point::first);
+    std::ranges::sort(sweep.hits, {}, &Point::first);
+    sweep.by_hits = capacity_from_hit_fractions(sweep.hits, sweep.rise ? sweep.rise->first_risen_x * 1.2 : 0);
+    return sweep;
+  }
 
-    const std::optional<Summary> by_hits = rise ? capacity_from_hit_fractions(hits, rise->first_risen_x * 1.2)
-                                                : capacity_from_hit_fractions(hits, 0);
+  double l2_step_mib() const { return quick() ? 4 : 1; }
+
+  void l2_capacity() {
+    // Stores put each line in L2 once; reads from every SM also leave copies of far lines in the
+    // readers' near partitions, so less distinct data fits. The first is the capacity.
+    const L2Sweep stored = l2_sweep(Warm::stores);
+    const L2Sweep read = l2_sweep(Warm::reads);
+    add_curve("L2 chase, one SM (warmed by stores)", kWorkingSetUnit, kLatencyUnit, stored.latency);
+    add_curve("L2 chase, one SM (warmed by reads from all SMs)", kWorkingSetUnit, kLatencyUnit, read.latency);
+    add_curve("L2 hit fraction, one SM (warmed by stores)", "bytes (working set)", "fraction", stored.hits);
+    add_curve("L2 hit fraction, one SM (warmed by reads from all SMs)", "bytes (working set)", "fraction", read.hits);
+
+    const L2Sweep& primary = stored.rise ? stored : read;
+    const L2Sweep& other = stored.rise ? read : stored;
+    const std::string primary_warm = stored.rise ? "cudaMemset of the working set (stores)" :
+                                                   "every SM streaming the working set with ld.global.cg (stores showed no knee)";
     std::ostringstream method;
-    method << "working-set sweep: stream the working set through L2 from all SMs (twice), then time "
-           << gpu::kMaxTimedHops << " random lines of it one by one from one pinned SM with ld.global.cg; refined in "
-           << format_number(step_mib, 0) << " MiB steps; capacity = last working set on the hit plateau";
-    if (by_hits) {
-      method << "; second method, capacity = hit fraction x working set beyond the knee: "
-             << format_bytes(by_hits->median) << " (spread " << format_number(100 * by_hits->spread) << "%)";
+    method << "working-set sweep: warm by " << primary_warm << ", then time " << gpu::kMaxTimedHops
+           << " random lines of it one by one from one pinned SM with ld.global.cg; refined in "
+           << format_number(l2_step_mib(), 0) << " MiB steps; capacity = last working set on the hit plateau";
+    if (primary.by_hits) {
+      method << "; second method, hit fraction x working set beyond the knee: " << format_bytes(primary.by_hits->median)
+             << " (spread " << format_number(100 * primary.by_hits->spread) << "%)";
     }
-    if (!rise) {
-      const double fallback = by_hits ? by_hits->median : static_cast<double>(l2_reported());
+    if (other.rise) {
+      method << "; warmed the other way the knee is at " << format_bytes(other.rise->last_flat_x);
+      if (other.by_hits) method << " (hit fraction x working set " << format_bytes(other.by_hits->median) << ")";
+    }
+    if (!primary.rise) {
+      const double fallback = primary.by_hits ? primary.by_hits->median : static_cast<double>(l2_reported());
       profile_.l2.capacity_bytes = measured(fallback, low(method.str() + "; no latency knee found"));
     } else {
+      const double knee = primary.rise->last_flat_x;
       Confidence confidence = quick() ? Confidence::medium : Confidence::high;
-      if (!by_hits || std::abs(by_hits->median - rise->last_flat_x) > 0.1 * rise->last_flat_x) {
+      if (!primary.by_hits || std::abs(primary.by_hits->median - knee) > 0.1 * knee) {
         confidence = weakest(confidence, Confidence::medium);
       }
-      profile_.l2.capacity_bytes =
-          measured(rise->last_flat_x, {method.str(), static_cast<std::int64_t>(latency.size()),
-                                       step_mib * kMiB / rise->last_flat_x, confidence});
+      profile_.l2.capacity_bytes = measured(
+          knee, {method.str(), static_cast<std::int64_t>(primary.latency.size()), l2_step_mib() * kMiB / knee, confidence});
     }
-    // Near partition: only near-class lines can be near hits, so near hits x working set beyond
-    // the knee is the near partition's share; compare with capacity x share of near addresses.
-    const double by_share = profile_.l2.capacity_bytes.value * near_fraction_;
-    const std::optional<Summary> by_near_hits =
-        capacity_from_hit_fractions(near_hits, rise ? rise->first_risen_x * 1.2 : 0);
-    std::ostringstream near_method;
-    near_method << "capacity x share of addresses near to the home SM (" << format_number(100 * near_fraction_)
-                << "%) = " << format_bytes(by_share);
-    if (by_near_hits) {
-      near_method << "; cross-check, near-hit fraction x working set beyond the knee: "
-                  << format_bytes(by_near_hits->median);
-    }
-    const bool near_agrees = by_near_hits && std::abs(by_near_hits->median - by_share) <= 0.15 * by_share;
-    profile_.l2.near_capacity_bytes =
-        measured(std::round(by_share / kMiB * 2) / 2 * kMiB,
-                 {near_method.str(), by_near_hits ? by_near_hits->samples : 0, by_near_hits ? by_near_hits->spread : 0,
-                  near_agrees ? Confidence::medium : Confidence::low});
+    // Near partition: the share of addresses an SM sees as near, of the capacity.
+    const double near = std::round(profile_.l2.capacity_bytes.value * near_fraction_ / kMiB * 2) / 2 * kMiB;
+    profile_.l2.near_capacity_bytes = measured(
+        near, {"capacity x share of addresses near to the home SM (" + format_number(100 * near_fraction_) +
+                   "%, per-address test), rounded to 0.5 MiB",
+               static_cast<std::int64_t>(primary.latency.size()), 0.0,
+               profile_.l2.partitions == 2 ? Confidence::medium : Confidence::low});
   }
 
   void l2_bandwidth() {
     const double target = quick() ? 2e9 : 8e9;
     gpu::BandwidthRun run;
-    run.op = CacheOp::cg;
     run.repeats = quick() ? 1 : 3;
     std::vector<Point> curve;
     const std::vector<double> sizes_mib = quick() ? std::vector<double>{8, 32, 64, 128, 256}
@@ -726,21 +776,25 @@ private:
       curve.emplace_back(static_cast<double>(run.bytes), bandwidth(run).median);
     }
     add_curve("L2 read bandwidth vs working set", kWorkingSetUnit, "GB/s", curve);
-    cross_check_capacity(profile_.l2.capacity_bytes, find_drop(curve), "read-bandwidth knee (16-byte ld.global.cg)");
+    cross_check_capacity(profile_.l2.capacity_bytes, find_drop(curve), "read-bandwidth knee (plain 16-byte loads)");
 
     run.bytes = 8 * kMiB;
     run.passes = passes_for(run.bytes, target);
     run.repeats = repeats();
     const Summary read = bandwidth(run);
-    profile_.l2.read_bandwidth_gb_per_s =
-        measured(read.median, provenance_from("all SMs re-read an 8 MiB L2-resident range with 16-byte "
-                                              "ld.global.cg (2 blocks x 1024 threads per SM); CUDA events",
-                                              read));
+    run.op = CacheOp::cg;
+    const Summary read_cg = bandwidth(run);
+    profile_.l2.read_bandwidth_gb_per_s = measured(
+        read.median, provenance_from("all SMs (2 blocks x 1024 threads each, 4 loads in flight per thread) re-read an "
+                                     "8 MiB L2-resident range with plain 16-byte loads; CUDA events; with ld.global.cg "
+                                     "instead: " + format_number(read_cg.median, 0) + " GB/s",
+                                     read));
     run.store = true;
+    run.op = CacheOp::plain;
     const Summary write = bandwidth(run);
     profile_.l2.write_bandwidth_gb_per_s =
-        measured(write.median, provenance_from("all SMs re-write an 8 MiB L2-resident range with 16-byte "
-                                               "st.global.cg; CUDA events",
+        measured(write.median, provenance_from("all SMs re-write an 8 MiB L2-resident range with plain 16-byte "
+                                               "stores; CUDA events",
                                                write));
   }
 
@@ -754,8 +808,7 @@ private:
     const std::vector<Point> fill = partial_line_curve(region, offsets, false, 16);
     add_curve("L2 partial-line test (second load at offset d, first missed to DRAM)", "bytes (offset)", kLatencyUnit,
               fill);
-    const double miss_threshold = 0.5 * (l2_far_ + dram_) + overhead_;
-    const std::optional<double> granularity = fill_granularity(fill, miss_threshold);
+    const std::optional<double> granularity = fill_granularity(fill, l2_miss_threshold_in_script());
     const std::string fill_method =
         "partial-line test: after evicting L2, load offset 0 of a line with ld.global.cg (DRAM miss), then time "
         "offset d; offsets below the first miss came with the fill (16 lines per offset, median)";
@@ -840,14 +893,14 @@ private:
     const Summary read = bandwidth(run);
     profile_.dram.read_bandwidth_gb_per_s = measured(
         read.median, provenance_from("all SMs read " + format_bytes(static_cast<double>(bytes)) +
-                                         " once with 16-byte ld.global.cg (2 blocks x 1024 threads per SM); CUDA "
-                                         "events; median of launches",
+                                         " once with plain 16-byte loads (2 blocks x 1024 threads per SM, 4 in "
+                                         "flight per thread); CUDA events; median of launches",
                                      read));
     run.store = true;
     const Summary write = bandwidth(run);
     profile_.dram.write_bandwidth_gb_per_s = measured(
         write.median, provenance_from("all SMs write " + format_bytes(static_cast<double>(bytes)) +
-                                          " once with 16-byte st.global.cg; CUDA events; median of launches",
+                                          " once with plain 16-byte stores; CUDA events; median of launches",
                                       write));
     const std::uint64_t copy_bytes = bytes / 2;
     std::vector<double> rates;
@@ -902,12 +955,17 @@ private:
   }
 
   void tlb() {
-    const std::uint64_t largest = quick() ? 2 * kGiB : 8 * kGiB;
+    const std::uint64_t largest = quick() ? 2 * kGiB : kTlbLargestRegion;
+    if (largest + kGiB > buffer_->bytes()) {
+      // Regions beyond the shared buffer: swap it for a larger one (same fixed regions, zeroed).
+      buffer_.reset();
+      buffer_ = std::make_unique<DeviceBuffer>(largest + kGiB);
+    }
     std::vector<Point> curve;
     for (std::uint64_t region = 16 * kMiB; region <= largest; region *= 2) {
       curve.emplace_back(static_cast<double>(region), tlb_point(region, 2 * kMiB));
     }
-    add_curve("TLB: chase one line per 2 MiB vs region", kWorkingSetUnit, kLatencyUnit, curve);
+    add_curve("TLB: chase one line per 2 MiB vs region", "bytes (region)", kLatencyUnit, curve);
     const std::optional<Rise> rise = find_rise(curve, 0.25, 1.1);
     if (!rise) return;
     const double reach = rise->last_flat_x;
@@ -960,7 +1018,7 @@ private:
       l1_steps.push_back({gpu::Op::load_ca, line, true});
     }
     const std::vector<std::uint32_t> l1_cycles = gpu::run_script(*buffer_, l1_steps, home_sm_);
-    const double l1_threshold = 0.5 * (l1_hit_ + l2_near_);
+    const double l1_threshold = l1_miss_threshold_in_script();
     const auto l1_hits = std::ranges::count_if(l1_cycles, [&](std::uint32_t c) { return c < l1_threshold; });
     profile_.l1.allocates_on_store = {
         l1_hits * 2 > kLines,
@@ -969,21 +1027,22 @@ private:
              format_number(l1_threshold) + " cycles)",
          kLines, 0.0, l1_hits == 0 || l1_hits == kLines ? Confidence::high : Confidence::low}};
 
-    // L2: evict everything, store to cold lines, then load them back.
+    // L2: evict everything, store whole sectors (4 x 8 B) to cold lines, then load them back. A
+    // partial sector would need a DRAM fill before it can be read, hiding the allocation.
     flush_l2();
     std::vector<gpu::ScriptStep> l2_steps;
     for (int i = 0; i < kLines; ++i) {
       const std::uint64_t line = region + kMiB + static_cast<std::uint64_t>(i) * 4 * kKiB;
-      l2_steps.push_back({gpu::Op::store_cg, line, false});
+      for (std::uint64_t word = 0; word < kSector; word += 8) l2_steps.push_back({gpu::Op::store_cg, line + word, false});
       l2_steps.push_back({gpu::Op::load_cg, line, true});
     }
     const std::vector<std::uint32_t> l2_cycles = gpu::run_script(*buffer_, l2_steps, home_sm_);
-    const double l2_threshold = 0.5 * (l2_far_ + dram_) + overhead_;
+    const double l2_threshold = l2_miss_threshold_in_script();
     const auto l2_hits = std::ranges::count_if(l2_cycles, [&](std::uint32_t c) { return c < l2_threshold; });
     profile_.l2.allocates_on_store = {
         l2_hits * 2 > kLines,
-        {"store-then-load test: after evicting L2, st.global.cg 8 B to a cold line, then time ld.global.cg of the "
-         "same bytes: " + std::to_string(l2_hits) + "/" + std::to_string(kLines) + " L2 hits (threshold " +
+        {"store-then-load test: after evicting L2, st.global.cg of a whole 32 B sector of a cold line, then time "
+         "ld.global.cg of it: " + std::to_string(l2_hits) + "/" + std::to_string(kLines) + " L2 hits (threshold " +
              format_number(l2_threshold) + " cycles)",
          kLines, 0.0, l2_hits == 0 || l2_hits == kLines ? Confidence::high : Confidence::low}};
   }
@@ -1009,6 +1068,7 @@ private:
   double l2_far_ = 0;
   double dram_ = 0;
   double overhead_ = 0;       ///< extra cycles of per-hop timing over a plain chase
+  double script_overhead_ = 0; ///< extra cycles of a script's timed load over a plain chase
   double near_fraction_ = 0.5;
   std::vector<int> sm_ids_; ///< SM ids blocks ran on
   int home_sm_ = 0;         ///< the SM the per-SM latency tests run on

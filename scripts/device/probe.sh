@@ -13,7 +13,7 @@ set -uo pipefail
 mode=${1:-full}
 build=${BUILD_DIR:-build-probe}
 out=${OUT:-/tmp/probe-out}
-mkdir -p "$out"
+mkdir -p "$out" profiles
 export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 advisor=$build/bin/advisor
 
@@ -36,6 +36,9 @@ timed() { # timed LABEL COMMAND...: runs the command, then prints its wall time
     timed "probe --quick" timeout 120 "$advisor" probe --quick -o /tmp/h200-quick.json --force
   fi
   "$advisor" show profiles/h200.json
+  # The timed kernels' clock reads must bracket their loads: keep the SASS order for review.
+  cuobjdump -sass "$advisor" | awk '/Function :/ { keep = ($0 ~ /self_loop|chase_per_hop|script_kernel|chase_kernel/) } keep' |
+    grep -E "Function|CS2R|S2UR|LDG|STS|BRA|BAR" > "$out/timed-kernels.sass"
   nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv
 } 2>&1 | tee "$out/probe.log"
 

@@ -47,9 +47,10 @@ TEST_F(QuickProbe, CapacitiesAreOrdered) {
   EXPECT_LT(p.l1.capacity_bytes.value, p.l2.capacity_bytes.value);
   EXPECT_LE(p.l2.near_capacity_bytes.value, p.l2.capacity_bytes.value);
   EXPECT_LT(p.l2.capacity_bytes.value, static_cast<double>(p.device.global_memory_bytes));
-  // The L2 the driver reports and the one measured agree within a quarter.
-  EXPECT_NEAR(p.l2.capacity_bytes.value, static_cast<double>(p.device.l2_bytes_reported),
-              0.25 * static_cast<double>(p.device.l2_bytes_reported));
+  // A measured L2 holds no more than the driver reports (one sweep step of slack) and at least half.
+  const auto reported = static_cast<double>(p.device.l2_bytes_reported);
+  EXPECT_LE(p.l2.capacity_bytes.value, reported + 4.0 * 1024 * 1024);
+  EXPECT_GE(p.l2.capacity_bytes.value, 0.5 * reported);
 }
 
 TEST_F(QuickProbe, LatenciesGrowDownTheHierarchy) {
