@@ -3,6 +3,7 @@
 // Flat arrays, no allocation after construction: this is the simulator's inner loop.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -45,6 +46,17 @@ private:
   std::unique_ptr<T, Free> data_;
 };
 
+/// Number of set bits in a sector mask (at most 8 sectors per line): a table lookup, since
+/// std::popcount is a library call on builds without the popcnt instruction.
+inline int sector_count(std::uint32_t mask) {
+  static constexpr auto kTable = [] {
+    std::array<std::uint8_t, 256> table{};
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::uint8_t>(std::popcount(i));
+    return table;
+  }();
+  return kTable[mask & 0xffu];
+}
+
 struct CacheGeometry {
   std::int64_t capacity_bytes = 0;
   int line_bytes = 128;
@@ -72,11 +84,8 @@ public:
     const std::int64_t lines = geometry.capacity_bytes / geometry.line_bytes;
     sets_ = std::max<std::int64_t>(1, lines / ways_);
     const std::size_t slots = static_cast<std::size_t>(sets_ * ways_);
-    tags_ = ZeroedArray<std::uint64_t>(slots);
-    stamps_ = ZeroedArray<std::uint64_t>(slots);
-    valid_ = ZeroedArray<std::uint32_t>(slots);
+    slots_ = ZeroedArray<Slot>(slots);
     if (geometry.tracks_writes) {
-      dirty_ = ZeroedArray<std::uint32_t>(slots);
       written_bytes_ = ZeroedArray<std::uint32_t>(slots * static_cast<std::size_t>(sectors_per_line_));
     }
   }
@@ -94,7 +103,7 @@ public:
     Probe result{set_of(line) * ways_, -1};
     const std::uint64_t tag = line + 1; // 0 marks an empty slot
     for (std::int64_t slot = result.first; slot < result.first + ways_; ++slot) {
-      if (tags_[static_cast<std::size_t>(slot)] == tag) {
+      if (slots_[static_cast<std::size_t>(slot)].tag == tag) {
         result.slot = slot;
         break;
       }
@@ -102,10 +111,10 @@ public:
     return result;
   }
 
-  std::uint32_t valid_mask(std::int64_t slot) const { return slot < 0 ? 0u : valid_[static_cast<std::size_t>(slot)]; }
+  std::uint32_t valid_mask(std::int64_t slot) const { return slot < 0 ? 0u : slots_[static_cast<std::size_t>(slot)].valid; }
 
   void touch(std::int64_t slot) {
-    if (policy_ != ReplacementPolicy::fifo) stamps_[static_cast<std::size_t>(slot)] = ++clock_;
+    if (policy_ != ReplacementPolicy::fifo) slots_[static_cast<std::size_t>(slot)].stamp = ++clock_;
   }
 
   /// The probed slot (touched), or a fresh one for `line` (evicting); `evicted` reports a dirty victim.
@@ -116,26 +125,28 @@ public:
     }
     const std::int64_t slot = victim(probed.first);
     const auto index = static_cast<std::size_t>(slot);
-    if (tags_[index] != 0 && tracks_writes_) evicted = write_back(slot);
-    tags_[index] = line + 1;
-    valid_[index] = 0;
-    stamps_[index] = ++clock_;
+    Slot& fresh = slots_[index];
+    if (fresh.tag != 0 && tracks_writes_) evicted = write_back(slot);
+    fresh.tag = line + 1;
+    fresh.valid = 0;
+    fresh.stamp = ++clock_;
     return slot;
   }
 
-  void set_valid(std::int64_t slot, std::uint32_t sectors) { valid_[static_cast<std::size_t>(slot)] |= sectors; }
+  void set_valid(std::int64_t slot, std::uint32_t sectors) { slots_[static_cast<std::size_t>(slot)].valid |= static_cast<std::uint8_t>(sectors); }
 
   /// Records written bytes (one mask per sector, bit i = byte i); a sector fully written
   /// becomes valid without a fill.
   void write(std::int64_t slot, std::uint32_t sectors, const std::uint32_t* byte_masks) {
     const auto index = static_cast<std::size_t>(slot);
-    if (dirty_[index] == 0) dirty_slots_.push_back(slot);
-    dirty_[index] |= sectors;
+    Slot& target = slots_[index];
+    if (target.dirty == 0) dirty_slots_.push_back(slot);
+    target.dirty |= static_cast<std::uint8_t>(sectors);
     for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
       const int s = std::countr_zero(rest);
       std::uint32_t& bytes = written_bytes_[index * static_cast<std::size_t>(sectors_per_line_) + static_cast<std::size_t>(s)];
       bytes |= byte_masks[s];
-      if ((bytes & full_sector_mask_) == full_sector_mask_) valid_[index] |= 1u << s;
+      if ((bytes & full_sector_mask_) == full_sector_mask_) target.valid |= static_cast<std::uint8_t>(1u << s);
     }
   }
 
@@ -165,7 +176,7 @@ private:
 
   std::int64_t victim(std::int64_t first) {
     for (std::int64_t slot = first; slot < first + ways_; ++slot) {
-      if (tags_[static_cast<std::size_t>(slot)] == 0) return slot;
+      if (slots_[static_cast<std::size_t>(slot)].tag == 0) return slot;
     }
     if (policy_ == ReplacementPolicy::random) {
       random_state_ = mix_bits(random_state_ + 1);
@@ -174,7 +185,7 @@ private:
     // LRU (and FIFO, whose stamps are insertion times); PLRU/adaptive/unknown are modelled as LRU.
     std::int64_t oldest = first;
     for (std::int64_t slot = first + 1; slot < first + ways_; ++slot) {
-      if (stamps_[static_cast<std::size_t>(slot)] < stamps_[static_cast<std::size_t>(oldest)]) oldest = slot;
+      if (slots_[static_cast<std::size_t>(slot)].stamp < slots_[static_cast<std::size_t>(oldest)].stamp) oldest = slot;
     }
     return oldest;
   }
@@ -182,14 +193,15 @@ private:
   Writeback write_back(std::int64_t slot) {
     const auto index = static_cast<std::size_t>(slot);
     Writeback result;
-    const std::uint32_t dirty = dirty_[index];
-    result.dirty_sectors = std::popcount(dirty);
-    result.partial_sectors = std::popcount(dirty & ~valid_[index]);
+    Slot& victim = slots_[index];
+    const std::uint32_t dirty = victim.dirty;
+    result.dirty_sectors = sector_count(dirty);
+    result.partial_sectors = sector_count(dirty & ~static_cast<std::uint32_t>(victim.valid));
     if (dirty == 0) return result;
     for (int s = 0; s < sectors_per_line_; ++s) {
       written_bytes_[index * static_cast<std::size_t>(sectors_per_line_) + static_cast<std::size_t>(s)] = 0;
     }
-    dirty_[index] = 0;
+    victim.dirty = 0;
     return result;
   }
 
@@ -198,13 +210,17 @@ private:
   int sectors_per_line_ = 4;
   std::uint32_t full_sector_mask_ = 0xffffffffu;
   ReplacementPolicy policy_ = ReplacementPolicy::lru;
-  std::uint64_t clock_ = 0;
+  std::uint32_t clock_ = 0;
   std::uint64_t random_state_ = 0;
   bool tracks_writes_ = true;
-  ZeroedArray<std::uint64_t> tags_;
-  ZeroedArray<std::uint64_t> stamps_;
-  ZeroedArray<std::uint32_t> valid_;
-  ZeroedArray<std::uint32_t> dirty_;
+  /// One line's state, 16 bytes, a set's ways side by side: a lookup touches few host cache lines.
+  struct Slot {
+    std::uint64_t tag;   ///< line + 1; 0 = empty
+    std::uint32_t stamp; ///< recency (LRU) or insertion (FIFO) order; wraps after 2^32 touches
+    std::uint8_t valid;  ///< sectors holding data
+    std::uint8_t dirty;  ///< sectors written since the fill
+  };
+  ZeroedArray<Slot> slots_;
   ZeroedArray<std::uint32_t> written_bytes_;
   std::vector<std::int64_t> dirty_slots_; ///< slots that became dirty (may repeat; flush skips clean ones)
 };

@@ -152,7 +152,7 @@ public:
     SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
     const SectorCache::Probe probed = l1.probe(request.line);
     const std::uint32_t hits = request.sectors & l1.valid_mask(probed.slot);
-    counts.l1_hit_sectors += std::popcount(hits);
+    counts.l1_hit_sectors += sector_count(hits);
     const std::uint32_t misses = request.sectors & ~hits;
     if (misses == 0) {
       l1.touch(probed.slot);
@@ -167,7 +167,7 @@ public:
   void store(int sm, const LineRequest& request, TrafficCounts& counts) {
     SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
     const SectorCache::Probe probed = l1.probe(request.line);
-    counts.l1_hit_sectors += std::popcount(request.sectors & l1.valid_mask(probed.slot));
+    counts.l1_hit_sectors += sector_count(request.sectors & l1.valid_mask(probed.slot));
     if (l1_allocates_on_store_) {
       Writeback clean;
       l1.set_valid(l1.allocate(probed, request.line, clean), request.sectors);
@@ -178,7 +178,7 @@ public:
     // (the patterns modelled never read what they write).
     const int home = home_partition(request.line);
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
-    const int sectors = std::popcount(request.sectors);
+    const int sectors = sector_count(request.sectors);
     counts.l2_write_lookups += sectors;
     const SectorCache::Probe probed_home = partition.probe(request.line);
     if (l2_allocates_on_store_) {
@@ -191,12 +191,12 @@ public:
     }
     const std::int64_t target = probed_home.slot;
     const std::uint32_t present = request.sectors & partition.valid_mask(target);
-    counts.l2_write_hits += std::popcount(present);
+    counts.l2_write_hits += sector_count(present);
     if (present != 0) {
       partition.touch(target);
       partition.write(target, present, request.bytes.data());
     }
-    counts.dram_write_bytes += static_cast<double>(std::popcount(request.sectors & ~present)) * sector_bytes_;
+    counts.dram_write_bytes += static_cast<double>(sector_count(request.sectors & ~present)) * sector_bytes_;
   }
 
   /// Dirty data left in L2 at the end of the kernel is written to DRAM too.
@@ -220,16 +220,16 @@ private:
     if (home == near) return read_home(home, line, sectors, counts, near_latency_);
     // Far-home data: looked up in the near partition first, which keeps a copy.
     SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
-    counts.l2_read_lookups += std::popcount(sectors);
+    counts.l2_read_lookups += sector_count(sectors);
     const SectorCache::Probe probed = near_partition.probe(line);
     const std::uint32_t hits = sectors & near_partition.valid_mask(probed.slot);
-    counts.l2_read_hits += std::popcount(hits);
+    counts.l2_read_hits += sector_count(hits);
     const std::uint32_t rest = sectors & ~hits;
     if (rest == 0) {
       near_partition.touch(probed.slot);
       return near_latency_;
     }
-    counts.l2_far_read_lookups += std::popcount(rest);
+    counts.l2_far_read_lookups += sector_count(rest);
     const int latency = read_home(home, line, rest, counts, far_latency_);
     Writeback evicted;
     const std::int64_t slot = near_partition.allocate(probed, line, evicted);
@@ -240,10 +240,10 @@ private:
 
   int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
-    counts.l2_read_lookups += std::popcount(sectors);
+    counts.l2_read_lookups += sector_count(sectors);
     const SectorCache::Probe probed = partition.probe(line);
     const std::uint32_t hits = sectors & partition.valid_mask(probed.slot);
-    counts.l2_read_hits += std::popcount(hits);
+    counts.l2_read_hits += sector_count(hits);
     const std::uint32_t misses = sectors & ~hits;
     if (misses == 0) {
       partition.touch(probed.slot);
@@ -290,6 +290,16 @@ std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile
   const std::int64_t shared = shared_bytes_per_block(pattern) * resident_blocks;
   const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) * (profile.l1.ways ? static_cast<std::int64_t>(profile.l1.ways->value) : 1);
   return std::clamp(unified - shared, minimum, configured);
+}
+
+/// Warp instructions one block issues when phase loops run `trips` times.
+double instructions_per_block(const LoweredPattern& lowered, const std::vector<std::int64_t>& trips) {
+  double total = 0;
+  for (const LoweredPhase& phase : lowered.phases) {
+    const double runs = phase.phase_loop >= 0 ? static_cast<double>(trips[static_cast<std::size_t>(phase.phase_loop)]) : 1.0;
+    total += runs * static_cast<double>(phase.iterations) * static_cast<double>(phase.accesses.size()) * lowered.warps_per_block;
+  }
+  return std::max(total, 1.0);
 }
 
 /// How many iterations of each phase loop to simulate: all of them unless one wave of blocks
@@ -463,7 +473,7 @@ private:
         traffic.global_store_requests += 1;
         for (LineRequest request : *lines) {
           request.line += line_base;
-          traffic.global_store_sectors += std::popcount(request.sectors);
+          traffic.global_store_sectors += sector_count(request.sectors);
           memory_.store(block.sm, request, traffic);
         }
       } else {
@@ -471,7 +481,7 @@ private:
         int latency = 0;
         for (LineRequest request : *lines) {
           request.line += line_base;
-          traffic.global_load_sectors += std::popcount(request.sectors);
+          traffic.global_load_sectors += sector_count(request.sectors);
           latency = std::max(latency, memory_.load(block.sm, request, traffic));
         }
         stats.global_load_instructions += 1;
@@ -592,10 +602,26 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   const std::int64_t sm_count = profile.device.sm_count;
   const std::int64_t wave_blocks = sm_count * blocks_per_sm;
   const std::vector<std::int64_t> simulated_trips = plan_loop_trips(lowered, options, wave_blocks);
-  const std::int64_t block_limit =
+  std::int64_t block_limit =
       options.max_simulated_blocks > 0
           ? std::min(total_blocks, (options.max_simulated_blocks + wave_blocks - 1) / wave_blocks * wave_blocks)
           : total_blocks;
+  const double block_instructions = instructions_per_block(lowered, simulated_trips);
+  std::int64_t first_block = 0;
+  if (options.work_budget > 0) {
+    const double budget = static_cast<double>(options.work_budget);
+    if (block_instructions * static_cast<double>(wave_blocks) > budget) {
+      // Even one wave is over budget: simulate part of one wave, the same number of blocks
+      // on every SM (at least one each).
+      const auto rounds = static_cast<std::int64_t>(budget / block_instructions / static_cast<double>(sm_count));
+      block_limit = std::min(block_limit, std::max<std::int64_t>(1, rounds) * sm_count);
+    }
+    // A sample is taken from the middle of the grid, away from the boundary blocks whose
+    // guards make them unlike the bulk; it starts cold, like the kernel.
+    const auto expected = std::max<std::int64_t>(sm_count, static_cast<std::int64_t>(budget / block_instructions));
+    if (expected < total_blocks) first_block = (total_blocks - std::min(expected, block_limit)) / 2 / sm_count * sm_count;
+  }
+  const std::int64_t last_block = std::min(total_blocks, first_block + block_limit);
 
   MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
   WaveRunner runner(lowered, profile, memory);
@@ -603,36 +629,51 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
   std::vector<PhaseCounts> phase_counts(lowered.phases.size());
 
+  // Runs blocks [begin, end) as one wave (SM = position in the wave).
   std::vector<WaveRunner::Block> blocks;
-  std::int64_t simulated_blocks = 0;
-  while (simulated_blocks < block_limit && (options.work_budget == 0 || simulated_blocks == 0 ||
-                                            runner.work() < options.work_budget)) {
+  auto run_wave = [&](std::int64_t begin, std::int64_t end, std::vector<TrafficCounts>& traffic, std::vector<PhaseCounts>& stats) {
     blocks.clear();
-    const std::int64_t wave_start = simulated_blocks;
-    const std::int64_t wave_end = std::min(block_limit, wave_start + wave_blocks);
-    simulated_blocks = wave_end;
-    for (std::int64_t b = wave_start; b < wave_end; ++b) {
+    for (std::int64_t b = begin; b < end; ++b) {
       const std::array<std::int64_t, 3> index = {b % pattern.grid.x, (b / pattern.grid.x) % pattern.grid.y,
                                                  b / (pattern.grid.x * pattern.grid.y)};
-      blocks.push_back({index, static_cast<int>((b - wave_start) % sm_count)});
+      blocks.push_back({index, static_cast<int>((b - begin) % sm_count)});
     }
     for (std::size_t p = 0; p < lowered.phases.size();) {
       const LoweredPhase& phase = lowered.phases[p];
       if (phase.phase_loop < 0) {
-        runner.run_phase(phase, 0, blocks, segments[0], phase_counts[p]);
+        runner.run_phase(phase, 0, blocks, traffic[0], stats[p]);
         ++p;
         continue;
       }
       const PhaseLoop& loop = lowered.phase_loops[static_cast<std::size_t>(phase.phase_loop)];
       const std::int64_t trips = simulated_trips[static_cast<std::size_t>(phase.phase_loop)];
-      TrafficCounts& segment = segments[1 + static_cast<std::size_t>(phase.phase_loop)];
+      TrafficCounts& segment = traffic[1 + static_cast<std::size_t>(phase.phase_loop)];
       for (std::int64_t trip = 0; trip < trips; ++trip) {
         for (std::size_t q = loop.first_phase; q < loop.first_phase + loop.phase_count; ++q) {
-          runner.run_phase(lowered.phases[q], loop.loop.begin + trip * loop.loop.step, blocks, segment, phase_counts[q]);
+          runner.run_phase(lowered.phases[q], loop.loop.begin + trip * loop.loop.step, blocks, segment, stats[q]);
         }
       }
       p = loop.first_phase + loop.phase_count;
     }
+  };
+
+  if (first_block > 0) {
+    // Warm-up: the blocks just before the sample fill the caches (e.g. the halo rows a
+    // stencil shares with its upper neighbours); their counts and dirty data are discarded.
+    const std::int64_t warm_up = std::min(first_block, std::max(sm_count, wave_blocks / 4 / sm_count * sm_count));
+    std::vector<TrafficCounts> discarded_traffic(segments.size());
+    std::vector<PhaseCounts> discarded_stats(phase_counts.size());
+    run_wave(first_block - warm_up, first_block, discarded_traffic, discarded_stats);
+    memory.flush(discarded_traffic[0]);
+  }
+  const std::int64_t warm_up_work = runner.work();
+  std::int64_t simulated_blocks = 0;
+  while (first_block + simulated_blocks < last_block &&
+         (options.work_budget == 0 || simulated_blocks == 0 || runner.work() - warm_up_work < options.work_budget)) {
+    const std::int64_t wave_start = first_block + simulated_blocks;
+    const std::int64_t wave_end = std::min(last_block, wave_start + wave_blocks);
+    simulated_blocks = wave_end - first_block;
+    run_wave(wave_start, wave_end, segments, phase_counts);
   }
   memory.flush(segments[0]);
 

@@ -388,10 +388,11 @@ int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile);
 struct SimulationOptions {
   /// Steady-state sampling (docs/model.md): once this much work (warp instructions plus the
   /// cache lines they touch) has been simulated, stop after the current wave and scale the
-  /// counts to all blocks; a phase loop (gemm's k-steps) longer than the budget allows is
+  /// counts to all blocks; when one wave alone is over budget, simulate part of it (the same
+  /// number of blocks per SM); a phase loop (gemm's k-steps) longer than the budget allows is
   /// cut to its first iterations the same way. 0 = simulate everything exactly. The default
   /// keeps one candidate of an n=4096 transpose well under 50 ms; tests bound the error.
-  std::int64_t work_budget = std::int64_t{1} << 19;
+  std::int64_t work_budget = std::int64_t{1} << 18;
   /// 0 = no extra limit; otherwise also cap the simulated blocks (rounded up to whole waves).
   std::int64_t max_simulated_blocks = 0;
 };
