@@ -354,7 +354,11 @@ unsigned blocks_for(std::size_t count, unsigned threads) {
 // ----- public functions -------------------------------------------------------------------
 
 DeviceBuffer::DeviceBuffer(std::uint64_t bytes) : bytes_(bytes) {
-  check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc (probe buffer)");
+  const cudaError_t status = cudaMalloc(&data_, bytes);
+  if (status != cudaSuccess) {
+    cudaGetLastError(); // an allocation failure is not sticky: clear it so later checks see their own errors
+    check_cuda(status, "cudaMalloc (probe buffer)");
+  }
   zero(0, bytes);
 }
 

@@ -955,11 +955,17 @@ private:
   }
 
   void tlb() {
-    const std::uint64_t largest = quick() ? 2 * kGiB : kTlbLargestRegion;
+    std::uint64_t largest = quick() ? 2 * kGiB : kTlbLargestRegion;
     if (largest + kGiB > buffer_->bytes()) {
-      // Regions beyond the shared buffer: swap it for a larger one (same fixed regions, zeroed).
+      // Regions beyond the shared buffer: swap it for a larger one (same fixed regions, zeroed),
+      // or stay within the shared buffer when the device has no room for it.
       buffer_.reset();
-      buffer_ = std::make_unique<DeviceBuffer>(largest + kGiB);
+      try {
+        buffer_ = std::make_unique<DeviceBuffer>(largest + kGiB);
+      } catch (const std::runtime_error&) {
+        buffer_ = std::make_unique<DeviceBuffer>(kBufferBytes);
+        largest = 8 * kGiB;
+      }
     }
     std::vector<Point> curve;
     for (std::uint64_t region = 16 * kMiB; region <= largest; region *= 2) {
