@@ -292,16 +292,6 @@ std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile
   return std::clamp(unified - shared, minimum, configured);
 }
 
-/// Warp instructions one block issues when phase loops run `trips` times.
-double instructions_per_block(const LoweredPattern& lowered, const std::vector<std::int64_t>& trips) {
-  double total = 0;
-  for (const LoweredPhase& phase : lowered.phases) {
-    const double runs = phase.phase_loop >= 0 ? static_cast<double>(trips[static_cast<std::size_t>(phase.phase_loop)]) : 1.0;
-    total += runs * static_cast<double>(phase.iterations) * static_cast<double>(phase.accesses.size()) * lowered.warps_per_block;
-  }
-  return std::max(total, 1.0);
-}
-
 /// How many iterations of each phase loop to simulate: all of them unless one wave of blocks
 /// running them would alone exceed the work budget (then the first ones, at least 4).
 std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const SimulationOptions& options,
@@ -606,32 +596,10 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
       options.max_simulated_blocks > 0
           ? std::min(total_blocks, (options.max_simulated_blocks + wave_blocks - 1) / wave_blocks * wave_blocks)
           : total_blocks;
-  const double block_instructions = instructions_per_block(lowered, simulated_trips);
-  std::int64_t first_block = 0;
-  if (options.work_budget > 0) {
-    const double budget = static_cast<double>(options.work_budget);
-    if (block_instructions * static_cast<double>(wave_blocks) > budget) {
-      // Even one wave is over budget: simulate part of one wave, the same number of blocks
-      // on every SM (at least one each).
-      const auto rounds = static_cast<std::int64_t>(budget / block_instructions / static_cast<double>(sm_count));
-      block_limit = std::min(block_limit, std::max<std::int64_t>(1, rounds) * sm_count);
-    }
-    // A sample is taken from the middle of the grid, away from the boundary blocks whose
-    // guards make them unlike the bulk; it starts cold, like the kernel.
-    const auto expected = std::max<std::int64_t>(sm_count, static_cast<std::int64_t>(budget / block_instructions));
-    if (expected < total_blocks) first_block = (total_blocks - std::min(expected, block_limit)) / 2 / sm_count * sm_count;
-  }
-  const std::int64_t last_block = std::min(total_blocks, first_block + block_limit);
-
-  MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
-  WaveRunner runner(lowered, profile, memory);
-  // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
-  std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
-  std::vector<PhaseCounts> phase_counts(lowered.phases.size());
-
   // Runs blocks [begin, end) as one wave (SM = position in the wave).
   std::vector<WaveRunner::Block> blocks;
-  auto run_wave = [&](std::int64_t begin, std::int64_t end, std::vector<TrafficCounts>& traffic, std::vector<PhaseCounts>& stats) {
+  auto run_wave = [&](WaveRunner& runner, std::int64_t begin, std::int64_t end, std::vector<TrafficCounts>& traffic,
+                      std::vector<PhaseCounts>& stats) {
     blocks.clear();
     for (std::int64_t b = begin; b < end; ++b) {
       const std::array<std::int64_t, 3> index = {b % pattern.grid.x, (b / pattern.grid.x) % pattern.grid.y,
@@ -657,13 +625,42 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     }
   };
 
+  std::int64_t first_block = 0;
+  if (options.work_budget > 0) {
+    const double budget = static_cast<double>(options.work_budget);
+    // Work of one block (instructions and the lines they touch), measured on a scratch machine.
+    MemorySystem scratch_memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
+    WaveRunner scratch(lowered, profile, scratch_memory);
+    std::vector<TrafficCounts> scratch_traffic(1 + lowered.phase_loops.size());
+    std::vector<PhaseCounts> scratch_stats(lowered.phases.size());
+    run_wave(scratch, total_blocks / 2, total_blocks / 2 + 1, scratch_traffic, scratch_stats);
+    const auto block_work = static_cast<double>(std::max<std::int64_t>(1, scratch.work()));
+    if (block_work * static_cast<double>(wave_blocks) > budget) {
+      // Even one wave is over budget: simulate part of one wave, the same number of blocks
+      // on every SM (at least one each).
+      const auto rounds = static_cast<std::int64_t>(budget / block_work / static_cast<double>(sm_count));
+      block_limit = std::min(block_limit, std::max<std::int64_t>(1, rounds) * sm_count);
+    }
+    // A sample is taken from the middle of the grid, away from the boundary blocks whose
+    // guards make them unlike the bulk; it starts cold, like the kernel.
+    const auto expected = std::max<std::int64_t>(sm_count, static_cast<std::int64_t>(budget / block_work));
+    if (expected < total_blocks) first_block = (total_blocks - std::min(expected, block_limit)) / 2 / sm_count * sm_count;
+  }
+  const std::int64_t last_block = std::min(total_blocks, first_block + block_limit);
+
+  MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
+  WaveRunner runner(lowered, profile, memory);
+  // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
+  std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
+  std::vector<PhaseCounts> phase_counts(lowered.phases.size());
+
   if (first_block > 0) {
     // Warm-up: the blocks just before the sample fill the caches (e.g. the halo rows a
     // stencil shares with its upper neighbours); their counts and dirty data are discarded.
     const std::int64_t warm_up = std::min(first_block, std::max(sm_count, wave_blocks / 4 / sm_count * sm_count));
     std::vector<TrafficCounts> discarded_traffic(segments.size());
     std::vector<PhaseCounts> discarded_stats(phase_counts.size());
-    run_wave(first_block - warm_up, first_block, discarded_traffic, discarded_stats);
+    run_wave(runner, first_block - warm_up, first_block, discarded_traffic, discarded_stats);
     memory.flush(discarded_traffic[0]);
   }
   const std::int64_t warm_up_work = runner.work();
@@ -673,7 +670,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     const std::int64_t wave_start = first_block + simulated_blocks;
     const std::int64_t wave_end = std::min(last_block, wave_start + wave_blocks);
     simulated_blocks = wave_end - first_block;
-    run_wave(wave_start, wave_end, segments, phase_counts);
+    run_wave(runner, wave_start, wave_end, segments, phase_counts);
   }
   memory.flush(segments[0]);
 

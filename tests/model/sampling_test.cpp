@@ -44,7 +44,7 @@ TEST(Sampling, StencilAndCopySamplesStayWithinOnePercent) {
       predict({"stencil2d", 2048}, "radius=2,block_x=32,block_y=8,ept_y=2,smem=0", SimulationOptions{}.work_budget);
   ASSERT_TRUE(stencil.sampled);
   expect_close(stencil, predict({"stencil2d", 2048}, "radius=2,block_x=32,block_y=8,ept_y=2,smem=0", 0));
-  const Prediction copy = predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", 1 << 14);
+  const Prediction copy = predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", SimulationOptions{}.work_budget);
   ASSERT_TRUE(copy.sampled);
   expect_close(copy, predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", 0));
 }

@@ -392,7 +392,7 @@ struct SimulationOptions {
   /// number of blocks per SM); a phase loop (gemm's k-steps) longer than the budget allows is
   /// cut to its first iterations the same way. 0 = simulate everything exactly. The default
   /// keeps one candidate of an n=4096 transpose well under 50 ms; tests bound the error.
-  std::int64_t work_budget = std::int64_t{1} << 18;
+  std::int64_t work_budget = std::int64_t{1} << 17;
   /// 0 = no extra limit; otherwise also cap the simulated blocks (rounded up to whole waves).
   std::int64_t max_simulated_blocks = 0;
 };
