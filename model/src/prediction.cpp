@@ -18,6 +18,8 @@ constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 constexpr double kMaxLoadsInFlightPerWarp = 4.0;   // independent loads a warp keeps outstanding, see docs/model.md
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
+constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
+constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
 
 double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }
 
@@ -58,6 +60,7 @@ struct WholeKernelTerms {
   double shared_us = 0;
   double compute_us = 0;
   double issue_us = 0;
+  double blocks_us = 0; ///< per-block launch and barrier overhead
 };
 
 WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
@@ -96,6 +99,10 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   double instructions = 0;
   for (const PhaseCounts& phase : run.phases) instructions += phase.warp_instructions;
   terms.issue_us = instructions / (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
+  double phase_runs = 0;
+  for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
+  terms.blocks_us = static_cast<double>(run.total_blocks) * (kBlockLaunchCycles + (phase_runs - 1.0) * kBarrierCycles) /
+                    (sm_count * clock_mhz);
   return terms;
 }
 
@@ -129,6 +136,7 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
                                                           {"shared", whole.shared_us * sm_share},
                                                           {"compute", whole.compute_us * sm_share},
                                                           {"issue", whole.issue_us * sm_share},
+                                                          {"blocks", whole.blocks_us * sm_share},
                                                           {"latency", chain_us}};
     const auto repeats = static_cast<double>(count);
     estimate.time_us += combine(wave) * repeats;
