@@ -27,3 +27,10 @@ add_test(NAME cli.tune_header_compiles
   COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
     -DCXX=${CMAKE_CXX_COMPILER} -DWORK_DIR=${cachewise_tune_out}/compiles
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/header_compiles.cmake)
+
+if(CACHEWISE_WITH_CUDA)
+  add_test(NAME cli.tune_on_gpu
+    COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DWORK_DIR=${cachewise_tune_out}/gpu
+      -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_on_gpu.cmake)
+  set_tests_properties(cli.tune_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+endif()

@@ -58,8 +58,9 @@ struct Strategy {
   static Strategy exhaustive() { return {}; }
   static Strategy random(std::uint64_t seed) { return {StrategyKind::random, seed, {}, 3}; }
   /// Measures the `batch` best-predicted candidates. If their measured order contradicts the
-  /// predicted one (a candidate predicted slower is faster beyond noise), widens by `batch`,
-  /// and keeps widening while each new batch beats the leader found before it.
+  /// predicted one (a candidate predicted slower is faster beyond noise: half the policy's
+  /// max_ci_width_fraction), widens by `batch`, and keeps widening while each new batch
+  /// beats the leader found before it (model_ranked_stop_reason).
   static Strategy model_ranked(Predict predict, int batch = 3) {
     return {StrategyKind::model_ranked, 1, std::move(predict), batch};
   }
