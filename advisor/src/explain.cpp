@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 
 #include "cachewise/advisor.hpp"
 #include "metric_names.hpp"
@@ -175,24 +176,36 @@ bool feeds(const Mechanism& mechanism, const std::string& bottleneck) {
   return !bottleneck.empty() && list.find(" " + bottleneck + " ") != std::string::npos;
 }
 
-std::string resource_tie(const Candidate& self, const Candidate& other) {
-  struct Resource {
-    const char* name;
-    double self;
-    double other;
-  };
-  const Resource resources[] = {
-      {"threads per block", static_cast<double>(self.threads_per_block), static_cast<double>(other.threads_per_block)},
-      {"shared memory per block", static_cast<double>(self.shared_bytes_per_block),
-       static_cast<double>(other.shared_bytes_per_block)},
-      {"registers per block", static_cast<double>(self.registers_per_thread * self.threads_per_block),
-       static_cast<double>(other.registers_per_thread * other.threads_per_block)}};
-  for (const Resource& r : resources) {
-    if (r.self == r.other) continue;
-    if (r.self < r.other) return std::string("uses less ") + r.name;
-    return std::string("ranked lower for using ") + (r.other > 0 ? times(r.self / r.other) + " the " : "more ") + r.name;
+/// The first resource (in tie-break order) the two use differently, e.g. "threads per block
+/// 512 vs 256"; empty when they use the same.
+std::string resource_difference(const Candidate& self, const Candidate& other, bool& self_uses_more) {
+  const std::tuple<const char*, std::int64_t, std::int64_t> resources[] = {
+      {"threads per block", self.threads_per_block, other.threads_per_block},
+      {"shared bytes per block", self.shared_bytes_per_block, other.shared_bytes_per_block},
+      {"registers per block", self.registers_per_thread * self.threads_per_block,
+       other.registers_per_thread * other.threads_per_block}};
+  for (const auto& [name, mine, theirs] : resources) {
+    if (mine == theirs) continue;
+    self_uses_more = mine > theirs;
+    return std::string(name) + " " + std::to_string(mine) + " vs " + std::to_string(theirs);
   }
-  return "same resources";
+  return {};
+}
+
+/// Times within 0.5%: what separates them in the ranking is resources, not speed.
+std::string near_tie(const Candidate& self, const Candidate& other) {
+  const double self_us = self.prediction.time_us;
+  const double other_us = other.prediction.time_us;
+  bool self_uses_more = false;
+  const std::string resources = resource_difference(self, other, self_uses_more);
+  if (std::llround(self_us * 1000.0) == std::llround(other_us * 1000.0)) {
+    if (resources.empty()) return "same predicted time (" + number(self_us) + " us) and resources";
+    return "same predicted time (" + number(self_us) + " us); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
+           resources;
+  }
+  char times_text[64];
+  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.2f vs %.2f us)", self_us, other_us);
+  return resources.empty() ? std::string(times_text) : std::string(times_text) + "; " + resources;
 }
 
 /// Wavefronts per conflict-free wavefront: 32 for a warp whose 32 lanes hit one bank.
@@ -221,7 +234,7 @@ std::string explain_against(const Candidate& self, const Candidate& other) {
   const double self_us = self.prediction.time_us;
   const double other_us = other.prediction.time_us;
   if (self_us <= 0 || other_us <= 0 || std::abs(self_us - other_us) <= 0.005 * std::max(self_us, other_us)) {
-    return subject + ": same predicted time (" + number(self_us) + " us); " + resource_tie(self, other);
+    return subject + ": " + near_tie(self, other);
   }
   const bool self_faster = self_us < other_us;
   const std::string& bottleneck = self_faster ? other.prediction.bottleneck : self.prediction.bottleneck;

@@ -251,6 +251,8 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
   std::ranges::sort(admitted, [](const Evaluated& a, const Evaluated& b) { return ranks_before(a.candidate, b.candidate); });
   const std::size_t refine = options.refined == 0 ? 0 : std::min(admitted.size(), std::max(options.refined, options.top));
   in_parallel(refine, options.threads, [&](std::size_t i) {
+    // An unsampled screening prediction is already exact: refining cannot change it.
+    if (!admitted[i].candidate.prediction.sampled) return;
     admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.refinement);
   });
   suggestion.refined = static_cast<std::int64_t>(refine);

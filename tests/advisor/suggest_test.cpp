@@ -11,14 +11,17 @@ namespace {
 
 DeviceProfile example_profile() { return load_profile(CACHEWISE_EXAMPLE_PROFILE); }
 
-/// Predicts time = threads per block (fewer threads: faster), and counts calls.
+/// Predicts time = threads per block (fewer threads: faster), and counts calls. Its
+/// predictions claim to be sampled unless `exact`, so suggest() refines the best ones.
 struct ThreadCountPredictor {
   std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+  bool exact = false;
   Prediction operator()(const KernelPattern& pattern, const DeviceProfile&, const SimulationOptions&) const {
     ++*calls;
     Prediction prediction;
     prediction.time_us = static_cast<double>(pattern.block.count());
     prediction.bottleneck = "latency";
+    prediction.sampled = !exact;
     return prediction;
   }
 };
@@ -59,6 +62,13 @@ TEST(Suggest, DeviceLimitRejectsOversizedBlocks) {
   EXPECT_EQ(s.ranked[0].threads_per_block, 32);
   EXPECT_EQ(s.ranked[1].threads_per_block, 32);
   EXPECT_EQ(s.worst->threads_per_block, 1024);
+
+  // Exact screening predictions are final: nothing is simulated twice.
+  ThreadCountPredictor exact_predictor;
+  exact_predictor.exact = true;
+  options.predictor = exact_predictor;
+  suggest({"transpose", 1024}, example_profile(), options);
+  EXPECT_EQ(*exact_predictor.calls, 20);
 }
 
 TEST(Suggest, RefinedPredictionsDecideTheTop) {
@@ -73,6 +83,7 @@ TEST(Suggest, RefinedPredictionsDecideTheTop) {
     const auto threads = static_cast<double>(pattern.block.count());
     const bool refining = simulation.work_budget == options.refinement.work_budget;
     prediction.time_us = refining ? 10000.0 - threads : threads + static_cast<double>(pattern.block.x) / 100.0;
+    prediction.sampled = !refining;
     return prediction;
   };
   const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);

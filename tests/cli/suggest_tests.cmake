@@ -3,20 +3,20 @@ set(cachewise_suggest_profile --profile ${cachewise_example_profile})
 
 # Transpose: a staged (smem=1) config must win, and its reason names a mechanism with numbers.
 cachewise_cli_test(suggest_transpose EXIT 0
-  STDOUT "profile: Example Hopper GPU from .*example-gpu.json \\[--profile\\].*transpose n=4096 f32: [0-9]+ feasible.*time_us.*\n1  [^\n]*smem=1[^\n]*[0-9]+x? (faster|slower)"
-  ARGS suggest --pattern transpose --n 4096 ${cachewise_suggest_profile} --top 3)
+  STDOUT "profile: Example Hopper GPU from .*example-gpu.json \\[--profile\\].*transpose n=1024 f32: [0-9]+ feasible.*time_us.*\n1  [^\n]*smem=1[^\n]*[0-9]+x? (faster|slower)"
+  ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --top 3)
 cachewise_cli_test(suggest_transpose_json EXIT 0
-  STDOUT "\"profile\": {.*\"source\": \"--profile\".*\"ranked\": \\[.*\"rank\": 1.*\"reason\": \"[^\"]+\""
+  STDOUT "\"profile\": {.*\"source\": \"--profile\".*\"ranked\": .*\"rank\": 1.*\"reason\": \"[a-z]"
   ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --top 2 --json)
 # Pinning smem=1,pad=0 leaves only unpadded staged configs: every row shows pad=0.
 cachewise_cli_test(suggest_fix_pins_keys EXIT 0
   STDOUT "\n1  block_x=[0-9]+,block_y=[0-9]+,pad=0,smem=1,tile="
-  ARGS suggest --pattern transpose --n 2048 ${cachewise_suggest_profile} --fix smem=1,pad=0 --top 2)
+  ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --fix smem=1,pad=0 --top 2)
 # copy with a pinned stride: the rules force vector=1, so every config carries stride=4,vector=1.
 cachewise_cli_test(suggest_copy_stride EXIT 0 STDOUT "\n1  block=[0-9]+,ept=[0-9]+,stride=4,vector=1 "
   ARGS suggest --pattern copy --n 1048576 ${cachewise_suggest_profile} --fix stride=4)
 cachewise_cli_test(suggest_verbose EXIT 0 STDOUT "\n1  "
-  ARGS suggest --pattern stencil2d --n 1024 ${cachewise_suggest_profile} --verbose --top 1)
+  ARGS suggest --pattern stencil2d --n 512 ${cachewise_suggest_profile} --verbose --top 1)
 
 # Bad input: one line, exit 2.
 cachewise_cli_test(suggest_unknown_pattern EXIT 2

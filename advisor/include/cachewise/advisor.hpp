@@ -76,7 +76,8 @@ struct SuggestOptions {
   std::size_t top = 5;
   Config fixed; ///< keys pinned by the user (--fix)
   /// Every candidate is predicted with `screening`; the best `refined` of them are predicted
-  /// again with `refinement` and ranked on that (a smaller work budget screens faster).
+  /// again with `refinement` (unless screening simulated them exactly, Prediction::sampled
+  /// false) and ranked on that. A smaller work budget screens faster.
   SimulationOptions screening{.work_budget = std::int64_t{1} << 16};
   SimulationOptions refinement{};
   std::size_t refined = 8;
