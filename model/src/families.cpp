@@ -198,6 +198,20 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
 
 // ----- stencil2d -----------------------------------------------------------------------
 
+/// The contract's tap order: centre, then for d = 1..radius: left, right, up, down.
+template <typename RowAt, typename ColAt>
+std::vector<Access> star_taps(const std::string& array, const RowAt& row_at, const ColAt& col_at, std::int64_t radius,
+                              const std::vector<Guard>& guards) {
+  std::vector<Access> taps{load(array, {row_at(0), col_at(0)}, guards)};
+  for (std::int64_t d = 1; d <= radius; ++d) {
+    taps.push_back(load(array, {row_at(0), col_at(-d)}, guards));
+    taps.push_back(load(array, {row_at(0), col_at(d)}, guards));
+    taps.push_back(load(array, {row_at(-d), col_at(0)}, guards));
+    taps.push_back(load(array, {row_at(d), col_at(0)}, guards));
+  }
+  return taps;
+}
+
 KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
@@ -233,13 +247,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const Loop rows{"e", 0, ept_y, 1};
 
   if (smem == 0) {
-    std::vector<Access> accesses{load("in", {y_at(0), x_at(0)}, interior)};
-    for (std::int64_t d = 1; d <= radius; ++d) {
-      accesses.push_back(load("in", {y_at(0), x_at(-d)}, interior));
-      accesses.push_back(load("in", {y_at(0), x_at(d)}, interior));
-      accesses.push_back(load("in", {y_at(-d), x_at(0)}, interior));
-      accesses.push_back(load("in", {y_at(d), x_at(0)}, interior));
-    }
+    std::vector<Access> accesses = star_taps("in", y_at, x_at, radius, interior);
     accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
     pattern.phases.push_back({{rows}, std::move(accesses)});
     return pattern;
@@ -272,13 +280,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   // Taps from the tile: local point (e*block_y + ty + r, tx + r).
   const auto ty_at = [&](std::int64_t dy) { return affine(radius + dy, {{V::thread_y, 1}}, {{"e", block_y}}); };
   const auto tx_at = [&](std::int64_t dx) { return affine(radius + dx, {{V::thread_x, 1}}); };
-  std::vector<Access> taps{load("tile", {ty_at(0), tx_at(0)}, interior)};
-  for (std::int64_t d = 1; d <= radius; ++d) {
-    taps.push_back(load("tile", {ty_at(0), tx_at(-d)}, interior));
-    taps.push_back(load("tile", {ty_at(0), tx_at(d)}, interior));
-    taps.push_back(load("tile", {ty_at(-d), tx_at(0)}, interior));
-    taps.push_back(load("tile", {ty_at(d), tx_at(0)}, interior));
-  }
+  std::vector<Access> taps = star_taps("tile", ty_at, tx_at, radius, interior);
   taps.push_back(store("out", {y_at(0), x_at(0)}, interior));
   pattern.phases.push_back({{rows}, std::move(taps)});
   return pattern;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -98,5 +100,24 @@ private:
   const json& value_;
   std::string path_;
 };
+
+/// Reads a JSON file and converts it with `convert`; every error is prefixed by the file name
+/// ("p.json: cannot open profile file", "p.json: malformed JSON (...)", "p.json: profile.l1: ...").
+template <typename Convert>
+auto read_json_file(const std::filesystem::path& path, std::string_view what, Convert convert) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open " + std::string(what) + " file");
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path.string() + ": malformed JSON (" + e.what() + ")");
+  }
+  try {
+    return convert(document);
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
+}
 
 } // namespace cachewise::detail

@@ -1,7 +1,6 @@
 // Custom access patterns <-> JSON (docs/pattern-format.md). Structure and types are checked
 // here, meaning (array names, index ranks, loop scope) by validate_pattern; every error names
 // the JSON path, e.g. "pattern.phases[0].accesses[1].index[0].thread_q: ...".
-#include <fstream>
 #include <limits>
 
 #include "cachewise/model.hpp"
@@ -273,19 +272,7 @@ json pattern_to_json(const KernelPattern& pattern) {
 }
 
 KernelPattern load_pattern(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open pattern file");
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path.string() + ": malformed JSON (" + e.what() + ")");
-  }
-  try {
-    return pattern_from_json(document);
-  } catch (const InputError& e) {
-    throw InputError(path.string() + ": " + e.what());
-  }
+  return detail::read_json_file(path, "pattern", [](const json& document) { return pattern_from_json(document); });
 }
 
 } // namespace cachewise

@@ -428,19 +428,7 @@ json profile_to_json(const DeviceProfile& profile) {
 }
 
 DeviceProfile load_profile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open profile file");
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path.string() + ": malformed JSON (" + e.what() + ")");
-  }
-  try {
-    return profile_from_json(document);
-  } catch (const InputError& e) {
-    throw InputError(path.string() + ": " + e.what());
-  }
+  return detail::read_json_file(path, "profile", [](const json& document) { return profile_from_json(document); });
 }
 
 void save_profile(const DeviceProfile& profile, const std::filesystem::path& path) {

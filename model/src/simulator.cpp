@@ -182,9 +182,7 @@ public:
     counts.l2_write_lookups += sectors;
     const SectorCache::Probe probed_home = partition.probe(request.line);
     if (l2_allocates_on_store_) {
-      Writeback evicted;
-      const std::int64_t target = partition.allocate(probed_home, request.line, evicted);
-      account(evicted, counts);
+      const std::int64_t target = allocate(partition, probed_home, request.line, counts);
       partition.write(target, request.sectors, request.bytes.data());
       counts.l2_write_hits += sectors;
       return;
@@ -220,38 +218,42 @@ private:
     if (home == near) return read_home(home, line, sectors, counts, near_latency_);
     // Far-home data: looked up in the near partition first, which keeps a copy.
     SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
-    counts.l2_read_lookups += sector_count(sectors);
-    const SectorCache::Probe probed = near_partition.probe(line);
-    const std::uint32_t hits = sectors & near_partition.valid_mask(probed.slot);
-    counts.l2_read_hits += sector_count(hits);
-    const std::uint32_t rest = sectors & ~hits;
-    if (rest == 0) {
-      near_partition.touch(probed.slot);
-      return near_latency_;
-    }
-    counts.l2_far_read_lookups += sector_count(rest);
-    const int latency = read_home(home, line, rest, counts, far_latency_);
-    Writeback evicted;
-    const std::int64_t slot = near_partition.allocate(probed, line, evicted);
-    account(evicted, counts);
-    near_partition.set_valid(slot, rest);
+    const Lookup near_lookup = read_lookup(near_partition, line, sectors, counts);
+    if (near_lookup.misses == 0) return near_latency_;
+    counts.l2_far_read_lookups += sector_count(near_lookup.misses);
+    const int latency = read_home(home, line, near_lookup.misses, counts, far_latency_);
+    near_partition.set_valid(allocate(near_partition, near_lookup.probed, line, counts), near_lookup.misses);
     return latency;
   }
 
-  int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
-    SectorCache& partition = l2_[static_cast<std::size_t>(home)];
+  struct Lookup {
+    SectorCache::Probe probed;
+    std::uint32_t misses = 0;
+  };
+
+  /// Counts a read lookup of `sectors` (touching the line when all hit).
+  Lookup read_lookup(SectorCache& partition, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) const {
     counts.l2_read_lookups += sector_count(sectors);
     const SectorCache::Probe probed = partition.probe(line);
     const std::uint32_t hits = sectors & partition.valid_mask(probed.slot);
     counts.l2_read_hits += sector_count(hits);
-    const std::uint32_t misses = sectors & ~hits;
-    if (misses == 0) {
-      partition.touch(probed.slot);
-      return hit_latency;
-    }
+    if (hits == sectors) partition.touch(probed.slot);
+    return {probed, sectors & ~hits};
+  }
+
+  std::int64_t allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line, TrafficCounts& counts) const {
     Writeback evicted;
     const std::int64_t slot = partition.allocate(probed, line, evicted);
     account(evicted, counts);
+    return slot;
+  }
+
+  int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
+    SectorCache& partition = l2_[static_cast<std::size_t>(home)];
+    const Lookup lookup = read_lookup(partition, line, sectors, counts);
+    if (lookup.misses == 0) return hit_latency;
+    const std::uint32_t misses = lookup.misses;
+    const std::int64_t slot = allocate(partition, lookup.probed, line, counts);
     // DRAM delivers whole fetch granules (e.g. 64 B = two sectors).
     std::uint32_t fetched = 0;
     const std::uint32_t granule = (1u << sectors_per_fetch_) - 1u;
