@@ -295,10 +295,10 @@ std::int64_t l1_capacity_bytes(const KernelPattern& pattern, const DeviceProfile
 }
 
 /// How many iterations of each phase loop to simulate: all of them unless one wave of blocks
-/// running them would alone exceed the work budget (then the first ones, at least 4).
+/// running them would alone exceed the work budget (then the first ones, at least 2).
 std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const SimulationOptions& options,
                                           std::int64_t wave_blocks) {
-  constexpr std::int64_t kMinLoopTrips = 4;
+  constexpr std::int64_t kMinLoopTrips = 2;
   std::vector<std::int64_t> trips;
   for (const PhaseLoop& loop : lowered.phase_loops) trips.push_back(loop.loop.trip_count());
   if (options.work_budget == 0 || trips.empty()) return trips;
@@ -659,7 +659,8 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   if (first_block > 0) {
     // Warm-up: the blocks just before the sample fill the caches (e.g. the halo rows a
     // stencil shares with its upper neighbours); their counts and dirty data are discarded.
-    const std::int64_t warm_up = std::min(first_block, std::max(sm_count, wave_blocks / 4 / sm_count * sm_count));
+    const std::int64_t window = std::min(block_limit, total_blocks - first_block);
+    const std::int64_t warm_up = std::min(first_block, std::max<std::int64_t>(1, std::min(wave_blocks / 4, window / 2)));
     std::vector<TrafficCounts> discarded_traffic(segments.size());
     std::vector<PhaseCounts> discarded_stats(phase_counts.size());
     run_wave(runner, first_block - warm_up, first_block, discarded_traffic, discarded_stats);
