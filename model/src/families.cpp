@@ -130,9 +130,11 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   pattern.block = {block_x, block_y, 1};
   pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {m, n})};
   pattern.useful_bytes = checked_product(family, {n, m, bytes, 2});
-  // Unrolled, every element a thread moves is in a register at once (plus addressing).
-  const std::int64_t elements_per_thread = (tile / block_x) * (tile / block_y);
-  pattern.registers_per_thread = std::min<std::int64_t>(255, 16 + elements_per_thread * ((bytes + 3) / 4));
+  // The kernels move elements in batches of 4 loads then 4 stores (kernels/src/batched_moves.cuh):
+  // up to 4 values per thread are in registers at once, plus addressing.
+  constexpr std::int64_t kMoveBatch = 4;
+  const std::int64_t elements_in_flight = std::min((tile / block_x) * (tile / block_y), kMoveBatch);
+  pattern.registers_per_thread = 16 + elements_in_flight * ((bytes + 3) / 4);
 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
   const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});
