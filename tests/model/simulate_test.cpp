@@ -140,6 +140,35 @@ TEST(Simulate, FiveLinesInOneFourWaySetEvictTheFirstUnderLru) {
   EXPECT_DOUBLE_EQ(kept.metric("l1tex__t_sector_hit_rate.pct"), 100.0 / 5.0);
 }
 
+TEST(Simulate, FifoEvictsTheOldestInsertionEvenWhenJustUsed) {
+  // Lines 0,1,2,3, then 0 again (hit), then line 4 (evicts: LRU line 1, FIFO line 0), then 0.
+  KernelPattern pattern = single_thread_walk(128 / 4, 4);
+  const AffineIndex line_four = affine(4 * 128 / 4);
+  pattern.phases.push_back({{}, {{"x", false, {line_four}}}});
+  pattern.phases.push_back({{}, {{"x", false, {affine(0)}}}});
+  DeviceProfile lru = small_l1_profile();
+  EXPECT_DOUBLE_EQ(simulate(pattern, lru, exact()).metric("l1tex__t_sector_hit_rate.pct"), 100.0 * 2 / 7);
+  DeviceProfile fifo = small_l1_profile();
+  fifo.l1.replacement.policy = ReplacementPolicy::fifo;
+  EXPECT_DOUBLE_EQ(simulate(pattern, fifo, exact()).metric("l1tex__t_sector_hit_rate.pct"), 100.0 * 1 / 7);
+}
+
+TEST(Simulate, StoresWithoutL2AllocationGoStraightToDram) {
+  // 32 lanes write 4 whole sectors per line, 16 lines; nothing is cached, so every store
+  // sector misses in L2 and is written to DRAM at once.
+  KernelPattern pattern;
+  pattern.name = "stream_out";
+  pattern.block = {32, 1, 1};
+  pattern.arrays = {{"y", MemorySpace::global, 4, {16 * 32}}};
+  pattern.phases.push_back({{{"i", 0, 16, 1}}, {{"y", true, {affine(0, {{V::thread_x, 1}}, {{"i", 32}})}}}});
+  DeviceProfile profile = example_profile();
+  profile.l2.allocates_on_store.value = false;
+  const Prediction p = simulate(pattern, profile, exact());
+  EXPECT_EQ(p.metric("lts__t_sectors_op_write.sum"), 64.0);
+  EXPECT_EQ(p.metric("lts__t_sector_hit_rate.pct"), 0.0);
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 64.0 * 32);
+}
+
 TEST(Simulate, PartialSectorStoresAreMergedByADramRead) {
   // One thread writes 4 bytes into each of 16 separate lines: 16 partial sectors, each written
   // back (32 B) after a 32 B read for the merge. A full warp writing 32 consecutive floats
