@@ -2,19 +2,29 @@
 // as one word of vector*sizeof(T) bytes, so one kernel per word width serves every dtype.
 #include <string>
 
+#include "batched_moves.cuh"
 #include "launchers.hpp"
 
 namespace cachewise::kernels {
 namespace {
 
 /// `word_stride` is the contract's stride; it is 1 whenever a word holds several elements.
+/// `word_stride` is the contract's stride; it is 1 whenever a word holds several elements.
 template <typename Word>
 __global__ void copy_words(const Word* __restrict__ in, Word* __restrict__ out, long long words, long long word_stride,
                            int elements_per_thread) {
-  for (int e = 0; e < elements_per_thread; ++e) {
-    const long long v = (static_cast<long long>(blockIdx.x) * elements_per_thread + e) * blockDim.x + threadIdx.x;
-    if (v < words) out[v] = in[v * word_stride];
-  }
+  const auto word_index = [&](int e) {
+    return (static_cast<long long>(blockIdx.x) * elements_per_thread + e) * blockDim.x + threadIdx.x;
+  };
+  batched_moves<Word>(
+      elements_per_thread,
+      [&](int e, Word& value) {
+        const long long v = word_index(e);
+        if (v >= words) return false;
+        value = in[v * word_stride];
+        return true;
+      },
+      [&](int e, const Word& value) { out[word_index(e)] = value; });
 }
 
 template <typename Word> void launch_words(const LaunchRequest& request, long long words) {

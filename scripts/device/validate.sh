@@ -6,6 +6,8 @@
 #
 #   scripts/device/validate.sh [BUILD_DIR=build-kernels] [OUT_DIR=docs] [PROFILE]
 #
+# Each case may take CASE_TIMEOUT_S seconds (default 90); one that fails or runs out of time
+# is listed in the report as not measured, and the others still count.
 # All measuring is in C++ (cli/cmd_validate.cpp); this script only loops over cases and
 # turns their JSON into one report.
 set -euo pipefail
@@ -37,10 +39,16 @@ cases=(
 i=0
 for case in "${cases[@]}"; do
   read -r family rest <<<"$case"
-  echo "validate: $family $rest" >&2
+  start=$SECONDS
   # shellcheck disable=SC2086
-  "$advisor" validate --pattern $family $rest --all --json --repeats 7 --counters 3 \
-    "${profile_args[@]}" >"$work/case-$i.json"
+  if timeout "${CASE_TIMEOUT_S:-90}" "$advisor" validate --pattern $family $rest --all --json --repeats 7 --counters 3 \
+    "${profile_args[@]}" >"$work/case-$i.json" 2>"$work/error-$i.txt"; then
+    echo "validate: $family $rest: $((SECONDS - start)) s" >&2
+  else
+    echo "$family $rest: exit $? after $((SECONDS - start)) s: $(head -c 300 "$work/error-$i.txt")" >"$work/failed-$i.txt"
+    cat "$work/failed-$i.txt" >&2
+    rm -f "$work/case-$i.json"
+  fi
   i=$((i + 1))
 done
 
@@ -48,8 +56,11 @@ python3 - "$work" "$out" <<'PY'
 import datetime, glob, json, os, statistics, sys
 
 work, out = sys.argv[1], sys.argv[2]
-cases = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(work, "case-*.json")),
-                                            key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0]))]
+def numbered(pattern):
+    return sorted(glob.glob(os.path.join(work, pattern)), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0]))
+
+cases = [json.load(open(p)) for p in numbered("case-*.json")]
+failures = [open(p).read().strip() for p in numbered("failed-*.txt")]
 
 def sectors_per_request(metrics, op):
     requests = metrics.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum", 0.0)
@@ -81,8 +92,12 @@ lines.append(f"Generated {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC by `scr
              "Counters are read with CUPTI's Range Profiler (kernel replay) after evicting L2; times are "
              "CUDA-event medians of 7 launches rotating through input sets larger than 3x L2.")
 lines.append("")
-lines.append(f"Device-to-device copy bandwidth in the same run: {min(copy_bw):,.0f}-{max(copy_bw):,.0f} GB/s (bytes read + written).")
+lines.append(f"Device-to-device copy bandwidth in the same run: {min(copy_bw):,.0f}-{max(copy_bw):,.0f} GB/s (bytes read + written)."
+             if copy_bw else "No case was measured.")
 lines.append("")
+lines.extend(f"- Not measured: {failure}" for failure in failures)
+if failures:
+    lines.append("")
 for case in cases:
     p, s = case["problem"], case["summary"]
     title = f"{p['family']} n={p['n']}" + (f" m={p['m']}" if p["m"] else "") + (f" k={p['k']}" if p["k"] else "") + f" {p['dtype']}"
@@ -140,7 +155,8 @@ summary.append("")
 summary.append("Target: best transpose/stencil/copy >= 90% of device-to-device copy bandwidth.")
 summary.append("")
 
-text = "\n".join(lines[:6] + summary + lines[6:]) + "\n"
+head = 6 + (len(failures) + 1 if failures else 0)
+text = "\n".join(lines[:head] + summary + lines[head:]) + "\n"
 open(os.path.join(out, "validation-h200.md"), "w").write(text)
 json.dump(cases, open(os.path.join(out, "validation-h200.json"), "w"), indent=1)
 print("\n".join(summary))

@@ -56,7 +56,8 @@ TEST(Cupti, ProfilesEachKernelOfALaunchAsItsOwnRange) {
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(ranges[0].metrics.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), (1 << 20) / 32.0);
   EXPECT_EQ(ranges[1].metrics.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), (1 << 20) / 64.0);
-  EXPECT_NE(ranges[0].range_name.find("copy_words"), std::string::npos) << ranges[0].range_name;
+  EXPECT_EQ(ranges[0].range_name, "0"); // auto range numbers the kernels (seen on the H200, CUDA 13.0)
+  EXPECT_EQ(ranges[1].range_name, "1");
 }
 
 TEST(Cupti, NamesAnUnknownMetric) {

@@ -22,7 +22,7 @@ public:
 
 /// Counter values of one range, keyed by metric name.
 struct RangeValues {
-  std::string range_name; ///< with auto range, the kernel's (mangled) name
+  std::string range_name; ///< with auto range, the kernel's index in launch order: "0", "1", ...
   std::map<std::string, double> metrics;
 };
 
