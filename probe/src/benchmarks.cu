@@ -558,36 +558,6 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
   return seconds;
 }
 
-std::vector<double> copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int repeats) {
-  check_range(buffer, 0, 2 * bytes, "copy");
-  char* source = static_cast<char*>(buffer.data());
-  char* destination = source + bytes;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<double> seconds;
-  try {
-    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy (warm-up)");
-    for (int r = 0; r < repeats; ++r) {
-      check_cuda(cudaEventRecord(start), "cudaEventRecord");
-      check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
-      check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-      check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float milliseconds = 0;
-      check_cuda(cudaEventElapsedTime(&milliseconds, start, stop), "cudaEventElapsedTime");
-      seconds.push_back(milliseconds * 1e-3);
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return seconds;
-}
-
 double shared_load_cycles(int stride_bytes, int iterations) {
   constexpr int kWarp = 32;
   const int words = std::max(kWarp * stride_bytes / 4 + 1, 64);

@@ -98,10 +98,6 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
 /// Bytes one launch of `run` moves (what bandwidth_seconds' times divide).
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
 
-/// Seconds of each of `repeats` device-to-device cudaMemcpy calls of `bytes` (from the first half of
-/// the buffer to the second).
-std::vector<double> copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int repeats);
-
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).
 double shared_load_cycles(int stride_bytes, int iterations);

@@ -175,20 +175,9 @@ private:
     return offsets;
   }
 
-  /// Mean cycles per hop of a full-cycle chase through `order` (one warm traversal first).
-  double chase_cycle(const Offsets& order, CacheOp op, int carveout = -1, int sm = -1) {
-    gpu::write_chain(*buffer_, order);
-    gpu::ChaseOptions chase;
-    chase.op = op;
-    chase.warm_hops = static_cast<std::int64_t>(order.size());
-    chase.timed_hops = std::max<std::int64_t>(2 * static_cast<std::int64_t>(order.size()), 2048);
-    chase.sm = sm;
-    chase.l1_carveout_percent = carveout;
-    return gpu::chase_mean_cycles(*buffer_, order.front(), chase);
-  }
-
-  /// Median over repeats of chase_cycle (the chain is rebuilt only once).
-  double chase_cycle_median(const Offsets& order, CacheOp op, int runs, int carveout = -1) {
+  /// Mean cycles per hop of a full-cycle chase through `order` (one warm traversal, then at least
+  /// two timed ones); the median over `runs` runs of the same chain.
+  double chase_cycle(const Offsets& order, CacheOp op, int runs = 1, int carveout = -1) {
     gpu::write_chain(*buffer_, order);
     gpu::ChaseOptions chase;
     chase.op = op;
@@ -255,7 +244,7 @@ private:
     std::vector<Point> curve;
     auto measure_at = [&](double kib) {
       const Offsets order = shuffled(contiguous(0, static_cast<std::uint64_t>(kib * kKiB), kNode));
-      curve.emplace_back(kib * kKiB, chase_cycle_median(order, CacheOp::ca, runs, carveout));
+      curve.emplace_back(kib * kKiB, chase_cycle(order, CacheOp::ca, runs, carveout));
     };
     for (double kib : coarse_kib) measure_at(kib);
     const double step = quick() ? 8.0 * kKiB : 4.0 * kKiB;
@@ -379,6 +368,31 @@ private:
     return curve;
   }
 
+  /// Nodes of the block test: `fraction` of `capacity` as random aligned blocks of `block` bytes in
+  /// [0, span), a node every 32 B. Returns (footprint in bytes, nodes).
+  std::pair<double, Offsets> block_test_nodes(double capacity, double fraction, double block, std::uint64_t span) {
+    const auto footprint = static_cast<std::uint64_t>(capacity * fraction);
+    const std::uint64_t count = std::max<std::uint64_t>(1, footprint / static_cast<std::uint64_t>(block));
+    return {static_cast<double>(count) * block,
+            random_blocks(0, span, static_cast<std::uint64_t>(block), count, kSector)};
+  }
+
+  /// The line size from the block test's knees (see smallest_saturating_block); `method` describes
+  /// the test and gets the knees appended.
+  static Measured line_from_block_test(const std::vector<Point>& knees, std::size_t blocks_tried, double sector,
+                                       std::string method) {
+    for (const auto& [block, knee] : knees) {
+      method += ' ';
+      method += format_number(block, 0);
+      method += " B->";
+      method += format_bytes(knee);
+    }
+    const std::optional<double> line = smallest_saturating_block(knees);
+    if (!line || std::fmod(*line, sector) != 0.0) return measured(128, low(method + "; inconclusive, 128 B written"));
+    return measured(*line, {method, static_cast<std::int64_t>(knees.size()), 0.0,
+                            knees.size() == blocks_tried ? Confidence::high : Confidence::medium});
+  }
+
   void l1_line() {
     // Sector: touch offset 0 of an L2-resident line through L1, then time offset d.
     const std::uint64_t region = 2 * kGiB;
@@ -410,26 +424,17 @@ private:
     for (double block : blocks) {
       std::vector<Point> curve;
       for (double fraction : fractions) {
-        const auto footprint = static_cast<std::uint64_t>(capacity * fraction);
-        const std::uint64_t count = std::max<std::uint64_t>(1, footprint / static_cast<std::uint64_t>(block));
-        const Offsets nodes = random_blocks(0, 64 * kMiB, static_cast<std::uint64_t>(block), count, kSector);
-        curve.emplace_back(static_cast<double>(count) * block, chase_cycle(shuffled(nodes), CacheOp::ca));
+        const auto [footprint, nodes] = block_test_nodes(capacity, fraction, block, 64 * kMiB);
+        curve.emplace_back(footprint, chase_cycle(shuffled(nodes), CacheOp::ca));
       }
       add_curve("L1 block test, " + format_number(block, 0) + " B blocks", "bytes (footprint)", kLatencyUnit, curve);
       const std::optional<Rise> rise = find_rise(curve);
       if (rise) knees.emplace_back(block, rise->last_flat_x);
     }
-    const std::optional<double> line = smallest_saturating_block(knees);
-    std::ostringstream method;
-    method << "block test: random aligned blocks of B bytes, every 32 B of each chased with ld.global.ca; the "
-              "footprint at the capacity knee grows with B until B reaches the line. Knees:";
-    for (const auto& [block, knee] : knees) method << ' ' << format_number(block, 0) << " B->" << format_bytes(knee);
-    if (line && std::fmod(*line, l1_sector_) == 0.0) {
-      profile_.l1.line_bytes = measured(*line, {method.str(), static_cast<std::int64_t>(knees.size()), 0.0,
-                                                knees.size() == blocks.size() ? Confidence::high : Confidence::medium});
-    } else {
-      profile_.l1.line_bytes = measured(128, low(method.str() + "; inconclusive, 128 B written"));
-    }
+    profile_.l1.line_bytes = line_from_block_test(
+        knees, blocks.size(), l1_sector_,
+        "block test: random aligned blocks of B bytes, every 32 B of each chased with ld.global.ca; the footprint at "
+        "the capacity knee grows with B until B reaches the line. Knees:");
   }
 
   /// Latency of a cyclic chase through N lines exactly `stride` apart, for N = 1..max_lines.
@@ -834,16 +839,14 @@ private:
     for (double block : blocks) {
       std::vector<Point> hit_curve;
       for (double fraction : fractions) {
-        const auto footprint = static_cast<std::uint64_t>(capacity * fraction);
-        const std::uint64_t count = std::max<std::uint64_t>(1, footprint / static_cast<std::uint64_t>(block));
-        const Offsets nodes = random_blocks(0, 2 * kGiB, static_cast<std::uint64_t>(block), count, kSector);
+        const auto [footprint, nodes] = block_test_nodes(capacity, fraction, block, 2 * kGiB);
         const Offsets order = sample(nodes, gpu::kMaxTimedHops);
         gpu::write_chain(*buffer_, order);
         gpu::gather_through_l2(*buffer_, nodes);
         gpu::gather_through_l2(*buffer_, nodes);
         const HopStats stats =
             classify_hops(gpu::chase_per_hop(*buffer_, order.front(), static_cast<int>(order.size()), home_sm_));
-        hit_curve.emplace_back(static_cast<double>(count) * block, stats.hit_fraction);
+        hit_curve.emplace_back(footprint, stats.hit_fraction);
       }
       add_curve("L2 block test, " + format_number(block, 0) + " B blocks", "bytes (footprint)", "hit fraction",
                 hit_curve);
@@ -851,18 +854,11 @@ private:
         knees.emplace_back(block, effective->median);
       }
     }
-    const std::optional<double> line = smallest_saturating_block(knees);
-    std::ostringstream method;
-    method << "block test: random aligned blocks of B bytes, every 32 B of each loaded into L2 (ld.global.cg "
-              "gather), then random nodes timed from one pinned SM; effective capacity (hit fraction x footprint) grows with "
-              "B until B reaches the line. Effective capacities:";
-    for (const auto& [block, knee] : knees) method << ' ' << format_number(block, 0) << " B->" << format_bytes(knee);
-    if (line && std::fmod(*line, profile_.l2.sector_bytes.value) == 0.0) {
-      profile_.l2.line_bytes = measured(*line, {method.str(), static_cast<std::int64_t>(knees.size()), 0.0,
-                                                knees.size() == blocks.size() ? Confidence::high : Confidence::medium});
-    } else {
-      profile_.l2.line_bytes = measured(128, low(method.str() + "; inconclusive, 128 B written"));
-    }
+    profile_.l2.line_bytes = line_from_block_test(
+        knees, blocks.size(), profile_.l2.sector_bytes.value,
+        "block test: random aligned blocks of B bytes, every 32 B of each loaded into L2 (ld.global.cg gather), then "
+        "random nodes timed from one pinned SM; effective capacity (hit fraction x footprint) grows with B until B "
+        "reaches the line. Effective capacities:");
   }
 
   void l2_ways() {
@@ -902,16 +898,18 @@ private:
         write.median, provenance_from("all SMs write " + format_bytes(static_cast<double>(bytes)) +
                                           " once with plain 16-byte stores; CUDA events; median of launches",
                                       write));
+    // The copy ceiling the kernels component holds kernels to: each sample is its median of 15 copies.
     const std::uint64_t copy_bytes = bytes / 2;
     std::vector<double> rates;
-    for (double seconds : gpu::copy_seconds(*buffer_, copy_bytes, repeats())) {
-      rates.push_back(gb_per_s(2 * copy_bytes, seconds));
+    for (int r = 0; r < repeats(); ++r) {
+      rates.push_back(kernels::measure_copy_bandwidth_gb_per_s(static_cast<std::int64_t>(copy_bytes)));
     }
     const Summary copy = summarize(rates);
     profile_.dram.copy_bandwidth_gb_per_s = measured(
-        copy.median, provenance_from("cudaMemcpyAsync device-to-device of " +
+        copy.median, provenance_from("kernels::measure_copy_bandwidth_gb_per_s: cudaMemcpyAsync device-to-device of " +
                                          format_bytes(static_cast<double>(copy_bytes)) +
-                                         "; bytes read + written over CUDA-event time; median of copies",
+                                         ", bytes read + written over CUDA-event time, median of 15 copies; median "
+                                         "of those medians",
                                      copy));
   }
 
@@ -1011,6 +1009,17 @@ private:
     profile_.tlb.entries = measured(reach / *page, {"reach / page size", 0, 0.0, Confidence::medium});
   }
 
+  /// Runs a store-then-load script and turns its timed loads into a flag: set when most hit.
+  MeasuredFlag store_then_load(const std::vector<gpu::ScriptStep>& steps, double threshold, int lines,
+                               const std::string& test, const char* level) {
+    const std::vector<std::uint32_t> cycles = gpu::run_script(*buffer_, steps, home_sm_);
+    const auto hits = static_cast<int>(std::ranges::count_if(cycles, [&](std::uint32_t c) { return c < threshold; }));
+    return {hits * 2 > lines,
+            {"store-then-load test: " + test + ": " + std::to_string(hits) + "/" + std::to_string(lines) + " " + level +
+                 " hits (threshold " + format_number(threshold) + " cycles)",
+             lines, 0.0, hits == 0 || hits == lines ? Confidence::high : Confidence::low}};
+  }
+
   void store_allocation() {
     const std::uint64_t region = 6 * kGiB + 512 * kMiB;
     constexpr int kLines = 16;
@@ -1023,15 +1032,9 @@ private:
       l1_steps.push_back({gpu::Op::store_wb, line, false});
       l1_steps.push_back({gpu::Op::load_ca, line, true});
     }
-    const std::vector<std::uint32_t> l1_cycles = gpu::run_script(*buffer_, l1_steps, home_sm_);
-    const double l1_threshold = l1_miss_threshold_in_script();
-    const auto l1_hits = std::ranges::count_if(l1_cycles, [&](std::uint32_t c) { return c < l1_threshold; });
-    profile_.l1.allocates_on_store = {
-        l1_hits * 2 > kLines,
-        {"store-then-load test: line resident in L2 only, st.global.wb 8 B, then time ld.global.ca of the same "
-         "bytes: " + std::to_string(l1_hits) + "/" + std::to_string(kLines) + " L1 hits (threshold " +
-             format_number(l1_threshold) + " cycles)",
-         kLines, 0.0, l1_hits == 0 || l1_hits == kLines ? Confidence::high : Confidence::low}};
+    profile_.l1.allocates_on_store =
+        store_then_load(l1_steps, l1_miss_threshold_in_script(), kLines,
+                        "line resident in L2 only, st.global.wb 8 B, then time ld.global.ca of the same bytes", "L1");
 
     // L2: evict everything, store whole sectors (4 x 8 B) to cold lines, then load them back. A
     // partial sector would need a DRAM fill before it can be read, hiding the allocation.
@@ -1042,15 +1045,9 @@ private:
       for (std::uint64_t word = 0; word < kSector; word += 8) l2_steps.push_back({gpu::Op::store_cg, line + word, false});
       l2_steps.push_back({gpu::Op::load_cg, line, true});
     }
-    const std::vector<std::uint32_t> l2_cycles = gpu::run_script(*buffer_, l2_steps, home_sm_);
-    const double l2_threshold = l2_miss_threshold_in_script();
-    const auto l2_hits = std::ranges::count_if(l2_cycles, [&](std::uint32_t c) { return c < l2_threshold; });
-    profile_.l2.allocates_on_store = {
-        l2_hits * 2 > kLines,
-        {"store-then-load test: after evicting L2, st.global.cg of a whole 32 B sector of a cold line, then time "
-         "ld.global.cg of it: " + std::to_string(l2_hits) + "/" + std::to_string(kLines) + " L2 hits (threshold " +
-             format_number(l2_threshold) + " cycles)",
-         kLines, 0.0, l2_hits == 0 || l2_hits == kLines ? Confidence::high : Confidence::low}};
+    profile_.l2.allocates_on_store = store_then_load(
+        l2_steps, l2_miss_threshold_in_script(), kLines,
+        "after evicting L2, st.global.cg of a whole 32 B sector of a cold line, then time ld.global.cg of it", "L2");
   }
 
   void clocks_after() {
