@@ -27,7 +27,14 @@ TEST(RunInChildProcess, ReportsAnException) {
 }
 
 TEST(RunInChildProcess, ReportsASignal) {
-  const ChildOutcome outcome = run_in_child_process([]() -> std::string { std::raise(SIGSEGV); return "unreachable"; }, kTimeout);
+  // SIG_DFL first: a sanitizer's handler would otherwise turn the signal into exit(1).
+  const ChildOutcome outcome = run_in_child_process(
+      []() -> std::string {
+        std::signal(SIGSEGV, SIG_DFL);
+        std::raise(SIGSEGV);
+        return "unreachable";
+      },
+      kTimeout);
   EXPECT_FALSE(outcome.ok);
   EXPECT_EQ(outcome.failure.rfind("killed by signal 11", 0), 0u) << outcome.failure;
 }

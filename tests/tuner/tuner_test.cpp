@@ -158,10 +158,17 @@ TEST(Tuner, ModelRankedWidensWhenTheMeasuredOrderDisagrees) {
 TEST(Tuner, FailingCandidatesAreIsolatedAndReported) {
   const auto measure = [](const Config& c, std::int64_t) -> double {
     const std::string text = c.to_string();
-    if (text == "a=1,b=1") std::raise(SIGSEGV);
+    // SIG_DFL first: a sanitizer's handler would otherwise turn the signals into exit(1).
+    if (text == "a=1,b=1") {
+      std::signal(SIGSEGV, SIG_DFL);
+      std::raise(SIGSEGV);
+    }
     if (text == "a=1,b=2") throw std::runtime_error("launch failed");
     if (text == "a=1,b=3") ::_exit(4);
-    if (text == "a=2,b=1") std::abort();
+    if (text == "a=2,b=1") {
+      std::signal(SIGABRT, SIG_DFL);
+      std::abort();
+    }
     if (text == "a=2,b=3") std::this_thread::sleep_for(std::chrono::seconds(30));
     if (text == "a=4,b=1") return std::numeric_limits<double>::quiet_NaN();
     return testing::fake_time_ms(c);
