@@ -14,22 +14,29 @@ struct TileWalk {
   __device__ int col(int e) const { return (e % cols) * static_cast<int>(blockDim.x); }
 };
 
+/// Loads element e of a thread's walk over the `in` tile at (y0, x0), when it exists.
+template <typename Word> struct TileLoad {
+  const Word* __restrict__ in;
+  long long n, m, y0, x0;
+  TileWalk walk;
+  __device__ bool operator()(int e, Word& value) const {
+    const long long row = y0 + walk.row(e) + threadIdx.y;
+    const long long col = x0 + walk.col(e) + threadIdx.x;
+    if (row >= n || col >= m) return false;
+    value = in[row * m + col];
+    return true;
+  }
+};
+
 template <typename Word>
 __global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m, int tile) {
   const long long x0 = static_cast<long long>(blockIdx.x) * tile;
   const long long y0 = static_cast<long long>(blockIdx.y) * tile;
   const TileWalk walk{tile / static_cast<int>(blockDim.x)};
   const int count = walk.cols * (tile / static_cast<int>(blockDim.y));
-  batched_moves<Word>(
-      count,
-      [&](int e, Word& value) {
-        const long long row = y0 + walk.row(e) + threadIdx.y;
-        const long long col = x0 + walk.col(e) + threadIdx.x;
-        if (row >= n || col >= m) return false;
-        value = in[row * m + col];
-        return true;
-      },
-      [&](int e, const Word& value) { out[(x0 + walk.col(e) + threadIdx.x) * n + y0 + walk.row(e) + threadIdx.y] = value; });
+  batched_moves<Word>(count, TileLoad<Word>{in, n, m, y0, x0, walk}, [&](int e, const Word& value) {
+    out[(x0 + walk.col(e) + threadIdx.x) * n + y0 + walk.row(e) + threadIdx.y] = value;
+  });
 }
 
 template <typename Word>
@@ -42,18 +49,9 @@ __global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__
   const long long y0 = static_cast<long long>(blockIdx.y) * tile;
   const TileWalk walk{tile / static_cast<int>(blockDim.x)};
   const int count = walk.cols * (tile / static_cast<int>(blockDim.y));
-  batched_moves<Word>(
-      count,
-      [&](int e, Word& value) {
-        const long long row = y0 + walk.row(e) + threadIdx.y;
-        const long long col = x0 + walk.col(e) + threadIdx.x;
-        if (row >= n || col >= m) return false;
-        value = in[row * m + col];
-        return true;
-      },
-      [&](int e, const Word& value) {
-        buffer[(walk.row(e) + threadIdx.y) * row_stride + walk.col(e) + threadIdx.x] = value;
-      });
+  batched_moves<Word>(count, TileLoad<Word>{in, n, m, y0, x0, walk}, [&](int e, const Word& value) {
+    buffer[(walk.row(e) + threadIdx.y) * row_stride + walk.col(e) + threadIdx.x] = value;
+  });
   __syncthreads();
   for (int e = 0; e < count; ++e) {
     const long long out_row = x0 + walk.row(e) + threadIdx.y; // out is m x n
