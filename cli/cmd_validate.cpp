@@ -208,8 +208,12 @@ void run_validate(const Options& options) {
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
   if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
   const LoadedProfile loaded = load_profile_for_cli(options.profile);
+  family_info(problem.family); // a bad name is reported before the device is looked for
+  // One config is checked before the device; a whole space only after it, since ranking a
+  // space takes a while.
+  if (options.config.empty()) kernels::require_device();
   const std::vector<advisor::Candidate> candidates = candidates_for(options, problem, loaded.profile);
-  kernels::require_device(); // only after the input is known to be good
+  kernels::require_device();
 
   const Config& first = candidates.front().config;
   kernels::Workload workload(problem, first, kernels::timing_input_sets(problem, first));
