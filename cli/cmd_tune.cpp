@@ -62,7 +62,8 @@ struct RankedSpace {
   ProblemSpec problem;
   advisor::SearchSpace space;
   std::vector<advisor::Candidate> ranked;
-  std::map<std::string, double> predicted_us; ///< by Config::to_string()
+  /// Predicted time by Config::to_string(), shared with the tuner's constraint and Predict.
+  std::shared_ptr<const std::map<std::string, double>> predicted_us;
 };
 
 RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile, const Config& fixed) {
@@ -71,15 +72,16 @@ RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile,
   options.fixed = fixed;
   RankedSpace ranked{problem, advisor::family_search_space(problem, profile, fixed), {}, {}};
   ranked.ranked = advisor::suggest(problem, profile, options).ranked;
+  auto predicted_us = std::make_shared<std::map<std::string, double>>();
   for (const advisor::Candidate& candidate : ranked.ranked) {
-    ranked.predicted_us[candidate.config.to_string()] = candidate.prediction.time_us;
+    (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
   }
+  ranked.predicted_us = predicted_us;
   std::vector<std::string> names;
   for (const auto& [name, values] : ranked.space.parameters()) names.push_back(name);
   // Only what builds and fits the device is worth a launch: the advisor already checked that.
-  auto feasible = std::make_shared<std::map<std::string, double>>(ranked.predicted_us);
   ranked.space.add_constraint(
-      names, [feasible](const Config& config) { return feasible->contains(config.to_string()); },
+      names, [predicted_us](const Config& config) { return predicted_us->contains(config.to_string()); },
       "builds and fits the device (advisor)");
   return ranked;
 }
@@ -156,8 +158,9 @@ std::string ms_text(double ms) {
 tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
   tuner.set_measure(kernel_measure(ranked.problem));
-  const auto predicted = std::make_shared<std::map<std::string, double>>(ranked.predicted_us);
-  const tuner::Predict predict = [predicted](const Config& config) { return predicted->at(config.to_string()); };
+  const tuner::Predict predict = [predicted = ranked.predicted_us](const Config& config) {
+    return predicted->at(config.to_string());
+  };
   switch (args.report_convergence ? tuner::StrategyKind::exhaustive : tuner::parse_strategy_kind(args.strategy)) {
   case tuner::StrategyKind::exhaustive:
     tuner.set_strategy(tuner::Strategy::exhaustive());
