@@ -7,7 +7,7 @@
 #   scripts/device/validate.sh [BUILD_DIR=build-kernels] [OUT_DIR=docs] [PROFILE]
 #
 # Each case may take CASE_TIMEOUT_S seconds (default 90) and all of them TOTAL_TIMEOUT_S
-# (default 1800, the report is still written); a case that fails or runs out of time is
+# (default 1800, the report is still written), REPEATS timed launches per config (default 7); a case that fails or runs out of time is
 # listed in the report as not measured, and the others still count.
 # All measuring is in C++ (cli/cmd_validate.cpp); this script only loops over cases and
 # turns their JSON into one report.
@@ -51,7 +51,7 @@ for case in "${cases[@]}"; do
     continue
   fi
   # shellcheck disable=SC2086
-  if timeout "$limit" "$advisor" validate --pattern $family $rest --all --json --repeats 7 --counters 3 \
+  if timeout "$limit" "$advisor" validate --pattern $family $rest --all --json --repeats "${REPEATS:-7}" --counters 3 \
     "${profile_args[@]}" >"$work/case-$i.json" 2>"$work/error-$i.txt"; then
     echo "validate: $family $rest: $((SECONDS - start)) s" >&2
   else
@@ -100,7 +100,8 @@ lines.append("")
 lines.append(f"Generated {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC by `scripts/device/validate.sh` "
              f"(`advisor validate --all --json` per case). Profile: `{cases[0]['profile'] if cases else '?'}`. "
              "Counters are read with CUPTI's Range Profiler (kernel replay) after evicting L2; times are "
-             "CUDA-event medians of 7 launches rotating through input sets larger than 3x L2.")
+             f"CUDA-event medians of {cases[0]['candidates'][0]['measured']['repeats'] if cases else '?'} launches per config, "
+             "rotating through input sets larger than 3x L2.")
 lines.append("")
 lines.append(f"Device-to-device copy bandwidth in the same run: {min(copy_bw):,.0f}-{max(copy_bw):,.0f} GB/s (bytes read + written)."
              if copy_bw else "No case was measured.")
