@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include "cachewise/kernels.hpp"
@@ -167,6 +168,18 @@ TEST(Timing, ReportsOrderedQuantilesAndUsefulBandwidth) {
   // 64 MiB read + 64 MiB written per launch.
   const double useful_bytes = 2.0 * 4.0 * (1 << 24);
   EXPECT_NEAR(timing.bandwidth_gb_per_s, useful_bytes / (timing.median_ms * 1e-3) / 1e9, 1e-6 * timing.bandwidth_gb_per_s);
+}
+
+TEST(Timing, RotatesThroughThreeTimesL2WithAtMostEightSets) {
+  // The H200's 60 MiB L2: 3x is 180 MiB. copy f32 moves 8 bytes per element per set.
+  const Config config = Config::parse("block=256,vector=1,ept=1,stride=1");
+  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 20, 0, 0, DataType::f32), config), 8);  // 8 MiB sets: 23, capped
+  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 26, 0, 0, DataType::f32), config), 1);  // 512 MiB: one set
+  int l2_bytes = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+  const std::int64_t set_bytes = std::int64_t{8} << 22; // n = 2^22: 32 MiB per set
+  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 22, 0, 0, DataType::f32), config),
+            static_cast<int>((3 * std::int64_t{l2_bytes} + set_bytes - 1) / set_bytes));
 }
 
 TEST(Timing, CopyBandwidthIsPositiveAndRejectsNoBytes) {
