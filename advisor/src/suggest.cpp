@@ -24,17 +24,23 @@ std::string describe(const ProblemSpec& problem) {
 
 namespace {
 
-/// "tile 8 is not a multiple of block_x 16" -> "tile # is not a multiple of block_x #", so
-/// rejections group by rule rather than by value.
+/// "tile (8) must be a multiple of block_x (16)" -> "tile (#) must be a multiple of block_x (#)",
+/// so rejections group by rule rather than by value. Digits inside a word ("stencil3d",
+/// "block_x2") are part of a name and stay.
 std::string reason_without_numbers(std::string_view message) {
+  auto is_word = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::string reason;
-  for (std::size_t i = 0; i < message.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(message[i])) != 0) {
-      reason += '#';
-      while (i + 1 < message.size() && std::isdigit(static_cast<unsigned char>(message[i + 1])) != 0) ++i;
-    } else {
-      reason += message[i];
+  for (std::size_t i = 0; i < message.size();) {
+    if (!is_digit(message[i])) {
+      reason += message[i++];
+      continue;
     }
+    std::size_t end = i;
+    while (end < message.size() && is_digit(message[end])) ++end;
+    const bool in_word = (i > 0 && is_word(message[i - 1])) || (end < message.size() && is_word(message[end]));
+    reason += in_word ? std::string(message.substr(i, end - i)) : std::string("#");
+    i = end;
   }
   return reason;
 }

@@ -41,6 +41,20 @@ TEST(Suggest, PinnedRuleBreakersAreCountedByReason) {
   EXPECT_EQ(s.ranked.at(0).config.to_string(), "block_x=32,block_y=8,pad=0,smem=0,tile=32");
 }
 
+TEST(Suggest, RejectionReasonsGroupByRuleKeepingNamesWithDigits) {
+  // stencil3d mode 1 needs block_z = 1: of block_z {1,2,4,8} x z_chunk {1,8,16,32,64}, the
+  // 3 x 5 = 15 with block_z > 1 are rejected under one reason, whatever their values.
+  SuggestOptions options;
+  options.fixed = Config::parse("mode=1,block_x=32,block_y=8");
+  options.predictor = ThreadCountPredictor{};
+  const Suggestion s = suggest({"stencil3d", 64}, example_profile(), options);
+  EXPECT_EQ(s.feasible, 5);
+  ASSERT_EQ(s.rejections.size(), 1U);
+  EXPECT_EQ(s.rejections[0].count, 15);
+  EXPECT_EQ(s.rejections[0].reason.rfind("stencil3d: block_z must be #", 0), 0U) << s.rejections[0].reason;
+  EXPECT_EQ(s.rejections[0].reason.find_first_of("0123456789", 10), std::string::npos) << s.rejections[0].reason;
+}
+
 TEST(Suggest, DeviceLimitRejectsOversizedBlocks) {
   // tile=64, smem=0, pad=0: whole-warp (block_x, block_y) pairs are 4 + 5 + 6 + 6 = 21; 64 divides
   // by every block side, and only 64x32 = 2048 threads exceeds the 1024-thread limit.
