@@ -56,3 +56,13 @@ cachewise_cli_test(suggest_no_pattern EXIT 2
   ARGS suggest --n 64 ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_missing_pattern_file EXIT 2 STDERR "^advisor: /nonexistent/k.json: .*\n$"
   ARGS suggest --pattern-file /nonexistent/k.json ${cachewise_suggest_profile})
+
+# A custom pattern is predicted and explained on its own numbers.
+cachewise_cli_test(suggest_pattern_file EXIT 0
+  STDOUT "transpose-smem-256.json: 1 feasible of 1 candidates.*\n1  transpose .*bottleneck [a-z]+, [0-9]+ GB/s useful"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/transpose-smem-256.json ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_pattern_file_with_sizes EXIT 2 STDERR "^advisor: --n/--m/--k/--fix describe a built-in pattern"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json --n 64 ${cachewise_suggest_profile})
+# Without --profile the bundled profile is used, and the output says so.
+cachewise_cli_test(suggest_default_profile EXIT 0 STDOUT "^profile: .* from .*profiles/.*json .bundled"
+  ARGS suggest --pattern copy --n 65536 --top 1)
