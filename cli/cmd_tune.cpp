@@ -4,6 +4,7 @@
 // recommendation instead, says so in the header and on stderr, and exits 0, so a build that
 // runs it (cachewise_autotune) works on any machine.
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -40,6 +41,7 @@ struct TuneArguments {
   std::string json;
   std::string profile;
   bool report_convergence = false;
+  std::string convergence_from;
 };
 
 /// The command that regenerates the header, for its first comment line.
@@ -194,7 +196,7 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
 }
 
 void print_convergence_table(const std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>>& reports) {
-  std::cout << "\nconvergence to 99% of the exhaustive best (evaluations):\n"
+  std::cout << "convergence to 99% of the exhaustive best (evaluations):\n"
             << std::left << std::setw(28) << "problem" << std::right << std::setw(11) << "candidates" << std::setw(7)
             << "good" << std::setw(14) << "model-ranked" << std::setw(17) << "random (expect.)" << std::setw(20)
             << "widening rule used" << std::setw(12) << "its % best" << '\n';
@@ -207,7 +209,80 @@ void print_convergence_table(const std::vector<std::pair<ProblemSpec, tuner::Con
   }
 }
 
+/// An exhaustive run as `advisor validate --all --json` records it (one case object, or the
+/// list scripts/device/validate.sh writes): every feasible config's measured median and
+/// predicted time. A config whose output was checked and wrong counts as failed.
+std::vector<tuner::TuningResult> results_from_validate(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path.string() + ": malformed JSON: " + e.what());
+  }
+  const nlohmann::json cases = json.is_array() ? json : nlohmann::json::array({json});
+  std::vector<tuner::TuningResult> results;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const std::string where = path.string() + ": case " + std::to_string(c);
+    try {
+      const nlohmann::json& problem = cases[c].at("problem");
+      tuner::TuningResult result;
+      result.problem = {problem.at("family").get<std::string>(), problem.at("n").get<std::int64_t>(),
+                        problem.at("m").get<std::int64_t>(), problem.at("k").get<std::int64_t>(),
+                        parse_data_type(problem.at("dtype").get<std::string>())};
+      result.strategy = "exhaustive (advisor validate)";
+      for (const nlohmann::json& candidate : cases[c].at("candidates")) {
+        tuner::Evaluation evaluation;
+        evaluation.config = Config::parse(candidate.at("config").get<std::string>());
+        evaluation.predicted = candidate.at("predicted").at("time_us").get<double>();
+        const nlohmann::json& measured = candidate.at("measured");
+        evaluation.ok = !(measured.value("checked", false) && !measured.value("correct", true));
+        if (evaluation.ok) {
+          evaluation.time_ms.median = measured.at("median_us").get<double>() / 1000.0;
+        } else {
+          evaluation.failure = "wrong result";
+        }
+        result.evaluations.push_back(std::move(evaluation));
+        const tuner::Evaluation& added = result.evaluations.back();
+        if (added.ok && (!result.best || added.time_ms.median < result.evaluations[*result.best].time_ms.median)) {
+          result.best = result.evaluations.size() - 1;
+        }
+      }
+      result.space_size = static_cast<std::int64_t>(result.evaluations.size());
+      results.push_back(std::move(result));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + ": " + e.what());
+    }
+  }
+  return results;
+}
+
+/// --convergence-from: the convergence table from recorded validate runs, no GPU needed.
+void run_convergence_from(const TuneArguments& args) {
+  std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>> reports;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const tuner::TuningResult& result : results_from_validate(args.convergence_from)) {
+    reports.emplace_back(result.problem, tuner::convergence(result));
+    cases.push_back({{"problem", advisor::describe(result.problem)},
+                     {"best_config", result.best_evaluation()->config.to_string()},
+                     {"convergence", tuner::convergence_to_json(reports.back().second)}});
+  }
+  print_convergence_table(reports);
+  if (!args.json.empty()) {
+    tuner::write_text_file(args.json, nlohmann::json({{"source", args.convergence_from}, {"cases", cases}}).dump(2) + '\n');
+  }
+}
+
 void run_tune(const TuneArguments& args) {
+  if (!args.convergence_from.empty()) {
+    if (!args.pattern.empty() || !args.sizes.empty()) {
+      throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
+    }
+    run_convergence_from(args);
+    return;
+  }
+  if (args.pattern.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
   const ProblemSpec base{args.pattern, 0, args.m, args.k, parse_data_type(args.dtype)};
   family_info(base.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");
@@ -259,7 +334,10 @@ void run_tune(const TuneArguments& args) {
               << ms_text(entries.back().time_ms) << " ms " << (measuring ? "measured" : "predicted (not measured)")
               << '\n';
   }
-  if (!convergence_reports.empty()) print_convergence_table(convergence_reports);
+  if (!convergence_reports.empty()) {
+    std::cout << '\n';
+    print_convergence_table(convergence_reports);
+  }
 
   const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
                                          : "static (advisor's model ranking)";
@@ -290,8 +368,8 @@ void add_tune(CLI::App& root) {
   auto* command = root.add_subcommand(
       "tune", "Measure a pattern's feasible layouts on the local GPU and write a tuned C++ header (static recommendation without a GPU)");
   auto args = std::make_shared<TuneArguments>();
-  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)")->required();
-  command->add_option("--n", args->sizes, "Problem size n; repeat for several size buckets")->required();
+  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)");
+  command->add_option("--n", args->sizes, "Problem size n; repeat for several size buckets");
   command->add_option("--m", args->m, "Problem size m (default: n)");
   command->add_option("--k", args->k, "Problem size k (default: n)");
   command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16")->capture_default_str();
@@ -307,6 +385,8 @@ void add_tune(CLI::App& root) {
   command->add_option("--profile", args->profile, "Device profile JSON used to rank (default: the bundled one)");
   command->add_flag("--report-convergence", args->report_convergence,
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
+  command->add_option("--convergence-from", args->convergence_from,
+                      "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
   command->callback([args] { run_tune(*args); });
 }
 

@@ -34,3 +34,16 @@ if(CACHEWISE_WITH_CUDA)
       -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_on_gpu.cmake)
   set_tests_properties(cli.tune_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
 endif()
+
+# The convergence table from recorded `advisor validate --all --json` cases (no GPU).
+# transpose: best 10 us (tile=16), good = {10, 10.05} of 5 (tile=2 computed wrong: failed);
+# predicted order 12, 10, ... -> model needs 2; random (5+1)/(2+1) = 2.0; the rule sees 10
+# beat 12 in the first batch of 3 and widens to all 5. copy: measured order = predicted
+# order -> model 1, random (4+1)/(1+1) = 2.5, the rule stops after its first batch of 3.
+cachewise_cli_test(tune_convergence_from_validate EXIT 0
+  STDOUT "transpose n=64 f32 +4 +2 +2 +2\\.0 +5 +100\\.0\ncopy n=1024 f32 +4 +1 +1 +2\\.5 +3 +100\\.0\n"
+  ARGS tune --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json)
+cachewise_cli_test(tune_convergence_from_missing_file EXIT 2 STDERR "^advisor: /nonexistent.json: cannot open\n$"
+  ARGS tune --convergence-from /nonexistent.json)
+cachewise_cli_test(tune_convergence_from_with_pattern EXIT 2 STDERR "^advisor: tune: --convergence-from reads recorded runs"
+  ARGS tune --pattern copy --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json)
