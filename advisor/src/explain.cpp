@@ -204,7 +204,7 @@ std::string near_tie(const Candidate& self, const Candidate& other) {
            resources;
   }
   char times_text[64];
-  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.2f vs %.2f us)", self_us, other_us);
+  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f us)", self_us, other_us);
   return resources.empty() ? std::string(times_text) : std::string(times_text) + "; " + resources;
 }
 

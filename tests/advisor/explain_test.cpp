@@ -87,7 +87,7 @@ TEST(Explain, EqualTimesNameTheResourceTieBreak) {
   EXPECT_EQ(explain_against(b, a),
             "block_y=16 (vs 8): same predicted time (10 us); ranked lower for threads per block 512 vs 256");
   b.prediction.time_us = 10.02; // within 0.5%, but not equal: the times are shown
-  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.02 vs 10.00 us); threads per block 512 vs 256");
+  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 us); threads per block 512 vs 256");
 }
 
 TEST(Explain, AloneReportsTheSalientNumbers) {
