@@ -1,5 +1,6 @@
 // suggest(): enumerate the family's space, let the model build and check each config, predict
-// the survivors (screening large grids with sampled simulation first), rank and explain.
+// the survivors (screening all with a small work budget, then refining the best), rank and
+// explain.
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -182,10 +183,10 @@ void in_parallel(std::size_t count, std::size_t threads, const std::function<voi
   if (failure) std::rethrow_exception(failure);
 }
 
-/// Candidates differing from `config` in exactly one parameter.
+/// Whether two configs of one space differ in exactly one parameter.
 bool differ_in_one(const Config& a, const Config& b) {
   int differences = 0;
-  for (const auto& [key, value] : a.values()) differences += b.get_or(key, value + 1) != value ? 1 : 0;
+  for (const auto& [key, value] : a.values()) differences += !b.has(key) || b.get(key) != value ? 1 : 0;
   return differences == 1;
 }
 
