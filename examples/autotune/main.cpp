@@ -6,7 +6,7 @@
 
 int main() {
   namespace tuned = cachewise_tuned::transpose_f32;
-  std::printf("device: %s (%s)\n", tuned::device_name,
+  std::printf("device: %s\nsource: %s\n", tuned::device_name,
               CACHEWISE_TUNED_TRANSPOSE_F32_FROM_MEASUREMENT ? "measured" : "static recommendation, not measured");
   const std::int64_t sizes[] = {1000, 4096, 10000, 20000};
   for (const std::int64_t n : sizes) {
