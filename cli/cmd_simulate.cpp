@@ -13,14 +13,8 @@ namespace cachewise::cli {
 namespace {
 
 struct SimulateArgs {
-  std::string family;
-  std::string pattern_file;
-  std::int64_t n = 0;
-  std::int64_t m = 0;
-  std::int64_t k = 0;
-  std::string dtype = "f32";
+  ProblemOptions problem;
   std::string config;
-  std::string profile;
   bool json = false;
 };
 
@@ -54,21 +48,22 @@ void print_prediction(const std::string& title, const KernelPattern& pattern, co
 }
 
 void run_simulate(const SimulateArgs& args) {
-  if (args.family.empty() == args.pattern_file.empty()) {
+  const ProblemOptions& options = args.problem;
+  if (options.family.empty() == options.pattern_file.empty()) {
     throw InputError("give exactly one of --pattern FAMILY or --pattern-file FILE");
   }
-  const LoadedProfile profile = load_profile_for_cli(args.profile);
+  const LoadedProfile profile = load_profile_for_cli(options.profile);
   KernelPattern pattern;
   std::string title;
-  if (!args.pattern_file.empty()) {
-    pattern = load_pattern(args.pattern_file);
-    title = "pattern " + pattern.name + " from " + args.pattern_file;
+  if (!options.pattern_file.empty()) {
+    pattern = load_pattern(options.pattern_file);
+    title = "pattern " + pattern.name + " from " + options.pattern_file;
   } else {
-    const ProblemSpec problem{args.family, args.n, args.m, args.k, parse_data_type(args.dtype)};
+    const ProblemSpec problem = options.problem();
     const Config config = Config::parse(args.config);
     pattern = build_pattern(problem, config);
-    title = args.family + " n=" + std::to_string(args.n) + (args.m ? " m=" + std::to_string(args.m) : "") +
-            (args.k ? " k=" + std::to_string(args.k) : "") + " " + args.dtype + "  config " + config.to_string();
+    title = options.family + " n=" + std::to_string(options.n) + (options.m ? " m=" + std::to_string(options.m) : "") +
+            (options.k ? " k=" + std::to_string(options.k) : "") + " " + options.dtype + "  config " + config.to_string();
   }
   const Prediction prediction = simulate(pattern, profile.profile);
   if (args.json) {
@@ -81,14 +76,8 @@ void run_simulate(const SimulateArgs& args) {
 void add_simulate(CLI::App& root) {
   auto* command = root.add_subcommand("simulate", "Predict the counters and time of one pattern and config");
   auto args = std::make_shared<SimulateArgs>();
-  command->add_option("--pattern", args->family, "Built-in family: copy, gemm, stencil2d, stencil3d, transpose");
-  command->add_option("--pattern-file", args->pattern_file, "Custom pattern JSON (docs/pattern-format.md)");
-  command->add_option("--n", args->n, "Problem size n");
-  command->add_option("--m", args->m, "Problem size m (default n)");
-  command->add_option("--k", args->k, "Problem size k (default n)");
-  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16 (default f32)");
+  add_problem_options(*command, args->problem, PatternFileOption::offered);
   command->add_option("--config", args->config, "Config, e.g. smem=1,tile=32,block_x=32,block_y=8,pad=1");
-  command->add_option("--profile", args->profile, "Device profile JSON (default: the bundled profile)");
   command->add_flag("--json", args->json, "Print the prediction as JSON (metrics under their CUPTI names)");
   command->callback([args] { run_simulate(*args); });
 }

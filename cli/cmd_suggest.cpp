@@ -15,13 +15,7 @@ namespace cachewise::cli {
 namespace {
 
 struct SuggestArguments {
-  std::string pattern;
-  std::string pattern_file;
-  std::int64_t n = 0;
-  std::int64_t m = 0;
-  std::int64_t k = 0;
-  std::string dtype = "f32";
-  std::string profile;
+  ProblemOptions problem;
   std::int64_t top = 5;
   std::string fix;
   bool json = false;
@@ -88,7 +82,8 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
 
 void run_suggest(const SuggestArguments& args) {
   const auto start = std::chrono::steady_clock::now();
-  if (args.pattern.empty() == args.pattern_file.empty()) {
+  const ProblemOptions& problem_options = args.problem;
+  if (problem_options.family.empty() == problem_options.pattern_file.empty()) {
     throw InputError("suggest: give exactly one of --pattern FAMILY or --pattern-file FILE");
   }
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
@@ -97,19 +92,17 @@ void run_suggest(const SuggestArguments& args) {
 
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
-  if (!args.pattern_file.empty()) {
-    if (args.n != 0 || args.m != 0 || args.k != 0 || !args.fix.empty()) {
+  if (!problem_options.pattern_file.empty()) {
+    if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
       throw InputError("--n/--m/--k/--fix describe a built-in pattern; a --pattern-file carries its own sizes");
     }
-    const KernelPattern pattern = load_pattern(args.pattern_file);
-    loaded = load_profile_for_cli(args.profile);
+    const KernelPattern pattern = load_pattern(problem_options.pattern_file);
+    loaded = load_profile_for_cli(problem_options.profile);
     suggestion = advisor::suggest_pattern(pattern, loaded.profile, options);
   } else {
-    ProblemSpec problem{args.pattern, args.n, args.m, args.k, parse_data_type(args.dtype)};
-    family_info(problem.family); // an unknown pattern is reported before a missing size
-    if (problem.n <= 0) throw InputError("--n must be positive, got " + std::to_string(problem.n));
+    const ProblemSpec problem = problem_options.problem();
     options.fixed = Config::parse(args.fix);
-    loaded = load_profile_for_cli(args.profile);
+    loaded = load_profile_for_cli(problem_options.profile);
     suggestion = advisor::suggest(problem, loaded.profile, options);
   }
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
@@ -121,7 +114,8 @@ void run_suggest(const SuggestArguments& args) {
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
               << "]\n";
-    const std::string subject = args.pattern_file.empty() ? advisor::describe(suggestion.problem) : args.pattern_file;
+    const std::string subject =
+        problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
               << " candidates, ranked by predicted time\n";
     print_table(suggestion, std::cout);
@@ -135,13 +129,7 @@ void run_suggest(const SuggestArguments& args) {
 void add_suggest(CLI::App& root) {
   auto* command = root.add_subcommand("suggest", "Rank a pattern's layouts (tile, pad, block, ept, vector) by predicted time, with reasons");
   auto args = std::make_shared<SuggestArguments>();
-  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)");
-  command->add_option("--pattern-file", args->pattern_file, "Custom pattern JSON (docs/pattern-format.md): predict and explain it");
-  command->add_option("--n", args->n, "Problem size n");
-  command->add_option("--m", args->m, "Problem size m (default: n)");
-  command->add_option("--k", args->k, "Problem size k (default: n)");
-  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16")->capture_default_str();
-  command->add_option("--profile", args->profile, "Device profile JSON (default: the bundled one)");
+  add_problem_options(*command, args->problem, PatternFileOption::offered);
   command->add_option("--top", args->top, "How many configs to show")->capture_default_str();
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
   command->add_flag("--json", args->json, "Print JSON instead of the table");

@@ -494,6 +494,12 @@ const std::vector<FamilyInfo>& families() {
 
 const FamilyInfo& family_info(std::string_view name) { return find_family(name).info; }
 
+void check_problem(const ProblemSpec& problem) {
+  const FamilyInfo& info = family_info(problem.family);
+  const auto reads = [&info](std::string_view key) { return std::ranges::find(info.size_keys, key) != info.size_keys.end(); };
+  read_sizes(problem, reads("m"), reads("k"));
+}
+
 KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
   const Family& family = find_family(problem.family);
   check_known_keys(family.info, config);

@@ -22,16 +22,16 @@ cachewise_cli_test(suggest_verbose EXIT 0 STDOUT "\n1  "
 cachewise_cli_test(suggest_unknown_pattern EXIT 2
   STDERR "^advisor: unknown pattern 'frob' \\(valid: [a-z0-9, ]*transpose[a-z0-9, ]*\\)\n$"
   ARGS suggest --pattern frob --n 64 ${cachewise_suggest_profile})
-cachewise_cli_test(suggest_zero_n EXIT 2 STDERR "^advisor: --n must be positive, got 0\n$"
+cachewise_cli_test(suggest_zero_n EXIT 2 STDERR "^advisor: transpose: n must be > 0, got 0\n$"
   ARGS suggest --pattern transpose --n 0 ${cachewise_suggest_profile})
-cachewise_cli_test(suggest_negative_n EXIT 2 STDERR "^advisor: --n must be positive, got -5\n$"
+cachewise_cli_test(suggest_negative_n EXIT 2 STDERR "^advisor: transpose: n must be > 0, got -5\n$"
   ARGS suggest --pattern transpose --n -5 ${cachewise_suggest_profile})
-cachewise_cli_test(suggest_missing_n EXIT 2 STDERR "^advisor: --n must be positive, got 0\n$"
+cachewise_cli_test(suggest_missing_n EXIT 2 STDERR "^advisor: copy: n must be > 0, got 0\n$"
   ARGS suggest --pattern copy ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_non_numeric_n EXIT 2 STDERR "^advisor: .*--n.*abc.*\n$"
   ARGS suggest --pattern transpose --n abc ${cachewise_suggest_profile})
 # 4e9 x 4e9 f32 elements: 6.4e19 bytes per array, beyond int64.
-cachewise_cli_test(suggest_overflowing_sizes EXIT 2 STDERR "^advisor: transpose n=4000000000 f32: .*overflow.*\n$"
+cachewise_cli_test(suggest_overflowing_sizes EXIT 2 STDERR "^advisor: transpose: sizes too large: byte counts overflow 64-bit integers\n$"
   ARGS suggest --pattern transpose --n 4000000000 ${cachewise_suggest_profile})
 # 200000^2 f32 = 160 GB per array; the example device has 150754820096 bytes.
 cachewise_cli_test(suggest_exceeds_device_memory EXIT 2

@@ -370,6 +370,10 @@ const std::vector<FamilyInfo>& families();
 /// Throws InputError "unknown pattern 'x' (valid: copy, gemm, ...)".
 const FamilyInfo& family_info(std::string_view name);
 
+/// Throws InputError for an unknown family, a size <= 0, or sizes whose byte counts overflow
+/// 64-bit integers: everything about the problem that no config can fix.
+void check_problem(const ProblemSpec& problem);
+
 /// Builds the pattern; throws InputError for an unknown family, a missing or unknown config
 /// key, a config breaking the family's rules, or sizes that overflow 64-bit byte counts.
 KernelPattern build_pattern(const ProblemSpec& problem, const Config& config);
@@ -395,6 +399,12 @@ struct SimulationOptions {
   std::int64_t work_budget = std::int64_t{1} << 17;
   /// 0 = no extra limit; otherwise also cap the simulated blocks (rounded up to whole waves).
   std::int64_t max_simulated_blocks = 0;
+  /// Screening (0 = off): simulate as if the device had only this many SMs, with the L2
+  /// capacity scaled by this / sm_count, and scale the counts to all blocks. A wave then
+  /// needs only this many blocks instead of one per SM, so a candidate costs a fraction of a
+  /// full simulation; counters stay within the bounds of tests/model/screening_test.cpp, and
+  /// the prediction is marked sampled. The advisor ranks with it, then refines the best.
+  int simulated_sm_count = 0;
 };
 
 struct Prediction {
