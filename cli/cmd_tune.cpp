@@ -25,11 +25,8 @@ namespace cachewise::cli {
 namespace {
 
 struct TuneArguments {
-  std::string pattern;
+  ProblemOptions problem; ///< its n is unused: sizes holds every --n
   std::vector<std::int64_t> sizes;
-  std::int64_t m = 0;
-  std::int64_t k = 0;
-  std::string dtype = "f32";
   std::string fix;
   std::string strategy = "model";
   std::uint64_t seed = 1;
@@ -39,7 +36,6 @@ struct TuneArguments {
   std::string journal;
   std::string header;
   std::string json;
-  std::string profile;
   bool report_convergence = false;
   std::string convergence_from;
 };
@@ -47,11 +43,11 @@ struct TuneArguments {
 /// The command that regenerates the header, for its first comment line.
 std::string command_text(const TuneArguments& args) {
   std::ostringstream out;
-  out << "advisor tune --pattern " << args.pattern;
+  out << "advisor tune --pattern " << args.problem.family;
   for (const std::int64_t n : args.sizes) out << " --n " << n;
-  if (args.m != 0) out << " --m " << args.m;
-  if (args.k != 0) out << " --k " << args.k;
-  out << " --dtype " << args.dtype;
+  if (args.problem.m != 0) out << " --m " << args.problem.m;
+  if (args.problem.k != 0) out << " --k " << args.problem.k;
+  out << " --dtype " << args.problem.dtype;
   if (!args.fix.empty()) out << " --fix " << args.fix;
   out << " --strategy " << args.strategy;
   if (args.strategy == "random") out << " --seed " << args.seed;
@@ -276,19 +272,22 @@ void run_convergence_from(const TuneArguments& args) {
 
 void run_tune(const TuneArguments& args) {
   if (!args.convergence_from.empty()) {
-    if (!args.pattern.empty() || !args.sizes.empty()) {
+    if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
     }
     run_convergence_from(args);
     return;
   }
-  if (args.pattern.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
-  const ProblemSpec base{args.pattern, 0, args.m, args.k, parse_data_type(args.dtype)};
-  family_info(base.family);
+  if (args.problem.family.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
+  family_info(args.problem.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");
+  ProblemOptions sized = args.problem;
+  ProblemSpec base;
   for (const std::int64_t n : args.sizes) {
-    if (n <= 0) throw InputError("--n must be positive, got " + std::to_string(n));
+    sized.n = n;
+    base = sized.problem();
   }
+  base.n = 0;
   tuner::parse_strategy_kind(args.strategy); // reject a bad name before any work
   if (args.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(args.budget));
   if (args.max_repeats < tuner::MeasurementPolicy{}.min_repeats) {
@@ -299,7 +298,7 @@ void run_tune(const TuneArguments& args) {
   const Config fixed = Config::parse(args.fix);
 
   const std::string device = isolated_device_name();
-  const std::filesystem::path profile_path = args.profile.empty() ? bundled_profile_path(device) : std::filesystem::path(args.profile);
+  const std::filesystem::path profile_path = args.problem.profile.empty() ? bundled_profile_path(device) : std::filesystem::path(args.problem.profile);
   const DeviceProfile profile = load_profile(profile_path);
   const bool measuring = !device.empty();
   if (!measuring && args.report_convergence) {
@@ -368,11 +367,8 @@ void add_tune(CLI::App& root) {
   auto* command = root.add_subcommand(
       "tune", "Measure a pattern's feasible layouts on the local GPU and write a tuned C++ header (static recommendation without a GPU)");
   auto args = std::make_shared<TuneArguments>();
-  command->add_option("--pattern", args->pattern, "Built-in pattern family (transpose, copy, stencil2d, stencil3d, gemm)");
+  add_problem_options(*command, args->problem, PatternFileOption::not_offered, SizeOptions::without_n);
   command->add_option("--n", args->sizes, "Problem size n; repeat for several size buckets");
-  command->add_option("--m", args->m, "Problem size m (default: n)");
-  command->add_option("--k", args->k, "Problem size k (default: n)");
-  command->add_option("--dtype", args->dtype, "Element type: f32, f64, f16")->capture_default_str();
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2");
   command->add_option("--strategy", args->strategy, "exhaustive, random or model (advisor order, widening)")->capture_default_str();
   command->add_option("--seed", args->seed, "Seed of the random strategy")->capture_default_str();
@@ -382,7 +378,6 @@ void add_tune(CLI::App& root) {
   command->add_option("--journal", args->journal, "JSON-lines journal; a killed run resumes from it (FILE.n<N>.ext per size when several)");
   command->add_option("--header", args->header, "Write the tuned C++ header here");
   command->add_option("--json", args->json, "Write the results (every evaluation) as JSON here");
-  command->add_option("--profile", args->profile, "Device profile JSON used to rank (default: the bundled one)");
   command->add_flag("--report-convergence", args->report_convergence,
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,

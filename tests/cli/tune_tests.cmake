@@ -5,7 +5,7 @@ set(cachewise_tune_out ${CMAKE_CURRENT_BINARY_DIR}/tune)
 cachewise_cli_test(tune_unknown_pattern EXIT 2 STDERR "^advisor: unknown pattern 'spiral'" ARGS tune --pattern spiral --n 64)
 cachewise_cli_test(tune_bad_strategy EXIT 2 STDERR "^advisor: unknown strategy 'greedy' \\(valid: exhaustive, random, model\\)\n$"
   ARGS tune --pattern transpose --n 64 --strategy greedy)
-cachewise_cli_test(tune_negative_size EXIT 2 STDERR "^advisor: --n must be positive, got -5\n$" ARGS tune --pattern transpose --n -5)
+cachewise_cli_test(tune_negative_size EXIT 2 STDERR "^advisor: transpose: n must be > 0, got -5\n$" ARGS tune --pattern transpose --n -5)
 cachewise_cli_test(tune_missing_size EXIT 2 STDERR "^advisor: .*--n" ARGS tune --pattern transpose)
 cachewise_cli_test(tune_bad_budget EXIT 2 STDERR "^advisor: --budget must be >= 0, got -1\n$"
   ARGS tune --pattern transpose --n 64 --budget -1)
