@@ -1,42 +1,23 @@
 // transpose: out[j][i] = in[i][j], in is n x m (docs/pattern-families.md). Pure data movement,
-// so the kernels move words of the element's width and serve every dtype.
-#include "batched_moves.cuh"
+// so the kernels move words of the element's width and serve every dtype. The plain nested
+// loops are deliberate: a batched walk (batched_moves.cuh) needs a division per element here
+// and measured 1.6x slower on the H200 (docs/validation-h200.md).
 #include "launchers.hpp"
 
 namespace cachewise::kernels {
 namespace {
 
-/// Element e of a thread's tile walk: r = (e / cols)*block_y, c = (e % cols)*block_x — the
-/// contract's `for r step block_y: for c step block_x` order.
-struct TileWalk {
-  int cols; ///< tile / block_x
-  __device__ int row(int e) const { return (e / cols) * static_cast<int>(blockDim.y); }
-  __device__ int col(int e) const { return (e % cols) * static_cast<int>(blockDim.x); }
-};
-
-/// Loads element e of a thread's walk over the `in` tile at (y0, x0), when it exists.
-template <typename Word> struct TileLoad {
-  const Word* __restrict__ in;
-  long long n, m, y0, x0;
-  TileWalk walk;
-  __device__ bool operator()(int e, Word& value) const {
-    const long long row = y0 + walk.row(e) + threadIdx.y;
-    const long long col = x0 + walk.col(e) + threadIdx.x;
-    if (row >= n || col >= m) return false;
-    value = in[row * m + col];
-    return true;
-  }
-};
-
 template <typename Word>
 __global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m, int tile) {
   const long long x0 = static_cast<long long>(blockIdx.x) * tile;
   const long long y0 = static_cast<long long>(blockIdx.y) * tile;
-  const TileWalk walk{tile / static_cast<int>(blockDim.x)};
-  const int count = walk.cols * (tile / static_cast<int>(blockDim.y));
-  batched_moves<Word>(count, TileLoad<Word>{in, n, m, y0, x0, walk}, [&](int e, const Word& value) {
-    out[(x0 + walk.col(e) + threadIdx.x) * n + y0 + walk.row(e) + threadIdx.y] = value;
-  });
+  for (int r = 0; r < tile; r += blockDim.y) {
+    for (int c = 0; c < tile; c += blockDim.x) {
+      const long long row = y0 + r + threadIdx.y;
+      const long long col = x0 + c + threadIdx.x;
+      if (row < n && col < m) out[col * n + row] = in[row * m + col];
+    }
+  }
 }
 
 template <typename Word>
@@ -47,17 +28,19 @@ __global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__
   const int row_stride = tile + pad;
   const long long x0 = static_cast<long long>(blockIdx.x) * tile;
   const long long y0 = static_cast<long long>(blockIdx.y) * tile;
-  const TileWalk walk{tile / static_cast<int>(blockDim.x)};
-  const int count = walk.cols * (tile / static_cast<int>(blockDim.y));
-  batched_moves<Word>(count, TileLoad<Word>{in, n, m, y0, x0, walk}, [&](int e, const Word& value) {
-    buffer[(walk.row(e) + threadIdx.y) * row_stride + walk.col(e) + threadIdx.x] = value;
-  });
+  for (int r = 0; r < tile; r += blockDim.y) {
+    for (int c = 0; c < tile; c += blockDim.x) {
+      const long long row = y0 + r + threadIdx.y;
+      const long long col = x0 + c + threadIdx.x;
+      if (row < n && col < m) buffer[(r + threadIdx.y) * row_stride + c + threadIdx.x] = in[row * m + col];
+    }
+  }
   __syncthreads();
-  for (int e = 0; e < count; ++e) {
-    const long long out_row = x0 + walk.row(e) + threadIdx.y; // out is m x n
-    const long long out_col = y0 + walk.col(e) + threadIdx.x;
-    if (out_row < m && out_col < n) {
-      out[out_row * n + out_col] = buffer[(walk.col(e) + threadIdx.x) * row_stride + walk.row(e) + threadIdx.y];
+  for (int r = 0; r < tile; r += blockDim.y) {
+    for (int c = 0; c < tile; c += blockDim.x) {
+      const long long out_row = x0 + r + threadIdx.y; // out is m x n
+      const long long out_col = y0 + c + threadIdx.x;
+      if (out_row < m && out_col < n) out[out_row * n + out_col] = buffer[(c + threadIdx.x) * row_stride + r + threadIdx.y];
     }
   }
 }

@@ -97,7 +97,7 @@ device = cases[0]["device"] if cases else "?"
 copy_bw = [c["copy_bandwidth_gb_per_s"] for c in cases]
 lines.append("# Validation on " + device)
 lines.append("")
-lines.append(f"Generated {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC by `scripts/device/validate.sh` "
+lines.append(f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `scripts/device/validate.sh` "
              f"(`advisor validate --all --json` per case). Profile: `{cases[0]['profile'] if cases else '?'}`. "
              "Counters are read with CUPTI's Range Profiler (kernel replay) after evicting L2; times are "
              f"CUDA-event medians of {cases[0]['candidates'][0]['measured']['repeats'] if cases else '?'} launches per config, "
