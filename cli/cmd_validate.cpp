@@ -38,11 +38,7 @@ const std::vector<std::string> kCompared = {
 };
 
 struct Options {
-  std::string pattern;
-  std::int64_t n = 0;
-  std::int64_t m = 0;
-  std::int64_t k = 0;
-  std::string dtype = "f32";
+  ProblemOptions problem;
   std::string config;
   std::string fix;
   std::size_t top = 0;
@@ -53,7 +49,6 @@ struct Options {
   std::int64_t checked_points = 4096;
   bool json = false;
   bool no_counters = false;
-  std::string profile;
 };
 
 struct Row {
@@ -203,12 +198,11 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
 }
 
 void run_validate(const Options& options) {
-  const ProblemSpec problem{options.pattern, options.n, options.m, options.k, parse_data_type(options.dtype)};
+  const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
   if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
-  const LoadedProfile loaded = load_profile_for_cli(options.profile);
-  family_info(problem.family); // a bad name is reported before the device is looked for
+  const LoadedProfile loaded = load_profile_for_cli(options.problem.profile);
   // One config is checked before the device; a whole space only after it, since ranking a
   // space takes a while.
   if (options.config.empty()) kernels::require_device();
@@ -248,11 +242,7 @@ void add_validate(CLI::App& root) {
   auto* command = root.add_subcommand(
       "validate", "Run a family's real kernel: check it, time it, read its counters, compare with the model");
   auto options = std::make_shared<Options>();
-  command->add_option("--pattern", options->pattern, "Family: transpose, copy, stencil2d, stencil3d, gemm")->required();
-  command->add_option("--n", options->n, "Size n")->required();
-  command->add_option("--m", options->m, "Size m (default n)");
-  command->add_option("--k", options->k, "Size k (default n)");
-  command->add_option("--dtype", options->dtype, "f32, f64 or f16");
+  add_problem_options(*command, options->problem, PatternFileOption::not_offered);
   command->add_option("--config", options->config, "One config, e.g. smem=1,tile=32,block_x=32,block_y=8,pad=1");
   command->add_option("--top", options->top, "The advisor's K best configs");
   command->add_flag("--all", options->all, "Every feasible config of the advisor's space (counters for a few)");
@@ -265,7 +255,6 @@ void add_validate(CLI::App& root) {
   command->add_flag("--no-counters", options->no_counters,
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
-  command->add_option("--profile", options->profile, "Profile JSON (default: the bundled one for this GPU)");
   command->callback([options] { run_validate(*options); });
 }
 
