@@ -180,6 +180,13 @@ public:
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
     const int sectors = sector_count(request.sectors);
     counts.l2_write_lookups += sectors;
+    if (home != near_partition(sm)) {
+      // A far-home store passes through the near partition, and the lts counters count it
+      // there too: on the H200, uniformly spread stores measure 1.5x the stored sectors in
+      // lts__t_sectors_op_write, all hits (docs/validation-h200.md).
+      counts.l2_write_lookups += sectors;
+      if (l2_allocates_on_store_) counts.l2_write_hits += sectors;
+    }
     const SectorCache::Probe probed_home = partition.probe(request.line);
     if (l2_allocates_on_store_) {
       const std::int64_t target = allocate(partition, probed_home, request.line, counts);

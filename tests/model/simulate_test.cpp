@@ -163,6 +163,7 @@ TEST(Simulate, StoresWithoutL2AllocationGoStraightToDram) {
   pattern.phases.push_back({{{"i", 0, 16, 1}}, {{"y", true, {affine(0, {{V::thread_x, 1}}, {{"i", 32}})}}}});
   DeviceProfile profile = example_profile();
   profile.l2.allocates_on_store.value = false;
+  profile.l2.partitions = 1; // far-partition accounting is tested in l2_store_accounting_test.cpp
   const Prediction p = simulate(pattern, profile, exact());
   EXPECT_EQ(p.metric("lts__t_sectors_op_write.sum"), 64.0);
   EXPECT_EQ(p.metric("lts__t_sector_hit_rate.pct"), 0.0);
@@ -178,7 +179,9 @@ TEST(Simulate, PartialSectorStoresAreMergedByADramRead) {
   partial.block = {1, 1, 1};
   partial.arrays = {{"y", MemorySpace::global, 4, {16 * 32}}};
   partial.phases.push_back({{{"i", 0, 16, 1}}, {{"y", true, {affine(0, {}, {{"i", 32}})}}}});
-  const Prediction p = simulate(partial, example_profile(), exact());
+  DeviceProfile one_partition = example_profile(); // far-partition accounting: l2_store_accounting_test.cpp
+  one_partition.l2.partitions = 1;
+  const Prediction p = simulate(partial, one_partition, exact());
   EXPECT_EQ(p.metric("lts__t_sectors_op_write.sum"), 16.0);
   EXPECT_EQ(p.metric("lts__t_sector_hit_rate.pct"), 100.0); // stores allocate: they count as hits
   EXPECT_EQ(p.metric("dram__bytes_write.sum"), 16.0 * 32);
@@ -187,7 +190,7 @@ TEST(Simulate, PartialSectorStoresAreMergedByADramRead) {
   KernelPattern full = partial;
   full.block = {32, 1, 1};
   full.phases[0].accesses[0].index = {affine(0, {{V::thread_x, 1}}, {{"i", 32}})};
-  const Prediction q = simulate(full, example_profile(), exact());
+  const Prediction q = simulate(full, one_partition, exact());
   EXPECT_EQ(q.metric("lts__t_sectors_op_write.sum"), 16.0 * 4);
   EXPECT_EQ(q.metric("dram__bytes_write.sum"), 16.0 * 128);
   EXPECT_EQ(q.metric("dram__bytes_read.sum"), 0.0);
