@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <string>
 
 #include "lowered_pattern.hpp"
 #include "sector_cache.hpp"
@@ -102,7 +103,9 @@ std::uint32_t bit_range(int first, int last) {
 /// Per-SM L1s, the partitioned L2 and DRAM, with the profile's geometry and policies.
 class MemorySystem {
 public:
-  MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacity_bytes)
+  /// `sm_count` SMs with their own L1 (screening simulates fewer than the device has) and the
+  /// whole L2, scaled by `l2_fraction` (the scratch system that only measures work needs little).
+  MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacity_bytes, std::int64_t sm_count, double l2_fraction)
       : line_bytes_(static_cast<int>(profile.l1.line_bytes.value)),
         sector_bytes_(static_cast<int>(profile.l1.sector_bytes.value)),
         partitions_(profile.l2.partitions), l1_allocates_on_store_(profile.l1.allocates_on_store.value),
@@ -125,10 +128,10 @@ public:
     l1.ways = profile.l1.ways ? static_cast<int>(profile.l1.ways->value) : kDefaultL1Ways;
     l1.policy = profile.l1.replacement.policy;
     l1.tracks_writes = false;
-    l1_.reserve(static_cast<std::size_t>(profile.device.sm_count));
-    for (int sm = 0; sm < profile.device.sm_count; ++sm) l1_.emplace_back(l1);
+    l1_.reserve(static_cast<std::size_t>(sm_count));
+    for (std::int64_t sm = 0; sm < sm_count; ++sm) l1_.emplace_back(l1);
     CacheGeometry l2;
-    l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value) / partitions_;
+    l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value * l2_fraction) / partitions_;
     l2.line_bytes = line_bytes_;
     l2.sector_bytes = sector_bytes_;
     l2.ways = profile.l2.ways ? static_cast<int>(profile.l2.ways->value) : kDefaultL2Ways;
@@ -202,6 +205,11 @@ public:
       partition.write(target, present, request.bytes.data());
     }
     counts.dram_write_bytes += static_cast<double>(sector_count(request.sectors & ~present)) * sector_bytes_;
+  }
+
+  /// Screening: the next blocks would run on other SMs of the device, with their own L1s.
+  void invalidate_l1s() {
+    for (SectorCache& l1 : l1_) l1.invalidate();
   }
 
   /// Dirty data left in L2 at the end of the kernel is written to DRAM too.
@@ -332,8 +340,10 @@ public:
   WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory)
       : lowered_(lowered), memory_(memory), banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
+        bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
         line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
+        wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
+                         static_cast<std::size_t>(bank_period_bytes_)) {}
 
   struct Block {
     std::array<std::int64_t, 3> index{};
@@ -342,6 +352,9 @@ public:
 
   /// Warp instructions plus the cache lines they touched so far: what the work budget limits.
   std::int64_t work() const { return work_; }
+  MemorySystem& memory() { return memory_; }
+  /// Whether shared-memory accesses are skipped (a warm-up that only fills the caches).
+  void set_skip_shared(bool skip) { skip_shared_ = skip; }
 
   /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
   void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<Block>& blocks,
@@ -443,6 +456,7 @@ private:
       stats.warp_instructions += 1;
       ++work_;
       if (access.shared) {
+        if (skip_shared_) continue;
         const SharedCost cost = whole_warp ? memoised_wavefronts(access, warp, warp_base, active)
                                            : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
                                                                bank_width_bytes_);
@@ -506,14 +520,18 @@ private:
   }
 
   SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
-    WavefrontMemo& memo =
-        wavefront_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
-    const std::int64_t period = std::int64_t{banks_} * bank_width_bytes_;
+    // One entry per base offset modulo the bank period: loops that step the base through a
+    // tile (gemm's k loop) revisit the same few offsets, each counted once per simulation.
+    const std::int64_t period = bank_period_bytes_;
     const std::int64_t key = ((warp_base % period) + period) % period;
-    if (memo.key != key) {
+    WavefrontMemo& memo =
+        wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)) *
+                             static_cast<std::size_t>(period) +
+                         static_cast<std::size_t>(key)];
+    if (!memo.known) {
       fill_whole_warp_addresses(access, warp, warp_base);
       memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
-      memo.key = key;
+      memo.known = true;
     }
     return memo.cost;
   }
@@ -560,12 +578,13 @@ private:
   MemorySystem& memory_;
   int banks_;
   int bank_width_bytes_;
+  std::int64_t bank_period_bytes_; ///< banks x bank width: shifting a warp's offsets by it keeps its banks
   struct LineMemo {
     std::int64_t key = -1;
     std::vector<LineRequest> lines;
   };
   struct WavefrontMemo {
-    std::int64_t key = -1;
+    bool known = false;
     SharedCost cost;
   };
 
@@ -577,6 +596,7 @@ private:
   std::vector<LineMemo> line_memos_;
   std::vector<WavefrontMemo> wavefront_memos_;
   std::int64_t work_ = 0;
+  bool skip_shared_ = false;
 };
 
 void check_profile_supported(const DeviceProfile& profile) {
@@ -598,7 +618,15 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   check_profile_supported(profile);
   const LoweredPattern lowered = lower_pattern(pattern);
   const std::int64_t total_blocks = pattern.grid.count();
-  const std::int64_t sm_count = profile.device.sm_count;
+  if (options.simulated_sm_count < 0) {
+    throw InputError("simulated_sm_count must not be negative, got " + std::to_string(options.simulated_sm_count));
+  }
+  const std::int64_t device_sm_count = profile.device.sm_count;
+  const std::int64_t sm_count =
+      options.simulated_sm_count > 0 ? std::min<std::int64_t>(device_sm_count, options.simulated_sm_count) : device_sm_count;
+  // Screening keeps the whole L2: it sees the same blocks in the same order as with every SM
+  // (a scaled-down L2 would lose the reuse between block rows a stencil relies on).
+  const bool screening = sm_count < device_sm_count;
   const std::int64_t wave_blocks = sm_count * blocks_per_sm;
   const std::vector<std::int64_t> simulated_trips = plan_loop_trips(lowered, options, wave_blocks);
   std::int64_t block_limit =
@@ -609,6 +637,8 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   std::vector<WaveRunner::Block> blocks;
   auto run_wave = [&](WaveRunner& runner, std::int64_t begin, std::int64_t end, std::vector<TrafficCounts>& traffic,
                       std::vector<PhaseCounts>& stats) {
+    // The blocks of the previous screening wave ran on SMs these ones do not use.
+    if (screening) runner.memory().invalidate_l1s();
     blocks.clear();
     for (std::int64_t b = begin; b < end; ++b) {
       const std::array<std::int64_t, 3> index = {b % pattern.grid.x, (b / pattern.grid.x) % pattern.grid.y,
@@ -635,15 +665,19 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   };
 
   std::int64_t first_block = 0;
+  std::int64_t screening_warm_up_blocks = 1;
   if (options.work_budget > 0) {
     const double budget = static_cast<double>(options.work_budget);
     // Work of one block (instructions and the lines they touch), measured on a scratch machine.
-    MemorySystem scratch_memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
+    // Work does not depend on cache state, so the smallest memory system will do.
+    MemorySystem scratch_memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm), 1,
+                                1.0 / static_cast<double>(device_sm_count));
     WaveRunner scratch(lowered, profile, scratch_memory);
     std::vector<TrafficCounts> scratch_traffic(1 + lowered.phase_loops.size());
     std::vector<PhaseCounts> scratch_stats(lowered.phases.size());
     run_wave(scratch, total_blocks / 2, total_blocks / 2 + 1, scratch_traffic, scratch_stats);
     const auto block_work = static_cast<double>(std::max<std::int64_t>(1, scratch.work()));
+    screening_warm_up_blocks = static_cast<std::int64_t>(budget / block_work);
     if (block_work * static_cast<double>(wave_blocks) > budget) {
       // Even one wave is over budget: simulate part of one wave, the same number of blocks
       // on every SM (at least one each).
@@ -657,7 +691,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   }
   const std::int64_t last_block = std::min(total_blocks, first_block + block_limit);
 
-  MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm));
+  MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm), sm_count, 1.0);
   WaveRunner runner(lowered, profile, memory);
   // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
   std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
@@ -667,10 +701,17 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     // Warm-up: the blocks just before the sample fill the caches (e.g. the halo rows a
     // stencil shares with its upper neighbours); their counts and dirty data are discarded.
     const std::int64_t window = std::min(block_limit, total_blocks - first_block);
-    const std::int64_t warm_up = std::min(first_block, std::max<std::int64_t>(1, std::min(wave_blocks / 4, window / 2)));
+    // Screening's sample is too small to warm up on: it warms the L2 with the row of blocks
+    // before the sample instead (what a stencil's upper halo needs), at most one budget's
+    // work, skipping shared memory, which leaves nothing in the caches.
+    const std::int64_t warm_up =
+        screening ? std::min({first_block, std::max<std::int64_t>(1, screening_warm_up_blocks), pattern.grid.x})
+                  : std::min(first_block, std::max<std::int64_t>(1, std::min(wave_blocks / 4, window / 2)));
     std::vector<TrafficCounts> discarded_traffic(segments.size());
     std::vector<PhaseCounts> discarded_stats(phase_counts.size());
+    runner.set_skip_shared(screening);
     run_wave(runner, first_block - warm_up, first_block, discarded_traffic, discarded_stats);
+    runner.set_skip_shared(false);
     memory.flush(discarded_traffic[0]);
   }
   const std::int64_t warm_up_work = runner.work();
@@ -708,7 +749,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     run.phases.push_back(scaled);
   }
   run.simulated_fraction = simulated_work;
-  run.sampled = simulated_work < 1.0;
+  run.sampled = simulated_work < 1.0 || screening;
   return run;
 }
 

@@ -77,10 +77,11 @@ struct SuggestOptions {
   Config fixed; ///< keys pinned by the user (--fix)
   /// Every candidate is predicted with `screening`; the best `refined` of them are predicted
   /// again with `refinement` (unless screening simulated them exactly, Prediction::sampled
-  /// false) and ranked on that. A smaller work budget screens faster.
-  SimulationOptions screening{.work_budget = std::int64_t{1} << 16};
+  /// false) and ranked on that. Screening simulates 4 SMs' worth of blocks on a small budget
+  /// (docs/advisor.md: its near-ties are reordered, so the refined set is generous).
+  SimulationOptions screening{.work_budget = std::int64_t{1} << 13, .simulated_sm_count = 4};
   SimulationOptions refinement{};
-  std::size_t refined = 8;
+  std::size_t refined = 16;
   /// Candidates are predicted on this many threads (0: one per hardware thread); the
   /// predictor must then be safe to call concurrently (model simulate is).
   std::size_t threads = 0;
