@@ -1,3 +1,4 @@
+#include <limits>
 #include <string>
 
 #include "cachewise/kernels.hpp"
@@ -21,6 +22,13 @@ void allow_shared_bytes(const void* kernel, std::int64_t shared_bytes) {
   if (shared_bytes <= kDefaultDynamicLimitBytes) return;
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
              "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+}
+
+void require_int32_offsets(std::int64_t largest_offset_elements, const char* what) {
+  if (largest_offset_elements >= std::numeric_limits<std::int32_t>::max()) {
+    throw InputError(std::string("kernels: ") + what + " spans " + std::to_string(largest_offset_elements) +
+                     " elements, more than the kernels' 32-bit per-thread offsets reach (2^31 - 1)");
+  }
 }
 
 void check_launch(const char* kernel_name) {

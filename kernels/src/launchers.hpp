@@ -37,6 +37,10 @@ dim3 to_dim3(const Dim3& extent, const char* what);
 /// nothing: the caller launches with `shared_bytes`.
 void allow_shared_bytes(const void* kernel, std::int64_t shared_bytes);
 
+/// The kernels index from per-thread base pointers with 32-bit offsets; throws InputError
+/// naming `what` when `largest_offset_elements` does not fit in an int.
+void require_int32_offsets(std::int64_t largest_offset_elements, const char* what);
+
 /// Throws std::runtime_error naming the kernel when the launch failed.
 void check_launch(const char* kernel_name);
 

@@ -37,25 +37,37 @@ void upload_stencil_weights() {
   (void)uploaded;
 }
 
-template <typename T>
-__global__ void stencil2d_global(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, int radius,
-                                 int rows_per_thread) {
+/// kRadius > 0 fixes the radius at compile time (the taps unroll into constant offsets);
+/// 0 takes it from `runtime_radius`. Offsets are 32-bit from the thread's first point (the
+/// launcher checks they fit).
+template <typename T, int kRadius>
+__global__ void stencil2d_global(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
+                                 int runtime_radius, int rows_per_thread) {
   using Acc = typename AccumulatorOf<T>::type;
+  const int radius = kRadius > 0 ? kRadius : runtime_radius;
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x < radius || x >= m - radius) return;
+  const long long y_first = static_cast<long long>(blockIdx.y) * blockDim.y * rows_per_thread + threadIdx.y;
+  const int row = static_cast<int>(m);
+  const int thread_row_step = static_cast<int>(blockDim.y) * row;
+  const T* first_centre = in + y_first * m + x;
+  T* first_target = out + y_first * m + x;
+#pragma unroll 2
   for (int e = 0; e < rows_per_thread; ++e) {
-    const long long y = static_cast<long long>(blockIdx.y) * blockDim.y * rows_per_thread + e * blockDim.y + threadIdx.y;
-    if (y < radius || y >= n - radius || x < radius || x >= m - radius) continue;
-    const T* centre = in + y * m + x;
+    const long long y = y_first + static_cast<long long>(e) * blockDim.y;
+    if (y < radius || y >= n - radius) continue;
+    const T* centre = first_centre + e * thread_row_step;
     Acc sum = weight<Acc>(0) * to_accumulator(centre[0]);
-#pragma unroll 4
-    for (int d = 1; d <= radius; ++d) {
+#pragma unroll
+    for (int d = 1; d <= (kRadius > 0 ? kRadius : kMaxStencilRadius); ++d) {
+      if (kRadius == 0 && d > radius) break;
       const Acc left = to_accumulator(centre[-d]);
       const Acc right = to_accumulator(centre[d]);
-      const Acc up = to_accumulator(centre[-d * m]);
-      const Acc down = to_accumulator(centre[d * m]);
+      const Acc up = to_accumulator(centre[-d * row]);
+      const Acc down = to_accumulator(centre[d * row]);
       sum += weight<Acc>(d) * (left + right + up + down);
     }
-    out[y * m + x] = from_accumulator<T>(sum);
+    first_target[e * thread_row_step] = from_accumulator<T>(sum);
   }
 }
 
@@ -72,23 +84,38 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
   const int threads = blockDim.x * blockDim.y;
   const int linear_thread = threadIdx.y * blockDim.x + threadIdx.x;
   const int tile_elements = tile_h * tile_w;
+  // The sweep's (row, col) = (idx / tile_w, idx % tile_w), advanced without a division per
+  // element: idx grows by `threads`, i.e. by whole_rows rows and extra_cols columns.
+  const int whole_rows = threads / tile_w;
+  const int extra_cols = threads % tile_w;
+  int tile_row = linear_thread / tile_w;
+  int tile_col = linear_thread % tile_w;
+  const int row = static_cast<int>(m);
+  const T* tile_origin = in + (y0 - radius) * m + (x0 - radius);
   batched_moves<T>(
       (tile_elements - linear_thread + threads - 1) / threads,
-      [&](int i, T& value) {
-        const int idx = linear_thread + i * threads;
-        const long long gy = y0 - radius + idx / tile_w;
-        const long long gx = x0 - radius + idx % tile_w;
+      [&](int, T& value) {
+        const long long gy = y0 - radius + tile_row;
+        const long long gx = x0 - radius + tile_col;
+        const int offset = tile_row * row + tile_col;
+        tile_col += extra_cols;
+        tile_row += whole_rows;
+        if (tile_col >= tile_w) {
+          tile_col -= tile_w;
+          ++tile_row;
+        }
         if (gy < 0 || gy >= n || gx < 0 || gx >= m) return false;
-        value = in[gy * m + gx];
+        value = tile_origin[offset];
         return true;
       },
       [&](int i, const T& value) { tile[linear_thread + i * threads] = value; });
   __syncthreads();
   const long long x = x0 + threadIdx.x;
+  if (x < radius || x >= m - radius) return;
   for (int e = 0; e < rows_per_thread; ++e) {
     const int local_y = e * blockDim.y + threadIdx.y + radius;
     const long long y = y0 + local_y - radius;
-    if (y < radius || y >= n - radius || x < radius || x >= m - radius) continue;
+    if (y < radius || y >= n - radius) continue;
     const T* centre = tile + local_y * tile_w + threadIdx.x + radius;
     Acc sum = weight<Acc>(0) * to_accumulator(centre[0]);
 #pragma unroll 4
@@ -101,7 +128,8 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
   }
 }
 
-/// Volume is k planes of n rows of m points; index (z*n + y)*m + x.
+/// Volume is k planes of n rows of m points; index (z*n + y)*m + x. Offsets from the centre
+/// are 32-bit (the launcher checks a plane fits).
 template <typename T>
 __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k) {
   using Acc = typename AccumulatorOf<T>::type;
@@ -109,17 +137,19 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
   const long long z = static_cast<long long>(blockIdx.z) * blockDim.z + threadIdx.z;
   if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1 || z < 1 || z >= k - 1) return;
-  const long long plane = n * m;
-  const T* centre = in + (z * n + y) * m + x;
-  const Acc neighbours = to_accumulator(centre[-1]) + to_accumulator(centre[1]) + to_accumulator(centre[-m]) +
-                         to_accumulator(centre[m]) + to_accumulator(centre[-plane]) + to_accumulator(centre[plane]);
-  out[(z * n + y) * m + x] = from_accumulator<T>(weight<Acc>(0) * to_accumulator(centre[0]) +
-                                                 weight<Acc>(1) * neighbours);
+  const int row = static_cast<int>(m);
+  const int plane = static_cast<int>(n * m);
+  const long long offset = (z * n + y) * m + x;
+  const T* centre = in + offset;
+  const Acc neighbours = to_accumulator(centre[-1]) + to_accumulator(centre[1]) + to_accumulator(centre[-row]) +
+                         to_accumulator(centre[row]) + to_accumulator(centre[-plane]) + to_accumulator(centre[plane]);
+  out[offset] = from_accumulator<T>(weight<Acc>(0) * to_accumulator(centre[0]) + weight<Acc>(1) * neighbours);
 }
 
 /// 2.5D: each thread walks z_chunk planes of its (x, y) column from z0, keeping z-1, z, z+1 in
 /// registers: in[z0-1] and in[z0] before the first plane, then per plane in[z+1] and the four
-/// in-plane neighbours (the loads the model lists, in its order).
+/// in-plane neighbours (the loads the model lists, in its order). The z bounds become plane
+/// counts relative to z0, the pointers advance by one plane per step.
 template <typename T>
 __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                     int z_chunk) {
@@ -127,24 +157,34 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
   if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1) return;
-  const long long plane = n * m;
-  const T* column = in + y * m + x;
+  const int row = static_cast<int>(m);
+  const int plane = static_cast<int>(n * m);
   const long long z0 = static_cast<long long>(blockIdx.z) * z_chunk;
-  Acc below = z0 >= 1 && z0 - 1 < k ? to_accumulator(column[(z0 - 1) * plane]) : Acc(0);
-  Acc centre = z0 < k ? to_accumulator(column[z0 * plane]) : Acc(0);
+  if (z0 >= k) return;
+  const long long first_offset = z0 * n * m + y * m + x;
+  const T* here = in + first_offset;
+  T* target = out + first_offset;
+  Acc below = z0 >= 1 ? to_accumulator(here[-plane]) : Acc(0);
+  Acc centre = to_accumulator(here[0]);
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
-  const long long z_end = min(z0 + z_chunk, k);
-  for (long long z = z0; z < z_end; ++z) {
-    const T* here = column + z * plane;
-    const Acc above = z + 1 < k ? to_accumulator(here[plane]) : Acc(0);
-    if (z >= 1 && z < k - 1) {
-      const Acc in_plane = to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-m]) +
-                           to_accumulator(here[m]);
-      out[z * plane + y * m + x] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
+  // Step s is plane z0 + s: it has a plane above while s < planes_below_top, and is written
+  // for first_written <= s < planes_below_top (z in [1, k-1)).
+  const int planes = static_cast<int>(min(static_cast<long long>(z_chunk), k - z0));
+  const int planes_below_top = static_cast<int>(min(static_cast<long long>(planes), k - 1 - z0));
+  const int first_written = z0 >= 1 ? 0 : 1;
+#pragma unroll 4
+  for (int s = 0; s < planes; ++s) {
+    const Acc above = s < planes_below_top ? to_accumulator(here[plane]) : Acc(0);
+    if (s >= first_written && s < planes_below_top) {
+      const Acc in_plane = to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-row]) +
+                           to_accumulator(here[row]);
+      target[0] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
     }
     below = centre;
     centre = above;
+    here += plane;
+    target += plane;
   }
 }
 
@@ -157,9 +197,18 @@ struct Stencil2dLauncher {
     const dim3 block = to_dim3(request.pattern.block, "stencil2d block");
     const int rows_per_thread = static_cast<int>(request.config.get("ept_y"));
     const auto& shape = request.shape;
+    // Offsets reach across a block's rows plus the halo (from a thread's first point, or from
+    // the shared tile's origin).
+    const std::int64_t halo = 2 * shape.stencil_radius;
+    require_int32_offsets((rows_per_thread * request.pattern.block.y + halo) * shape.m + request.pattern.block.x + halo,
+                          "a stencil2d block's rows");
     if (request.config.get("smem") == 0) {
-      stencil2d_global<T><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.stencil_radius,
-                                                              rows_per_thread);
+      if (shape.stencil_radius == 1) {
+        stencil2d_global<T, 1><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, 1, rows_per_thread);
+      } else {
+        stencil2d_global<T, 0><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.stencil_radius,
+                                                                   rows_per_thread);
+      }
       check_launch("stencil2d_global");
       return;
     }
@@ -179,6 +228,7 @@ struct Stencil3dLauncher {
     const dim3 grid = to_dim3(request.pattern.grid, "stencil3d grid");
     const dim3 block = to_dim3(request.pattern.block, "stencil3d block");
     const auto& shape = request.shape;
+    require_int32_offsets(shape.n * shape.m, "a stencil3d plane");
     if (request.config.get("mode") == 0) {
       stencil3d_blocked<T><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.k);
       check_launch("stencil3d_blocked");
