@@ -343,7 +343,8 @@ public:
         bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
         line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
         wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
-                         static_cast<std::size_t>(bank_period_bytes_)) {}
+                         static_cast<std::size_t>(bank_period_bytes_)),
+        warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
 
   struct Block {
     std::array<std::int64_t, 3> index{};
@@ -376,6 +377,11 @@ public:
   }
 
 private:
+  struct WarpClass {
+    int representative = -1;       ///< -1: not classified yet
+    std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
+  };
+
   void compute_scalars(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values) {
     scalars_.clear();
     auto add = [&](const LoweredExpr& expr) {
@@ -521,11 +527,15 @@ private:
 
   SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
     // One entry per base offset modulo the bank period: loops that step the base through a
-    // tile (gemm's k loop) revisit the same few offsets, each counted once per simulation.
+    // tile (gemm's k loop) revisit the same few offsets, each counted once per simulation;
+    // warps whose lanes are a translate of an earlier warp's share its entries.
+    const WarpClass& shape = warp_class(access, warp);
     const std::int64_t period = bank_period_bytes_;
-    const std::int64_t key = ((warp_base % period) + period) % period;
+    const std::int64_t shifted = warp_base + shape.shift_elements * access.element_bytes;
+    const std::int64_t key = ((shifted % period) + period) % period;
     WavefrontMemo& memo =
-        wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)) *
+        wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
+                          static_cast<std::size_t>(shape.representative)) *
                              static_cast<std::size_t>(period) +
                          static_cast<std::size_t>(key)];
     if (!memo.known) {
@@ -534,6 +544,32 @@ private:
       memo.known = true;
     }
     return memo.cost;
+  }
+
+  /// The earlier warp whose lane offsets (of `access`) equal this warp's up to a shift, or
+  /// this warp itself; found once per (access, warp).
+  const WarpClass& warp_class(const LoweredAccess& access, int warp) {
+    const auto warps = static_cast<std::size_t>(lowered_.warps_per_block);
+    WarpClass& found = warp_classes_[access.id * warps + static_cast<std::size_t>(warp)];
+    if (found.representative >= 0) return found;
+    const std::int64_t* offsets = access.lane_offsets.data();
+    const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+    auto offset = [&](int w, int lane) { return offsets[static_cast<std::size_t>(w * kWarpLanes + lane)]; };
+    found = {warp, 0};
+    for (int other = 0; other < warp; ++other) {
+      if (warp_classes_[access.id * warps + static_cast<std::size_t>(other)].representative != other) continue;
+      if (lowered_.lanes_present[static_cast<std::size_t>(other)] != present) continue;
+      const std::int64_t shift = offset(warp, 0) - offset(other, 0);
+      bool same = true;
+      for (int lane = 0; lane < kWarpLanes && same; ++lane) {
+        same = (present >> lane & 1u) == 0 || offset(warp, lane) - offset(other, lane) == shift;
+      }
+      if (same) {
+        found = {other, shift};
+        break;
+      }
+    }
+    return found;
   }
 
   void fill_whole_warp_addresses(const LoweredAccess& access, int warp, std::int64_t warp_base) {
@@ -595,6 +631,7 @@ private:
   std::vector<LineRequest> scattered_lines_;
   std::vector<LineMemo> line_memos_;
   std::vector<WavefrontMemo> wavefront_memos_;
+  std::vector<WarpClass> warp_classes_;
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
 };
