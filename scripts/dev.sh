@@ -38,18 +38,18 @@ cuda_flag() {
   fi
 }
 
-# configure_and_build DIR [cmake args...]
+# configure_and_build SOURCE_DIR BUILD_DIR [cmake args...]
 configure_and_build() {
-  local dir=$1
-  shift
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  local source=$1 dir=$2
+  shift 2
+  cmake -S "$source" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
 }
 
 demo() {
   setup
   log "building cachewise (Release) in build/"
-  configure_and_build "$root/build" "$(cuda_flag)" -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=OFF
+  configure_and_build "$root" "$root/build" "$(cuda_flag)" -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=OFF
   log "advisor suggest --pattern transpose --n 4096"
   "$root/build/bin/advisor" suggest --pattern transpose --n 4096
 }
@@ -59,7 +59,7 @@ test_all() {
   local cuda
   cuda=$(cuda_flag)
   log "1/4 Release build with tests and benchmarks (build/)"
-  configure_and_build "$root/build" "$cuda" -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=ON
+  configure_and_build "$root" "$root/build" "$cuda" -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=ON
   log "1/4 tests (gpu-labelled tests skip without a GPU)"
   (cd "$root/build" && ctest --output-on-failure -j"$jobs")
 
@@ -72,12 +72,12 @@ test_all() {
     dir=$(dirname "$example")
     name=$(basename "$dir")
     log "   examples/$name against the install tree"
-    configure_and_build "$root/build/examples/$name" -S "$dir" -DCMAKE_PREFIX_PATH="$prefix"
+    configure_and_build "$dir" "$root/build/examples/$name" -DCMAKE_PREFIX_PATH="$prefix"
     if [ -x "$root/build/examples/$name/$name" ]; then "$root/build/examples/$name/$name"; fi
   done
 
   log "3/4 CPU components under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
-  configure_and_build "$root/build-asan" -DCACHEWISE_WITH_CUDA=OFF -DCACHEWISE_SANITIZE=ON \
+  configure_and_build "$root" "$root/build-asan" -DCACHEWISE_WITH_CUDA=OFF -DCACHEWISE_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=ON
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 
