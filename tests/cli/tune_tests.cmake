@@ -2,6 +2,7 @@
 # it writes the advisor's static recommendation, says so on stderr in one line, and exits 0.
 # Small sizes keep the model ranking fast.
 set(cachewise_tune_out ${CMAKE_CURRENT_BINARY_DIR}/tune)
+file(MAKE_DIRECTORY ${cachewise_tune_out}) # the tests write into it, in any order
 cachewise_cli_test(tune_unknown_pattern EXIT 2 STDERR "^advisor: unknown pattern 'spiral'" ARGS tune --pattern spiral --n 64)
 cachewise_cli_test(tune_bad_strategy EXIT 2 STDERR "^advisor: unknown strategy 'greedy' \\(valid: exhaustive, random, model\\)\n$"
   ARGS tune --pattern transpose --n 64 --strategy greedy)
