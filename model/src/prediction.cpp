@@ -138,8 +138,15 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
                                                           {"issue", whole.issue_us * sm_share},
                                                           {"blocks", whole.blocks_us * sm_share},
                                                           {"latency", chain_us}};
+    // An SM's own work does not overlap with itself: its schedulers issue the memory
+    // instructions, FMAs and shared-memory wavefronts one after another, and a block's
+    // latency chain and barriers stall the very warps that would issue them (docs/model.md).
+    double sm_serial_us = 0;
+    for (const char* name : {"latency", "shared", "compute", "issue", "blocks"}) sm_serial_us += wave.at(name);
+    const std::map<std::string, double, std::less<>> overlapped{
+        {"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"sm", sm_serial_us}};
     const auto repeats = static_cast<double>(count);
-    estimate.time_us += combine(wave) * repeats;
+    estimate.time_us += combine(overlapped) * repeats;
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };

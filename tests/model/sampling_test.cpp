@@ -75,5 +75,21 @@ TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
   EXPECT_EQ(small.waves, 1);
 }
 
+TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
+  // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM
+  // issues its memory instructions, FMAs and shared wavefronts one after another and its
+  // latency chain and barriers stall those same warps: these five add up. DRAM, L2 and L1
+  // traffic stream beside them: soft maximum (exponent 4) of the four, plus 2 us launch.
+  const Prediction p = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=8,tn=4,pad=1", 0);
+  ASSERT_EQ(p.waves, 1);
+  const auto& t = p.time_terms_us;
+  const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
+  const double expected_us =
+      2.0 + std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4) + std::pow(sm_us, 4), 0.25);
+  EXPECT_NEAR(p.time_us, expected_us, 1e-9 * expected_us);
+  EXPECT_GT(p.time_us - 2.0, sm_us); // not the largest single term (shared) alone
+  EXPECT_GT(sm_us, 2.0 * t.at("shared"));
+}
+
 } // namespace
 } // namespace cachewise
