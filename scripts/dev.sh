@@ -61,7 +61,7 @@ test_all() {
   log "1/4 Release build with tests and benchmarks (build/)"
   configure_and_build "$root" "$root/build" "$cuda" -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=ON
   log "1/4 tests (gpu-labelled tests skip without a GPU)"
-  (cd "$root/build" && ctest --output-on-failure -j"$jobs")
+  (cd "$root/build" && set -o pipefail && ctest --output-on-failure -j"$jobs" | tee "$root/build/ctest.log")
 
   log "2/4 install tree + consumer projects under examples/"
   local prefix="$root/build/install"
@@ -81,8 +81,8 @@ test_all() {
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=ON
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 
-  log "4/4 all tests again, summary (Release build)"
-  (cd "$root/build" && ctest -j"$jobs" | tail -n 4)
+  log "4/4 summary of the Release tests (step 1)"
+  sed -n '/tests passed/,$p' "$root/build/ctest.log"
 }
 
 case "${1:-}" in
