@@ -122,24 +122,34 @@ void evict_l2() {
 double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {
   if (bytes <= 0) throw InputError("kernels: copy bandwidth needs a positive byte count, got " + std::to_string(bytes));
   require_device();
-  constexpr int kWarmup = 3, kRepeats = 15;
-  void* source = nullptr;
-  void* destination = nullptr;
-  check_cuda(cudaMalloc(&source, static_cast<std::size_t>(bytes)), "cudaMalloc (copy source)");
-  struct Free {
-    void* pointer;
-    ~Free() { cudaFree(pointer); }
-  } free_source{source};
-  check_cuda(cudaMalloc(&destination, static_cast<std::size_t>(bytes)), "cudaMalloc (copy destination)");
-  const Free free_destination{destination};
-  check_cuda(cudaMemset(source, 0x5A, static_cast<std::size_t>(bytes)), "cudaMemset");
-  for (int i = 0; i < kWarmup; ++i) {
-    check_cuda(cudaMemcpyAsync(destination, source, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+  constexpr int kWarmup = 3, kRepeats = 15, kMaxPairs = 8;
+  // Rotate over enough buffer pairs that a copy never finds its source in L2 (as kernel timing
+  // rotates input sets): a small copy repeated on one pair would measure L2, not DRAM.
+  const std::int64_t wanted_bytes = 3 * static_cast<std::int64_t>(device_l2_bytes());
+  const int pairs = static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + 2 * bytes - 1) / (2 * bytes), 1, kMaxPairs));
+  struct Buffers {
+    std::vector<void*> pointers;
+    ~Buffers() {
+      for (void* pointer : pointers) cudaFree(pointer);
+    }
+  } buffers;
+  for (int i = 0; i < 2 * pairs; ++i) {
+    void* pointer = nullptr;
+    check_cuda(cudaMalloc(&pointer, static_cast<std::size_t>(bytes)), "cudaMalloc (copy buffers)");
+    buffers.pointers.push_back(pointer);
+    check_cuda(cudaMemset(pointer, 0x5A, static_cast<std::size_t>(bytes)), "cudaMemset");
   }
+  const auto copy = [&](int i) {
+    const int pair = i % pairs;
+    check_cuda(cudaMemcpyAsync(buffers.pointers[2 * pair + 1], buffers.pointers[2 * pair], static_cast<std::size_t>(bytes),
+                               cudaMemcpyDeviceToDevice),
+               "cudaMemcpyAsync");
+  };
+  for (int i = 0; i < kWarmup; ++i) copy(i);
   const EventPairs events(kRepeats);
   for (int i = 0; i < kRepeats; ++i) {
     check_cuda(cudaEventRecord(events.start(i)), "cudaEventRecord");
-    check_cuda(cudaMemcpyAsync(destination, source, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    copy(i);
     check_cuda(cudaEventRecord(events.stop(i)), "cudaEventRecord");
   }
   const double median_ms = quantile(events.elapsed_ms(), 0.5);

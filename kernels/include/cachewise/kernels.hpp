@@ -113,8 +113,9 @@ int timing_input_sets(const ProblemSpec& problem, const Config& config);
 /// none of its data cached (what the model assumes, and what `ncu --cache-control all` does).
 void evict_l2();
 
-/// Device-to-device cudaMemcpy bandwidth over a `bytes` buffer, counting bytes read + written
-/// (2 * bytes per copy); median of repeats after a warm-up. The ceiling kernels are held to.
+/// Device-to-device cudaMemcpy bandwidth copying `bytes`, counting bytes read + written (2 *
+/// bytes per copy); median of repeats after a warm-up, rotating over buffer pairs that together
+/// exceed 3x L2 so every copy reads DRAM. The ceiling kernels are held to.
 double measure_copy_bandwidth_gb_per_s(std::int64_t bytes);
 
 } // namespace cachewise::kernels
