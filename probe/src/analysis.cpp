@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -275,10 +276,133 @@ std::optional<BankAnalysis> analyze_banks(std::vector<Point> stride_to_cycles, i
   return best;
 }
 
-std::optional<double> ways_from_same_set_curve(const std::vector<Point>& lines_to_latency) {
-  const std::optional<Rise> rise = find_rise(lines_to_latency, 0.5, 1.5, 2);
-  if (!rise) return std::nullopt;
-  return rise->last_flat_x;
+EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uint64_t> candidates,
+                                      const EvictionOracle& evicts, const EvictionSetOptions& options) {
+  EvictionSetResult result;
+  // The majority of up to `votes` calls, stopping once it is decided; nullopt when out of calls or time.
+  auto decide = [&](const std::vector<std::uint64_t>& lines) -> std::optional<bool> {
+    const int votes = std::max(1, options.votes);
+    int yes = 0;
+    int no = 0;
+    while (2 * yes <= votes && 2 * no < votes) {
+      if (result.oracle_calls >= options.max_oracle_calls) {
+        result.stopped = "oracle-call limit (" + std::to_string(options.max_oracle_calls) + ") reached";
+        return std::nullopt;
+      }
+      if (options.out_of_time && options.out_of_time()) {
+        result.stopped = "time limit reached";
+        return std::nullopt;
+      }
+      ++result.oracle_calls;
+      (evicts(target, lines) ? yes : no) += 1;
+    }
+    return 2 * yes > votes;
+  };
+  auto note_progress = [&](std::size_t lines) {
+    result.progress.emplace_back(static_cast<double>(result.oracle_calls), static_cast<double>(lines));
+  };
+
+  std::vector<std::uint64_t>& current = candidates;
+  note_progress(current.size());
+  const std::optional<bool> evicts_at_all = decide(current);
+  result.candidates_evict = evicts_at_all.value_or(false);
+  if (!result.candidates_evict) {
+    if (evicts_at_all) result.stopped = "the candidate set does not evict the target";
+    result.lines = std::move(current);
+    return result;
+  }
+  std::vector<std::vector<std::uint64_t>> dropped; // groups dropped so far, latest last
+  std::size_t groups = 2;
+  while (!current.empty()) {
+    groups = std::min(groups, current.size());
+    // Split into `groups` contiguous chunks of nearly equal size; test dropping each in turn.
+    std::vector<std::vector<std::uint64_t>> chunks(groups);
+    for (std::size_t i = 0; i < current.size(); ++i) chunks[i * groups / current.size()].push_back(current[i]);
+    bool dropped_any = false;
+    std::vector<bool> kept(groups, true);
+    for (std::size_t k = 0; k < groups; ++k) {
+      std::vector<std::uint64_t> rest;
+      for (std::size_t j = 0; j < groups; ++j) {
+        if (j != k && kept[j]) rest.insert(rest.end(), chunks[j].begin(), chunks[j].end());
+      }
+      if (rest.empty()) continue;
+      const std::optional<bool> still = decide(rest);
+      if (!still) {
+        result.lines = std::move(current);
+        note_progress(result.lines.size());
+        return result;
+      }
+      if (*still) {
+        current = std::move(rest);
+        kept[k] = false;
+        dropped.push_back(std::move(chunks[k]));
+        dropped_any = true;
+      }
+    }
+    note_progress(current.size());
+    if (dropped_any) continue;
+    if (groups < current.size()) {
+      groups = std::min(2 * groups, current.size());
+      continue;
+    }
+    // No single line can go: minimal, if it still evicts (a false "evicts" may have dropped too much).
+    const std::optional<bool> confirmed = decide(current);
+    if (!confirmed) break;
+    if (*confirmed) {
+      result.minimal = true;
+      break;
+    }
+    if (dropped.empty() || result.backtracks >= options.max_backtracks) {
+      result.stopped = dropped.empty() ? "the candidate set stopped evicting the target"
+                                       : "the reduced set stopped evicting the target after " +
+                                             std::to_string(result.backtracks) + " backtracks";
+      break;
+    }
+    ++result.backtracks;
+    current.insert(current.end(), dropped.back().begin(), dropped.back().end());
+    dropped.pop_back();
+    groups = 2;
+  }
+  result.lines = std::move(current);
+  return result;
+}
+
+std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes) {
+  if (sizes.empty()) return std::nullopt;
+  std::map<std::size_t, std::size_t> counts;
+  for (std::size_t size : sizes) ++counts[size];
+  WaysVote vote;
+  vote.sets = sizes.size();
+  for (const auto& [size, count] : counts) {
+    if (count > vote.agreeing) { // ascending sizes: a tie keeps the smaller
+      vote.ways = static_cast<double>(size);
+      vote.agreeing = count;
+    }
+  }
+  return vote;
+}
+
+TlbReach tlb_reach(const std::vector<StrideCurve>& curves, double threshold_fraction, double min_ratio) {
+  if (curves.empty()) throw std::invalid_argument("tlb_reach: no curves");
+  TlbReach reach;
+  const StrideCurve* smallest = nullptr;
+  std::size_t smallest_index = 0;
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    if (curves[i].region_to_latency.empty()) throw std::invalid_argument("tlb_reach: empty curve");
+    reach.steps.push_back(find_rise(curves[i].region_to_latency, threshold_fraction, min_ratio));
+    if (!smallest || curves[i].stride_bytes < smallest->stride_bytes) {
+      smallest = &curves[i];
+      smallest_index = i;
+    }
+  }
+  if (const std::optional<Rise>& step = reach.steps[smallest_index]) {
+    reach.reach_bytes = step->last_flat_x;
+    reach.lower_bound = false;
+    reach.miss_penalty_cycles = step->top_level - step->base_level;
+  } else {
+    reach.reach_bytes = std::ranges::max_element(smallest->region_to_latency, {}, &Point::first)->first;
+  }
+  return reach;
 }
 
 ReplacementGuess classify_replacement(int line0_kept, int line1_kept, int trials) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,9 +124,63 @@ double bank_conflict_degree(double stride_bytes, double width_bytes, double bank
 /// 4-byte loads cannot tell apart) the narrower bank. nullopt when conflicts never double the cost.
 std::optional<BankAnalysis> analyze_banks(std::vector<Point> stride_to_cycles, int warp_size = 32);
 
-/// Ways of a set from the same-set test: N lines exactly one set-stride apart all hit while
-/// N <= ways, so the latency rises at N = ways + 1. Points: (N, latency). nullopt without a rise.
-std::optional<double> ways_from_same_set_curve(const std::vector<Point>& lines_to_latency);
+/// One eviction measurement: load `target`, walk `candidates` (in any order, after the target),
+/// then report whether `target` was evicted. May be noisy.
+using EvictionOracle = std::function<bool(std::uint64_t target, const std::vector<std::uint64_t>& candidates)>;
+
+struct EvictionSetOptions {
+  int votes = 3;                          ///< each answer is the majority of up to this many oracle calls
+  std::size_t max_oracle_calls = 20000;   ///< give up (not minimal) past this many calls
+  int max_backtracks = 8;                 ///< re-insertions allowed when a reduced set stops evicting
+  std::function<bool()> out_of_time;      ///< polled before each call; true gives up (not minimal)
+};
+
+struct EvictionSetResult {
+  bool minimal = false;              ///< `lines` evicts the target and no single line of it can be dropped
+  bool candidates_evict = false;     ///< the whole candidate set evicted the target
+  std::vector<std::uint64_t> lines;  ///< the reduced set (minimal, or where the reduction stopped)
+  std::size_t oracle_calls = 0;
+  int backtracks = 0;
+  std::string stopped;               ///< why the reduction ended without a minimal set
+  std::vector<Point> progress;       ///< (oracle calls so far, lines left) after each pass
+};
+
+/// Hash-agnostic minimal eviction set by group testing (as in CPU cache research): split the set
+/// into g groups and drop every group whose removal still evicts the target; when no group can go,
+/// double g (up to one line per group). With g >= ways + 1 groups some group always holds no line
+/// needed to evict, so the reduction ends at a set that cannot shrink: for LRU- or FIFO-like
+/// policies its size is the associativity; for random replacement it is at least that. Answers
+/// are majorities of `votes` calls; a set that no longer evicts when the reduction ends gets its
+/// last dropped group back (backtracking), so a rare false "evicts" costs time, not correctness.
+EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uint64_t> candidates,
+                                      const EvictionOracle& evicts, const EvictionSetOptions& options = {});
+
+/// Associativity from the sizes of the minimal eviction sets of several targets: the most common
+/// size (the smaller on a tie) and how many sets had it. nullopt without sizes.
+struct WaysVote {
+  double ways = 0;
+  std::size_t agreeing = 0;
+  std::size_t sets = 0;
+};
+std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes);
+
+/// Latency vs region of a TLB chase with one node per `stride_bytes`.
+struct StrideCurve {
+  double stride_bytes = 0;
+  std::vector<Point> region_to_latency;
+};
+
+/// TLB reach from chases at several strides. With a node per stride s no larger than the page,
+/// the latency steps once the region exceeds entries x page, whatever s; so the smallest stride's
+/// step is the reach. Without a step there the reach is at least its largest region (lower_bound).
+struct TlbReach {
+  double reach_bytes = 0;
+  bool lower_bound = true;
+  double miss_penalty_cycles = 0;         ///< top - base level of the step (0 for a lower bound)
+  std::vector<std::optional<Rise>> steps; ///< per curve, in the order given
+};
+/// Throws std::invalid_argument without curves or with an empty curve.
+TlbReach tlb_reach(const std::vector<StrideCurve>& curves, double threshold_fraction = 0.25, double min_ratio = 1.1);
 
 /// Replacement policy from the eviction fingerprint: fill the W ways of one set with lines 0..W-1,
 /// re-touch line 0, insert line W, then test whether line 0 and line 1 are still cached.

@@ -148,11 +148,47 @@ __global__ void self_loop_kernel(Address base, const Address* offsets, int count
   out->sm = static_cast<int>(sm_id());
 }
 
-__global__ void write_chain_kernel(Address base, const Address* offsets, long long count, bool self_loops) {
+/// Node i points to the next node of its cycle: cycles are runs of `chain_length` consecutive
+/// entries (1: self loops; count: one cycle through all).
+__global__ void write_chain_kernel(Address base, const Address* offsets, long long count, long long chain_length) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
-  const Address target = self_loops ? offsets[i] : offsets[(i + 1) % count];
-  *reinterpret_cast<Address*>(base + offsets[i]) = base + target;
+  const long long first = i / chain_length * chain_length;
+  const long long end = min(first + chain_length, count);
+  const long long next = i + 1 < end ? i + 1 : first;
+  *reinterpret_cast<Address*>(base + offsets[i]) = base + offsets[next];
+}
+
+/// See EvictionTest. Every thread reads its cycle's start and hop count before the target load,
+/// with L1-bypassing loads, so nothing but the target and the chains touches the cache under test.
+template <CacheOp op>
+__global__ void eviction_test_kernel(Address target, const Address* starts, const long long* hops, int walkers,
+                                     Address probe, int one, int target_sm, unsigned* claimed, ChaseOutput* out) {
+  __shared__ unsigned order;
+  __shared__ int claimed_here;
+  if (threadIdx.x == 0) claimed_here = claim(target_sm, claimed) ? 1 : 0;
+  __syncthreads();
+  if (claimed_here == 0) return;
+  const unsigned order_address = shared_address_of(&order);
+  const int walker = static_cast<int>(threadIdx.x);
+  Address p = 0;
+  long long count = 0;
+  if (walker < walkers) {
+    p = __ldcg(starts + walker);
+    count = __ldcg(hops + walker);
+  }
+  if (walker == 0 && target != 0) wait_for(load<op>(target), order_address);
+  __syncthreads();
+  for (long long i = 0; i < count; ++i) p = load<op>(p);
+  wait_for(p, order_address); // this walker's last load has returned before the barrier
+  __syncthreads();
+  if (walker != 0) return;
+  const long long begin = clock_now();
+  const Address value = timed_loads<op>(probe, one, order_address);
+  const long long end = clock_now();
+  out->cycles = end - begin;
+  out->sink = value + p;
+  out->sm = static_cast<int>(sm_id());
 }
 
 __global__ void stream_kernel(const uint4* data, unsigned long long count, uint4* sink) {
@@ -370,25 +406,67 @@ void DeviceBuffer::zero(std::uint64_t offset, std::uint64_t bytes) const {
   check_cuda(cudaDeviceSynchronize(), "cudaMemset (probe buffer)");
 }
 
-namespace {
-void write_links(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, bool self_loops) {
+void write_chains(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, std::size_t chain_length) {
   if (offsets.empty()) return;
+  if (chain_length == 0) throw std::runtime_error("write_chains: chain length 0");
   for (std::uint64_t offset : offsets) check_range(buffer, offset, 8, "write_chain");
   DeviceArray<Address> device_offsets(offsets.size());
   device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
   constexpr unsigned kThreads = 256;
   write_chain_kernel<<<blocks_for(offsets.size(), kThreads), kThreads>>>(
-      base_of(buffer), device_offsets.get(), static_cast<long long>(offsets.size()), self_loops);
+      base_of(buffer), device_offsets.get(), static_cast<long long>(offsets.size()),
+      static_cast<long long>(chain_length));
   finish_launch("write_chain_kernel");
 }
-} // namespace
 
 void write_chain(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets) {
-  write_links(buffer, offsets, false);
+  write_chains(buffer, offsets, std::max<std::size_t>(offsets.size(), 1));
 }
 
 void write_self_loops(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets) {
-  write_links(buffer, offsets, true);
+  write_chains(buffer, offsets, 1);
+}
+
+std::uint32_t eviction_test_cycles(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets,
+                                   const EvictionTest& test) {
+  if (test.op == CacheOp::plain) throw std::runtime_error("eviction_test_cycles: pick ca or cg");
+  if (test.chain_length == 0) throw std::runtime_error("eviction_test_cycles: chain length 0");
+  const std::size_t walkers = (offsets.size() + test.chain_length - 1) / test.chain_length;
+  if (walkers > kMaxWalkers) throw std::runtime_error("eviction_test_cycles: more chains than walkers");
+  check_range(buffer, test.probe, 8, "eviction_test_cycles");
+  if (test.has_target) check_range(buffer, test.target, 8, "eviction_test_cycles");
+  std::vector<Address> starts;
+  std::vector<long long> hops;
+  const Address base = base_of(buffer);
+  for (std::size_t first = 0; first < offsets.size(); first += test.chain_length) {
+    starts.push_back(base + offsets[first]);
+    hops.push_back(static_cast<long long>(std::min(test.chain_length, offsets.size() - first)) * test.walks);
+  }
+  DeviceArray<Address> device_starts(starts.size());
+  DeviceArray<long long> device_hops(hops.size());
+  if (!starts.empty()) {
+    device_starts.upload(starts);
+    device_hops.upload(hops);
+  }
+  const Address target = test.has_target ? base + test.target : 0;
+  const unsigned threads = static_cast<unsigned>(std::max<std::size_t>(32, (walkers + 31) / 32 * 32));
+  auto kernel = test.op == CacheOp::ca ? eviction_test_kernel<CacheOp::ca> : eviction_test_kernel<CacheOp::cg>;
+  const ChaseOutput result = launch_pinned(
+      test.sm,
+      [&](unsigned* claimed, ChaseOutput* out) {
+        kernel<<<pinned_grid(test.sm), threads>>>(target, device_starts.get(), device_hops.get(),
+                                                  static_cast<int>(walkers), base + test.probe, 1, test.sm, claimed,
+                                                  out);
+      },
+      "eviction_test_kernel");
+  return static_cast<std::uint32_t>(result.cycles);
+}
+
+std::uint64_t free_device_memory_bytes() {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return free_bytes;
 }
 
 double chase_mean_cycles(const DeviceBuffer& buffer, std::uint64_t start_offset, const ChaseOptions& options) {

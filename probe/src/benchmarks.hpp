@@ -37,6 +37,34 @@ void write_chain(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& o
 /// Makes the 8 bytes at each offset point to themselves (for per-address timing).
 void write_self_loops(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets);
 
+/// Links the nodes at `offsets` into separate cycles of `chain_length` consecutive entries each
+/// (the last one may be shorter): the walkers of eviction_test_cycles follow one cycle each.
+void write_chains(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, std::size_t chain_length);
+
+/// Most walkers (threads of one block) an eviction test can have.
+inline constexpr std::size_t kMaxWalkers = 1024;
+
+/// One eviction test, run by one block on SM `sm` (-1: wherever it lands): thread 0 loads
+/// `target` (skipped when has_target is false); then walker w follows cycle w of the chains (as
+/// written by write_chains over `offsets` with `chain_length`) `walks` times around; then thread 0
+/// times one load of `probe` (clock64 around it, loop and wait included).
+struct EvictionTest {
+  CacheOp op = CacheOp::ca;
+  bool has_target = true;
+  std::uint64_t target = 0;
+  std::uint64_t probe = 0;
+  std::size_t chain_length = 1; ///< ceil(offsets / chain_length) <= kMaxWalkers
+  int walks = 2;
+  int sm = -1;
+};
+/// Cycles of the timed probe load. The block's only shared memory is two words, so the L1 it
+/// runs with is the driver's default carveout, as in the L1 chases.
+std::uint32_t eviction_test_cycles(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets,
+                                   const EvictionTest& test);
+
+/// Free device memory now (cudaMemGetInfo), in bytes.
+std::uint64_t free_device_memory_bytes();
+
 /// Options of one pointer chase by a single thread.
 struct ChaseOptions {
   CacheOp op = CacheOp::cg;

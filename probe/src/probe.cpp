@@ -39,9 +39,8 @@ constexpr int kSeed = 20261129; // fixed: two probes build the same chains
 constexpr std::uint64_t kBufferBytes = 9 * kGiB;
 constexpr std::uint64_t kFlushRegion = 7 * kGiB;
 constexpr std::uint64_t kScriptCalibrationRegion = 6 * kGiB + 256 * kMiB;
-/// The full probe's TLB sweep goes this far (the 8 GiB of the shared buffer showed no TLB step on
-/// an H200).
-constexpr std::uint64_t kTlbLargestRegion = 32 * kGiB;
+/// Eviction-set candidates: L1 in the first 64 MiB, L2 in the 768 MiB after.
+constexpr std::uint64_t kEvictionSetRegion = 3 * kGiB;
 
 std::string format_bytes(double bytes) {
   std::ostringstream out;
@@ -437,93 +436,219 @@ private:
         "the capacity knee grows with B until B reaches the line. Knees:");
   }
 
-  /// Latency of a cyclic chase through N lines exactly `stride` apart, for N = 1..max_lines.
-  std::vector<Point> same_set_curve(std::uint64_t first, std::uint64_t stride, int max_lines, int step, CacheOp op) {
-    std::vector<Point> curve;
-    for (int n = std::max(step, 2); n <= max_lines; n += step) {
-      Offsets order;
-      for (int i = 0; i < n; ++i) order.push_back(first + static_cast<std::uint64_t>(i) * stride);
-      gpu::write_chain(*buffer_, order);
-      gpu::ChaseOptions chase;
-      chase.op = op;
-      chase.warm_hops = 2 * n;
-      chase.timed_hops = std::max(8 * n, 512);
-      curve.emplace_back(n, gpu::chase_mean_cycles(*buffer_, first, chase));
-    }
-    return curve;
+  /// One level's eviction-set search (see reduce_eviction_set).
+  struct EvictionLevel {
+    const char* label = "L1";
+    CacheOp op = CacheOp::ca;
+    std::uint64_t region = 0;   ///< candidates and targets are random 128 B lines of [region, region + span)
+    std::uint64_t span = 0;
+    double capacity_bytes = 0;  ///< the measured capacity; candidates: 2x it, then 4x if that does not evict
+    bool parallel_walk = false; ///< kMaxWalkers threads walk the candidates (else one thread, in order)
+    bool flush_l2_first = false; ///< evict L2 after writing the chains (L2: the writes filled it)
+    int targets = 1;
+    double budget_s = 1;        ///< for the whole level; targets left when it runs out are skipped
+    std::size_t max_calls_per_target = 1;
+  };
+
+  struct EvictionFindings {
+    Summary hit;                   ///< probe cycles of a line just loaded
+    Summary miss;                  ///< probe cycles of a line not loaded in the test
+    double threshold = 0;
+    std::vector<std::uint64_t> targets;
+    std::vector<EvictionSetResult> results;
+    std::vector<std::size_t> candidate_counts;
+    std::optional<WaysVote> ways;
+    ReplacementGuess replacement;
+    int fingerprint_trials = 0; ///< per probed line
+    std::string method;
+  };
+
+  std::size_t chain_length_for(const EvictionLevel& level, std::size_t lines) const {
+    if (!level.parallel_walk) return std::max<std::size_t>(lines, 1);
+    return std::max<std::size_t>(1, (lines + gpu::kMaxWalkers - 1) / gpu::kMaxWalkers);
   }
 
-  /// Runs the same-set test over power-of-two strides; returns (ways, set stride) when a knee
-  /// shows, and records the knees in `method`.
-  std::optional<std::pair<double, std::uint64_t>> ways_test(const std::vector<std::uint64_t>& strides, int max_lines,
-                                                            int step, CacheOp op, const std::string& label,
-                                                            std::ostringstream& method) {
-    std::optional<std::pair<double, std::uint64_t>> best;
-    method << "same-set test: cyclic chase through N lines one power-of-two stride apart; ways = smallest N before "
-              "the latency step, over strides. Knees:";
-    for (std::uint64_t stride : strides) {
-      const std::vector<Point> curve = same_set_curve(0, stride, max_lines, step, op);
-      add_curve(label + " same-set test, stride " + format_bytes(static_cast<double>(stride)), "lines", kLatencyUnit,
-                curve);
-      const std::optional<double> ways = ways_from_same_set_curve(curve);
-      method << ' ' << format_bytes(static_cast<double>(stride)) << "->" << (ways ? format_number(*ways, 0) : "none");
-      if (ways && (!best || *ways < best->first)) best = std::make_pair(*ways, stride);
-    }
-    return best;
+  /// Cycles of the probe load after (optionally) loading `target` and walking `lines` `walks` times.
+  std::uint32_t eviction_probe(const EvictionLevel& level, const Offsets& lines, std::size_t chain_length,
+                               std::optional<std::uint64_t> target, std::uint64_t probe, int walks) {
+    gpu::write_chains(*buffer_, lines, chain_length);
+    if (level.flush_l2_first) flush_l2();
+    gpu::EvictionTest test;
+    test.op = level.op;
+    test.has_target = target.has_value();
+    test.target = target.value_or(0);
+    test.probe = probe;
+    test.chain_length = chain_length;
+    test.walks = walks;
+    test.sm = home_sm_;
+    return gpu::eviction_test_cycles(*buffer_, lines, test);
   }
 
-  /// The eviction fingerprint for one set: `ways` lines `stride` apart, re-touch line 0, insert one.
-  ReplacementGuess replacement_test(double ways, std::uint64_t stride, CacheOp op, int trials) {
-    const auto w = static_cast<std::uint64_t>(ways);
-    const std::uint64_t region = 4 * kGiB + kMiB;
-    const gpu::Op load = op == CacheOp::ca ? gpu::Op::load_ca : gpu::Op::load_cg;
-    int kept[2] = {0, 0};
-    for (int target = 0; target < 2; ++target) {
-      for (int t = 0; t < trials; ++t) {
-        const std::uint64_t base = region + static_cast<std::uint64_t>(t) * 4 * kNode;
-        buffer_->zero(base, (w + 1) * stride + kNode);
-        std::vector<gpu::ScriptStep> steps;
-        auto line = [&](std::uint64_t i) { return base + i * stride; };
-        if (op == CacheOp::ca) {
-          for (std::uint64_t i = 0; i <= w; ++i) steps.push_back({gpu::Op::load_cg, line(i), false});
-        }
-        for (std::uint64_t i = 0; i < w; ++i) steps.push_back({load, line(i), false});
-        steps.push_back({load, line(0), false});
-        steps.push_back({load, line(w), false});
-        steps.push_back({load, line(static_cast<std::uint64_t>(target)), true});
-        const double cycles = gpu::run_script(*buffer_, steps, home_sm_).at(0);
-        const double threshold = op == CacheOp::ca ? l1_miss_threshold_in_script() : l2_miss_threshold_in_script();
-        if (cycles < threshold) ++kept[target];
+  /// The probe's word in a line: in the first sector, apart from the chain words (0 and 8).
+  static constexpr std::uint64_t kProbeWord = 16;
+
+  /// Minimal eviction sets for `level.targets` targets, then the replacement fingerprint on them.
+  EvictionFindings find_eviction_sets(const EvictionLevel& level) {
+    EvictionFindings findings;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(level.budget_s));
+    const auto out_of_time = [deadline] { return std::chrono::steady_clock::now() > deadline; };
+    const std::string label = level.label;
+    const auto largest_count = static_cast<std::size_t>(4 * level.capacity_bytes / kNode);
+    const Offsets pool = sample(contiguous(level.region, level.span, kNode),
+                                largest_count + static_cast<std::size_t>(level.targets));
+    findings.targets.assign(pool.end() - level.targets, pool.end());
+    const Offsets all_candidates(pool.begin(), pool.end() - level.targets);
+
+    // Hit / miss reference of the probe load, from the same kernel with no candidates.
+    std::vector<double> hits;
+    std::vector<double> misses;
+    std::vector<Point> calibration;
+    const std::uint64_t reference = findings.targets.front();
+    for (int r = 0; r < 8; ++r) {
+      hits.push_back(eviction_probe(level, {}, 1, reference, reference + kProbeWord, 1));
+      misses.push_back(eviction_probe(level, {}, 1, std::nullopt, reference + kProbeWord, 1));
+      calibration.emplace_back(0, hits.back());
+      calibration.emplace_back(1, misses.back());
+    }
+    add_curve(label + " eviction test calibration: probe cycles (x 0: line just loaded, x 1: line not loaded)",
+              "reference", "cycles (probe load, timing overhead included)", calibration);
+    findings.hit = summarize(hits);
+    findings.miss = summarize(misses);
+    findings.threshold = 0.5 * (findings.hit.median + findings.miss.median);
+    std::ostringstream method;
+    method << "minimal eviction sets by group testing (hash-agnostic): random 128 B lines of a "
+           << format_bytes(static_cast<double>(level.span)) << " region, 2x the measured capacity ("
+           << format_bytes(level.capacity_bytes) << ") as candidates (4x when 2x does not evict); oracle = one block on "
+           << "SM " << home_sm_ << ": " << (level.op == CacheOp::ca ? "ld.global.ca" : "ld.global.cg")
+           << " of the target, the candidates walked twice by "
+           << (level.parallel_walk ? "1024 threads (one pointer cycle each)" : "one thread (one pointer cycle)")
+           << (level.flush_l2_first ? " after evicting L2" : "") << ", then the target's line timed (just loaded "
+           << format_number(findings.hit.median) << " cycles, not loaded " << format_number(findings.miss.median)
+           << ", threshold " << format_number(findings.threshold) << "); answers = majority of 3; groups dropped while "
+           << "the rest still evicts, doubling the group count when none can go, until no single line can go";
+    if (findings.miss.median < 1.3 * findings.hit.median) {
+      method << "; no hit/miss separation, not run";
+      findings.method = method.str();
+      return findings;
+    }
+
+    EvictionSetOptions options;
+    options.max_oracle_calls = level.max_calls_per_target;
+    options.out_of_time = out_of_time;
+    const EvictionOracle oracle = [&](std::uint64_t target, const Offsets& lines) {
+      return eviction_probe(level, lines, chain_length_for(level, lines.size()), target, target + kProbeWord, 2) >
+             findings.threshold;
+    };
+    std::vector<Point> sizes;
+    for (std::size_t t = 0; t < findings.targets.size() && !out_of_time(); ++t) {
+      EvictionSetResult result;
+      std::size_t count = 0;
+      for (double factor : {2.0, 4.0}) {
+        count = static_cast<std::size_t>(factor * level.capacity_bytes / kNode);
+        const Offsets candidates = sample(all_candidates, count);
+        result = reduce_eviction_set(findings.targets[t], candidates, oracle, options);
+        if (result.candidates_evict) break; // else 4x the capacity, once
       }
+      add_curve(label + " eviction-set reduction, target " + std::to_string(t) + ": lines left vs oracle calls",
+                "oracle calls", "lines", result.progress);
+      sizes.emplace_back(static_cast<double>(t), result.minimal ? static_cast<double>(result.lines.size()) : 0.0);
+      findings.candidate_counts.push_back(count);
+      findings.results.push_back(std::move(result));
+    }
+    add_curve(label + " minimal eviction set size per target (0: none found)", "target", "lines", sizes);
+    std::vector<std::size_t> minimal_sizes;
+    method << ". Per target (candidates -> result, oracle calls):";
+    for (std::size_t t = 0; t < findings.results.size(); ++t) {
+      const EvictionSetResult& result = findings.results[t];
+      method << ' ' << findings.candidate_counts[t] << "->"
+             << (result.minimal ? std::to_string(result.lines.size()) : "none (" + result.stopped + ")") << " ("
+             << result.oracle_calls << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "")
+             << ")";
+      if (result.minimal) minimal_sizes.push_back(result.lines.size());
+    }
+    if (findings.results.size() < findings.targets.size()) {
+      method << "; " << findings.targets.size() - findings.results.size() << " targets skipped (time budget "
+             << format_number(level.budget_s, 0) << " s)";
+    }
+    findings.ways = ways_from_minimal_sets(minimal_sizes);
+    findings.method = method.str();
+    if (findings.ways) findings.replacement = replacement_fingerprint(level, findings);
+    return findings;
+  }
+
+  /// The eviction fingerprint on the minimal sets of the ways found: lines 0..W-1 = a minimal set,
+  /// line W = its target (all in one set); fill 0..W-1, re-touch 0, insert W, then time line 0 or 1.
+  ReplacementGuess replacement_fingerprint(const EvictionLevel& level, EvictionFindings& findings) {
+    std::vector<std::size_t> usable;
+    for (std::size_t t = 0; t < findings.results.size(); ++t) {
+      if (findings.results[t].minimal && static_cast<double>(findings.results[t].lines.size()) == findings.ways->ways) {
+        usable.push_back(t);
+      }
+    }
+    const int trials = quick() ? 4 : 8;
+    findings.fingerprint_trials = trials;
+    int kept[2] = {0, 0};
+    std::vector<Point> probes[2];
+    for (int line = 0; line < 2; ++line) {
+      for (int trial = 0; trial < trials; ++trial) {
+        const std::size_t t = usable[static_cast<std::size_t>(trial) % usable.size()];
+        const Offsets& set = findings.results[t].lines;
+        Offsets sequence = set;
+        sequence.push_back(set[0] + 8); // the re-touch: another word of line 0, so the cycle stays simple
+        sequence.push_back(findings.targets[t]);
+        const std::uint32_t cycles = eviction_probe(level, sequence, sequence.size(), std::nullopt,
+                                                    set[static_cast<std::size_t>(line)] + kProbeWord, 1);
+        if (cycles < findings.threshold) ++kept[line];
+        probes[line].emplace_back(trial, cycles);
+      }
+      add_curve(std::string(level.label) + " replacement fingerprint: probe cycles of line " + std::to_string(line) +
+                    " per trial",
+                "trial", "cycles (probe load, timing overhead included)", probes[line]);
     }
     return classify_replacement(kept[0], kept[1], trials);
   }
 
-  void l1_ways() {
-    const std::vector<std::uint64_t> strides =
-        quick() ? std::vector<std::uint64_t>{16 * kKiB, 64 * kKiB}
-                : std::vector<std::uint64_t>{4 * kKiB, 8 * kKiB, 16 * kKiB, 32 * kKiB, 64 * kKiB, 128 * kKiB};
-    std::ostringstream method;
-    const auto found = ways_test(strides, 48, quick() ? 2 : 1, CacheOp::ca, "L1", method);
-    if (!found) {
-      profile_.l1.replacement = {ReplacementPolicy::unknown, "no same-set conflict found (set index hashed?)",
-                                 low(method.str())};
+  /// Writes ways and replacement from the eviction-set findings (or says why there are none).
+  static void record_eviction_findings(const EvictionFindings& findings, std::optional<Measured>& ways,
+                                       Replacement& replacement) {
+    if (!findings.ways) {
+      replacement = {ReplacementPolicy::unknown, "no minimal eviction set found", low(findings.method)};
       return;
     }
-    const auto [ways, stride] = *found;
-    const double sets = static_cast<double>(stride) / profile_.l1.line_bytes.value;
-    const double implied = ways * static_cast<double>(stride);
-    const bool consistent = std::abs(implied - profile_.l1.capacity_bytes.value) <= 0.15 * implied;
-    method << "; set stride " << format_bytes(static_cast<double>(stride)) << " = " << format_number(sets, 0)
-           << " sets of " << format_number(profile_.l1.line_bytes.value, 0) << " B lines; ways x set stride = "
-           << format_bytes(implied) << (consistent ? " matches" : " does not match") << " the measured capacity";
-    profile_.l1.ways = measured(ways, {method.str(), static_cast<std::int64_t>(strides.size()), 0.0,
-                                       consistent ? Confidence::high : Confidence::low});
-    const ReplacementGuess guess = replacement_test(ways, stride, CacheOp::ca, quick() ? 8 : 16);
-    profile_.l1.replacement = {guess.policy, guess.fingerprint,
-                               {"eviction fingerprint with ld.global.ca in one set (ways and set stride above)",
-                                2 * (quick() ? 8 : 16), 0.0,
-                                guess.policy == ReplacementPolicy::unknown ? Confidence::low : Confidence::medium}};
+    const WaysVote& vote = *findings.ways;
+    Confidence confidence = Confidence::low;
+    if (vote.agreeing == findings.targets.size() && vote.agreeing >= 3) {
+      confidence = Confidence::high;
+    } else if (2 * vote.agreeing > vote.sets && vote.agreeing >= 2) {
+      confidence = Confidence::medium;
+    }
+    // Random replacement needs more lines than ways to evict reliably: the set size overstates them.
+    if (findings.replacement.policy == ReplacementPolicy::random) confidence = Confidence::low;
+    std::ostringstream method;
+    method << findings.method << "; ways = most common minimal size (" << vote.agreeing << " of " << vote.sets
+           << " sets), the associativity for LRU/FIFO-like policies";
+    ways = measured(vote.ways, {method.str(), static_cast<std::int64_t>(vote.sets), 0.0, confidence});
+    replacement = {findings.replacement.policy, findings.replacement.fingerprint,
+                   {"eviction fingerprint on the minimal eviction sets (lines 0..W-1 = a minimal set, line W = its "
+                    "target): fill, re-touch line 0, insert line W, time line 0 or line 1 with the same oracle kernel",
+                    2 * findings.fingerprint_trials, 0.0,
+                    findings.replacement.policy == ReplacementPolicy::unknown ? Confidence::low : Confidence::medium}};
+  }
+
+  void l1_ways() {
+    EvictionLevel level;
+    level.label = "L1";
+    level.op = CacheOp::ca;
+    level.region = kEvictionSetRegion;
+    level.span = 64 * kMiB;
+    level.capacity_bytes = profile_.l1.capacity_bytes.value;
+    level.targets = quick() ? 2 : 5;
+    level.budget_s = quick() ? 3 : 10;
+    level.max_calls_per_target = quick() ? 3000 : 8000;
+    const EvictionFindings findings = find_eviction_sets(level);
+    record_eviction_findings(findings, profile_.l1.ways, profile_.l1.replacement);
   }
 
   void l2_near_far() {
@@ -866,19 +991,25 @@ private:
       profile_.l2.replacement = {ReplacementPolicy::unknown, "not tested in --quick mode", low("skipped (--quick)")};
       return;
     }
-    std::ostringstream method;
-    const auto found = ways_test({256 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB}, 64, 2, CacheOp::cg, "L2", method);
-    if (!found) {
-      profile_.l2.replacement = {ReplacementPolicy::unknown,
-                                 "no same-set conflict up to 64 lines at power-of-two strides (hashed set index)",
-                                 low(method.str())};
-      return;
+    EvictionLevel level;
+    level.label = "L2";
+    level.op = CacheOp::cg;
+    level.region = kEvictionSetRegion + 64 * kMiB;
+    level.span = 768 * kMiB;
+    level.capacity_bytes = profile_.l2.capacity_bytes.value;
+    level.parallel_walk = true;
+    level.flush_l2_first = true;
+    level.targets = 3;
+    level.budget_s = 15;
+    level.max_calls_per_target = 6000;
+    EvictionFindings findings = find_eviction_sets(level);
+    // Two partitions may each hold a copy of a far line: say so where the reduction fails.
+    if (!findings.ways) {
+      findings.method += "; L2 has " + std::to_string(profile_.l2.partitions) +
+                         " partitions (a line far from the SM may also be copied into its near one, so eviction from "
+                         "one SM's view need not follow one set)";
     }
-    const auto [ways, stride] = *found;
-    profile_.l2.ways = measured(ways, {method.str(), 4, 0.0, Confidence::low});
-    const ReplacementGuess guess = replacement_test(ways, stride, CacheOp::cg, 8);
-    profile_.l2.replacement = {guess.policy, guess.fingerprint,
-                               low("eviction fingerprint with ld.global.cg in one set (ways and stride above)", 16)};
+    record_eviction_findings(findings, profile_.l2.ways, profile_.l2.replacement);
   }
 
   void dram_bandwidth() {
@@ -952,36 +1083,80 @@ private:
     return chase_cycle(shuffled(nodes), CacheOp::cg);
   }
 
-  void tlb() {
-    std::uint64_t largest = quick() ? 2 * kGiB : kTlbLargestRegion;
-    if (largest + kGiB > buffer_->bytes()) {
-      // Regions beyond the shared buffer: swap it for a larger one (same fixed regions, zeroed),
-      // or stay within the shared buffer when the device has no room for it.
-      buffer_.reset();
+  /// Swaps the shared buffer for the largest one the device has room for (leaving headroom for the
+  /// runtime), at least kBufferBytes (same fixed regions, zeroed). Returns its size.
+  std::uint64_t grow_buffer_for_tlb() {
+    buffer_.reset();
+    const std::uint64_t free_bytes = gpu::free_device_memory_bytes();
+    const std::uint64_t headroom = std::max<std::uint64_t>(2 * kGiB, free_bytes / 20);
+    std::uint64_t bytes = free_bytes > headroom ? (free_bytes - headroom) / kGiB * kGiB : 0;
+    while (bytes > kBufferBytes) {
       try {
-        buffer_ = std::make_unique<DeviceBuffer>(largest + kGiB);
+        buffer_ = std::make_unique<DeviceBuffer>(bytes);
+        return bytes;
       } catch (const std::runtime_error&) {
-        buffer_ = std::make_unique<DeviceBuffer>(kBufferBytes);
-        largest = 8 * kGiB;
+        bytes = std::max(kBufferBytes, bytes / 4 * 3 / kGiB * kGiB);
       }
     }
-    std::vector<Point> curve;
-    for (std::uint64_t region = 16 * kMiB; region <= largest; region *= 2) {
-      curve.emplace_back(static_cast<double>(region), tlb_point(region, 2 * kMiB));
+    buffer_ = std::make_unique<DeviceBuffer>(kBufferBytes);
+    return kBufferBytes;
+  }
+
+  void tlb() {
+    // Regions up to most of the device memory: the H200 showed no step within 32 GiB at 2 MiB.
+    const std::uint64_t buffer_bytes = quick() ? buffer_->bytes() : grow_buffer_for_tlb();
+    const std::uint64_t largest = quick() ? 2 * kGiB : buffer_bytes / (512 * kMiB) * (512 * kMiB);
+    // A node per stride s: with s at most the page the step sits at entries x page for every s;
+    // larger strides step at entries x s, so the strides also bound the page size.
+    const std::vector<std::uint64_t> strides =
+        quick() ? std::vector<std::uint64_t>{2 * kMiB} : std::vector<std::uint64_t>{2 * kMiB, 32 * kMiB, 512 * kMiB};
+    std::vector<StrideCurve> curves;
+    for (std::uint64_t stride : strides) {
+      StrideCurve curve{static_cast<double>(stride), {}};
+      std::uint64_t region = std::max(16 * kMiB, 8 * stride);
+      for (; region <= largest; region *= 2) {
+        curve.region_to_latency.emplace_back(static_cast<double>(region), tlb_point(region, stride));
+      }
+      if (region / 2 < largest) {
+        curve.region_to_latency.emplace_back(static_cast<double>(largest), tlb_point(largest, stride));
+      }
+      if (curve.region_to_latency.empty()) continue;
+      add_curve("TLB: chase one line per " + format_bytes(static_cast<double>(stride)) + " vs region", "bytes (region)",
+                kLatencyUnit, curve.region_to_latency);
+      curves.push_back(std::move(curve));
     }
-    add_curve("TLB: chase one line per 2 MiB vs region", "bytes (region)", kLatencyUnit, curve);
-    const std::optional<Rise> rise = find_rise(curve, 0.25, 1.1);
-    if (!rise) return;
-    const double reach = rise->last_flat_x;
+    const TlbReach found = tlb_reach(curves);
+    std::ostringstream method;
+    method << "chase ld.global.cg through one random line per stride s over growing regions (nodes stay in L2), "
+              "regions up to "
+           << format_bytes(static_cast<double>(largest)) << " (device buffer " << format_bytes(static_cast<double>(buffer_bytes))
+           << "); steps found by find_rise (25% of the rise, top/base >= 1.1):";
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      method << ' ' << format_bytes(curves[i].stride_bytes) << ": ";
+      if (const std::optional<Rise>& step = found.steps[i]) {
+        method << "step after " << format_bytes(step->last_flat_x) << " (" << format_number(step->base_level) << " -> "
+               << format_number(step->top_level) << " cycles, "
+               << format_number(step->last_flat_x / curves[i].stride_bytes, 0) << " strides)";
+      } else {
+        method << "no step up to " << format_bytes(curves[i].region_to_latency.back().first);
+      }
+      method << (i + 1 < curves.size() ? ";" : "");
+    }
+    const auto samples = static_cast<std::int64_t>(curves.front().region_to_latency.size());
+    if (found.lower_bound) {
+      profile_.tlb.reach_bytes = measured(
+          found.reach_bytes, low("LOWER BOUND: no step at the smallest stride up to " + format_bytes(found.reach_bytes) +
+                                     "; " + method.str(),
+                                 samples));
+      return;
+    }
+    const double reach = found.reach_bytes;
     profile_.tlb.reach_bytes = measured(
-        reach, {"chase ld.global.cg through one random line per 2 MiB over growing regions (nodes stay in L2): "
-                "reach = last region before the latency step (" + format_number(rise->base_level) + " -> " +
-                    format_number(rise->top_level) + " cycles); power-of-two steps",
-                static_cast<std::int64_t>(curve.size()), 0.0, Confidence::medium});
+        reach, {"reach = last region before the smallest stride's latency step (power-of-two regions); " + method.str(),
+                samples, 0.0, Confidence::medium});
     profile_.tlb.miss_penalty_cycles = measured(
-        rise->top_level - rise->base_level,
-        {"latency after the reach step minus before it (same curve)", static_cast<std::int64_t>(curve.size()), 0.0,
-         Confidence::medium});
+        found.miss_penalty_cycles,
+        {"latency after the reach step minus before it (same curve)", samples, 0.0, Confidence::medium});
     if (quick()) return;
     // Page size: blocks of B bytes with a node every 64 KiB; the footprint at the knee grows with B
     // until B reaches the page.
@@ -1000,11 +1175,11 @@ private:
     }
     const std::optional<double> page = smallest_saturating_block(knees, 0.3);
     if (!page) return;
-    std::ostringstream method;
-    method << "block test: random aligned blocks of B bytes (a node every 64 KiB), footprint at the TLB knee grows "
-              "with B until B reaches the page. Knees:";
-    for (const auto& [block, knee] : knees) method << ' ' << format_bytes(block) << "->" << format_bytes(knee);
-    profile_.tlb.page_bytes = measured(*page, {method.str(), static_cast<std::int64_t>(knees.size()), 0.0,
+    std::ostringstream page_method;
+    page_method << "block test: random aligned blocks of B bytes (a node every 64 KiB), footprint at the TLB knee "
+                   "grows with B until B reaches the page. Knees:";
+    for (const auto& [block, knee] : knees) page_method << ' ' << format_bytes(block) << "->" << format_bytes(knee);
+    profile_.tlb.page_bytes = measured(*page, {page_method.str(), static_cast<std::int64_t>(knees.size()), 0.0,
                                                Confidence::medium});
     profile_.tlb.entries = measured(reach / *page, {"reach / page size", 0, 0.0, Confidence::medium});
   }

@@ -81,6 +81,21 @@ TEST_F(QuickProbe, SharedMemoryBanksSpanAWarpOfWords) {
   EXPECT_GT(p.shared_memory.per_sm_bytes, 0);
 }
 
+TEST_F(QuickProbe, EvictionSetsAndTlbReachAreConsistent) {
+  const DeviceProfile& p = profile();
+  // A minimal L1 eviction set holds at most one set's worth of lines: ways x line <= capacity.
+  if (p.l1.ways) {
+    EXPECT_GE(p.l1.ways->value, 1);
+    EXPECT_LE(p.l1.ways->value * p.l1.line_bytes.value, p.l1.capacity_bytes.value) << p.l1.ways->provenance.method;
+  } else {
+    EXPECT_NE(p.l1.replacement.provenance.method.find("eviction"), std::string::npos);
+  }
+  // The quick sweep always writes a reach: the step, or the largest region as a lower bound.
+  ASSERT_TRUE(p.tlb.reach_bytes);
+  EXPECT_GE(p.tlb.reach_bytes->value, 16.0 * 1024 * 1024);
+  EXPECT_GT(p.tlb.reach_bytes->provenance.samples, 0);
+}
+
 TEST_F(QuickProbe, EveryValueSaysHowItWasMeasured) {
   const DeviceProfile& p = profile();
   for (const Measured* value : {&p.l1.capacity_bytes, &p.l1.hit_latency_cycles, &p.l2.capacity_bytes,
