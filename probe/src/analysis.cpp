@@ -399,6 +399,11 @@ TlbReach tlb_reach(const std::vector<StrideCurve>& curves, double threshold_frac
     reach.reach_bytes = step->last_flat_x;
     reach.lower_bound = false;
     reach.miss_penalty_cycles = step->top_level - step->base_level;
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      if (reach.steps[i] && reach.steps[i]->last_flat_x == step->last_flat_x) {
+        reach.entry_covers_at_least_bytes = std::max(reach.entry_covers_at_least_bytes, curves[i].stride_bytes);
+      }
+    }
   } else {
     reach.reach_bytes = std::ranges::max_element(smallest->region_to_latency, {}, &Point::first)->first;
   }

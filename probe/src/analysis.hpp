@@ -177,6 +177,9 @@ struct TlbReach {
   double reach_bytes = 0;
   bool lower_bound = true;
   double miss_penalty_cycles = 0;         ///< top - base level of the step (0 for a lower bound)
+  /// The largest stride whose step lies at the same region as the smallest stride's: one entry
+  /// covers at least that much (0 for a lower bound).
+  double entry_covers_at_least_bytes = 0;
   std::vector<std::optional<Rise>> steps; ///< per curve, in the order given
 };
 /// Throws std::invalid_argument without curves or with an empty curve.

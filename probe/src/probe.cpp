@@ -1113,11 +1113,14 @@ private:
     std::vector<StrideCurve> curves;
     for (std::uint64_t stride : strides) {
       StrideCurve curve{static_cast<double>(stride), {}};
-      std::uint64_t region = std::max(16 * kMiB, 8 * stride);
-      for (; region <= largest; region *= 2) {
+      // Doubling to 8 GiB, then 8 GiB steps: an H200 exploration saw the step between 64 and 128 GiB.
+      std::uint64_t last = 0;
+      for (std::uint64_t region = std::max(16 * kMiB, 8 * stride); region <= largest;
+           region = region < 8 * kGiB ? 2 * region : region + 8 * kGiB) {
         curve.region_to_latency.emplace_back(static_cast<double>(region), tlb_point(region, stride));
+        last = region;
       }
-      if (region / 2 < largest) {
+      if (last != 0 && last < largest) {
         curve.region_to_latency.emplace_back(static_cast<double>(largest), tlb_point(largest, stride));
       }
       if (curve.region_to_latency.empty()) continue;
@@ -1142,6 +1145,11 @@ private:
       }
       method << (i + 1 < curves.size() ? ";" : "");
     }
+    if (found.entry_covers_at_least_bytes > curves.front().stride_bytes) {
+      method << "; larger strides step at the same region, so one entry covers at least "
+             << format_bytes(found.entry_covers_at_least_bytes) << " (about "
+             << format_number(found.reach_bytes / found.entry_covers_at_least_bytes, 0) << " entries or fewer)";
+    }
     const auto samples = static_cast<std::int64_t>(curves.front().region_to_latency.size());
     if (found.lower_bound) {
       profile_.tlb.reach_bytes = measured(
@@ -1157,7 +1165,8 @@ private:
     profile_.tlb.miss_penalty_cycles = measured(
         found.miss_penalty_cycles,
         {"latency after the reach step minus before it (same curve)", samples, 0.0, Confidence::medium});
-    if (quick()) return;
+    // The block test needs footprints up to twice the reach at half the buffer's density.
+    if (quick() || reach > static_cast<double>(largest) / 4) return;
     // Page size: blocks of B bytes with a node every 64 KiB; the footprint at the knee grows with B
     // until B reaches the page.
     std::vector<Point> knees;

@@ -490,6 +490,19 @@ TEST(TlbReach, SmallestStridesStepIsTheReach) {
   ASSERT_EQ(reach.steps.size(), 2u);
   EXPECT_FALSE(reach.steps[0]); // the 32 MiB curve's step lies beyond its largest region
   EXPECT_TRUE(reach.steps[1]);
+  EXPECT_EQ(reach.entry_covers_at_least_bytes, 2 * kMiB); // only the 2 MiB stride stepped there
+}
+
+TEST(TlbReach, StridesSteppingTogetherBoundWhatOneEntryCovers) {
+  // Entries of 32 MiB: 2 MiB and 32 MiB strides step at the same region, 512 MiB strides later.
+  const double largest = 128.0 * 1024 * kMiB;
+  const double reach_bytes = 64.0 * 1024 * kMiB;
+  const TlbReach reach = tlb_reach({{2 * kMiB, with_noise(tlb_curve(2 * kMiB, largest, reach_bytes), 0.02)},
+                                    {32 * kMiB, with_noise(tlb_curve(32 * kMiB, largest, reach_bytes), 0.02, 9)},
+                                    {512 * kMiB, tlb_curve(512 * kMiB, largest, std::nullopt)}});
+  EXPECT_FALSE(reach.lower_bound);
+  EXPECT_EQ(reach.reach_bytes, reach_bytes);
+  EXPECT_EQ(reach.entry_covers_at_least_bytes, 32 * kMiB);
 }
 
 TEST(TlbReach, NoStepAtTheSmallestStrideIsALowerBound) {
