@@ -3,6 +3,7 @@
 // registers); block tile and pad are run-time values.
 #include <string>
 
+#include "batched_moves.cuh"
 #include "launchers.hpp"
 #include "numeric.cuh"
 
@@ -13,6 +14,30 @@ struct GemmShape {
   long long rows_m, cols_n, depth_k;
   int bm, bn, bk, pad;
 };
+
+/// How a tile sweep's idx = t + s*threads moves per step s in (row, col) = (idx / width,
+/// idx % width): by whole_rows rows and extra_cols columns, plus a carry.
+struct SweepStep {
+  int width, whole_rows, extra_cols;
+};
+
+/// One thread's position in a tile sweep, advanced without a division per element.
+struct SweepCursor {
+  int row, col;
+  __device__ __forceinline__ void advance(const SweepStep& step) {
+    row += step.whole_rows;
+    col += step.extra_cols;
+    if (col >= step.width) {
+      col -= step.width;
+      ++row;
+    }
+  }
+};
+
+/// Elements of a sweep over `elements` that thread t moves: idx = t, t + threads, ...
+__device__ __forceinline__ int sweep_elements_of(int t, int elements, int threads) {
+  return t < elements ? (elements - t + threads - 1) / threads : 0;
+}
 
 template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, GemmShape s) {
   using Acc = typename AccumulatorOf<T>::type;
@@ -29,6 +54,17 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
   const long long col0 = static_cast<long long>(blockIdx.x) * s.bn;
   const int a_elements = s.bm * s.bk;
   const int b_elements = s.bk * s.bn;
+  const SweepStep a_sweep{s.bk, threads / s.bk, threads % s.bk};
+  const SweepStep b_sweep{s.bn, threads / s.bn, threads % s.bn};
+  const SweepCursor a_first{t / s.bk, t % s.bk};
+  const SweepCursor b_first{t / s.bn, t % s.bn};
+  // The thread's loads in the contract's order: A's and B's element of each sweep step
+  // alternate while both tiles have one for it, then only the larger tile's remain.
+  const int a_count = sweep_elements_of(t, a_elements, threads);
+  const int b_count = sweep_elements_of(t, b_elements, threads);
+  const int alternating = 2 * min(a_count, b_count);
+  const bool b_outlasts_a = b_count > a_count;
+  const auto from_b = [&](int e) { return e < alternating ? (e & 1) != 0 : b_outlasts_a; };
 
   Acc acc[TM][TN];
 #pragma unroll
@@ -36,18 +72,35 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0;
   }
+  const T* a_rows = a + row0 * s.depth_k; // A[row0][0]
+  const T* b_cols = b + col0;             // B[0][col0]
   for (long long k0 = 0; k0 < s.depth_k; k0 += s.bk) {
-    // One sweep moves an element of each tile per thread: A's, then B's (the model's order).
-    for (int idx = t; idx < a_elements || idx < b_elements; idx += threads) {
-      if (idx < a_elements) {
-        const int r = idx / s.bk, col = idx % s.bk;
-        a_tile[r * a_stride + col] = a[(row0 + r) * s.depth_k + k0 + col];
-      }
-      if (idx < b_elements) {
-        const int r = idx / s.bn, col = idx % s.bn;
-        b_tile[r * b_stride + col] = b[(k0 + r) * s.cols_n + col0 + col];
-      }
-    }
+    // kMoveBatch loads in flight per thread, then their shared stores (the model's rounds).
+    // batched_moves loads, and stores, by increasing e: each side walks its own cursors.
+    SweepCursor a_load = a_first, b_load = b_first, a_store = a_first, b_store = b_first;
+    const T* a_step = a_rows + k0;             // A[row0][k0]
+    const T* b_step = b_cols + k0 * s.cols_n; // B[k0][col0]
+    batched_moves<T>(
+        a_count + b_count,
+        [&](int e, T& value) {
+          if (from_b(e)) {
+            value = b_step[static_cast<long long>(b_load.row) * s.cols_n + b_load.col];
+            b_load.advance(b_sweep);
+          } else {
+            value = a_step[static_cast<long long>(a_load.row) * s.depth_k + a_load.col];
+            a_load.advance(a_sweep);
+          }
+          return true;
+        },
+        [&](int e, const T& value) {
+          if (from_b(e)) {
+            b_tile[b_store.row * b_stride + b_store.col] = value;
+            b_store.advance(b_sweep);
+          } else {
+            a_tile[a_store.row * a_stride + a_store.col] = value;
+            a_store.advance(a_sweep);
+          }
+        });
     __syncthreads();
     for (int kk = 0; kk < s.bk; ++kk) {
       Acc a_values[TM];

@@ -396,9 +396,18 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   pattern.useful_bytes = checked_product(family, {M, K, bytes}) + checked_product(family, {K, N, bytes}) +
                          checked_product(family, {M, N, bytes});
   pattern.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
-  pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + tm * tn + tm + tn);
+  // The kernel keeps kMoveBatch tile elements in flight per thread (kernels/src/batched_moves.cuh)
+  // beside its accumulators and a/b fragments (two registers each for f64) and the two tiles'
+  // sweep cursors. 40 + these bounds what nvcc 13.0 allots on sm_90 (f32 1x1, 4x4, 8x8: 42, 66,
+  // 115 against 47, 68, 124 here), so a block the model accepts also launches.
+  constexpr std::int64_t kMoveBatch = 4;
+  const std::int64_t element_words = (bytes + 3) / 4;
+  const std::int64_t accumulator_words = problem.dtype == DataType::f64 ? 2 : 1;
+  pattern.registers_per_thread =
+      std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (tm * tn + tm + tn) * accumulator_words);
 
   // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
+  // The kernel issues a thread's loads in this order kMoveBatch at a time, then their stores.
   const std::map<IndexVar, std::int64_t> sweep_thread{{V::thread_linear, 1}};
   const std::map<std::string, std::int64_t, std::less<>> sweep_loop{{"i", threads}};
   const auto sweep_row = [&](std::int64_t width) {

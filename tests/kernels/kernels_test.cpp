@@ -82,7 +82,10 @@ TEST(Gemm, MatchesReferenceForThreadTilesAndPads) {
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
     for (const std::string config : {"bm=64,bn=64,bk=16,tm=4,tn=4,pad=0", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1",
                                      "bm=32,bn=64,bk=8,tm=2,tn=8,pad=0", "bm=128,bn=64,bk=8,tm=8,tn=2,pad=4",
-                                     "bm=32,bn=32,bk=32,tm=1,tn=1,pad=1"}) {
+                                     "bm=32,bn=32,bk=32,tm=1,tn=1,pad=1",
+                                     // 96 threads: A's sweep steps 1 row + 32 columns of 64 (a carry
+                                     // every other step) and ends after 21 or 22 elements per thread.
+                                     "bm=32,bn=96,bk=64,tm=8,tn=4,pad=1"}) {
       expect_matches_reference({problem("gemm", 128, 192, 64, dtype), config});
     }
   }

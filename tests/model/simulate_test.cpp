@@ -246,6 +246,14 @@ TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
   EXPECT_GT(p.metric(kSharedLoadWavefronts), 0.0);
 }
 
+TEST(Simulate, GemmIssuesTwentyTileLoadsPerWarpPerKStep) {
+  // bm=128, bn=32, bk=32, tm=tn=4: 8x32 = 256 threads (8 warps). Per k-step a thread loads
+  // 128*32/256 = 16 A and 32*32/256 = 4 B elements: 20 loads, which the kernel issues as 5
+  // batches of 4 and the time estimate as 5 rounds of 4 in flight. n=128: 4x1 blocks, 4 k-steps.
+  const Prediction p = run({"gemm", 128}, "bm=128,bn=32,bk=32,tm=4,tn=4,pad=1");
+  EXPECT_EQ(p.metric(kLoadRequests), 4.0 * 8 * 4 * 20);
+}
+
 TEST(Simulate, SharedMemoryOverTheLimitIsRejected) {
   try {
     run({"transpose", 4096}, "smem=1,tile=256,block_x=32,block_y=8,pad=1");
