@@ -123,6 +123,89 @@ template <int BX, int BY, int BZ> __global__ void st3_naive(const float* __restr
   out[z * plane + (size_t)y * n + x] = 0.4f * p[0] + 0.1f * (p[-1] + p[1] + p[-n] + p[n] + p[-(long)plane] + p[plane]);
 }
 
+// 4 consecutive x per thread (float4 centre/up/down rows), x-1 / x+4 from neighbours by shuffle
+// (scalar loads at warp edges), R consecutive rows with a register window.
+template <int BX, int R> __global__ void st2_vec4(const float* __restrict__ in, float* __restrict__ out, int n) {
+  const int lane = threadIdx.x & 31;
+  const int x = (blockIdx.x * BX + threadIdx.x) * 4; const int y0 = blockIdx.y * R;
+  if (y0 < 1 || y0 + R > n - 1) { // edge rows: plain
+    for (int y = max(y0, 1); y < min(y0 + R, n - 1); ++y) for (int i = 0; i < 4; ++i) { int xx = x + i; if (xx < 1 || xx >= n - 1) continue; const float* c = in + (size_t)y * n + xx; out[(size_t)y * n + xx] = 0.5f * c[0] + 0.125f * (c[-1] + c[1] + c[-n] + c[n]); }
+    return;
+  }
+  const float* base = in + (size_t)y0 * n + x;
+  float4 up = *reinterpret_cast<const float4*>(base - n);
+  float4 mid = *reinterpret_cast<const float4*>(base);
+  float4 dn[R]; float lft[R], rgt[R];
+#pragma unroll
+  for (int e = 0; e < R; ++e) {
+    dn[e] = *reinterpret_cast<const float4*>(base + (size_t)(e + 1) * n);
+    lft[e] = (lane == 0 && x > 0) ? base[(size_t)e * n - 1] : 0.f;
+    rgt[e] = (lane == 31 && x + 4 < n) ? base[(size_t)e * n + 4] : 0.f;
+  }
+#pragma unroll
+  for (int e = 0; e < R; ++e) {
+    float l = __shfl_up_sync(0xffffffff, mid.w, 1); if (lane == 0) l = lft[e];
+    float r = __shfl_down_sync(0xffffffff, mid.x, 1); if (lane == 31) r = rgt[e];
+    float4 o;
+    o.x = 0.5f * mid.x + 0.125f * (l + mid.y + up.x + dn[e].x);
+    o.y = 0.5f * mid.y + 0.125f * (mid.x + mid.z + up.y + dn[e].y);
+    o.z = 0.5f * mid.z + 0.125f * (mid.y + mid.w + up.z + dn[e].z);
+    o.w = 0.5f * mid.w + 0.125f * (mid.z + r + up.w + dn[e].w);
+    if (x == 0) o.x = mid.x; if (x + 4 >= n) o.w = mid.w; // border columns: not written in the contract; keep simple
+    *reinterpret_cast<float4*>(out + (size_t)(y0 + e) * n + x) = o;
+    up = mid; mid = dn[e];
+  }
+}
+// contract-like vector taps: per output row the centre row as float4, scalar x-1 and x+4,
+// up and down rows as float4; R rows at stride BY; interior blocks only (edges plain).
+template <int BX, int BY, int R> __global__ void st2_vec4g(const float* __restrict__ in, float* __restrict__ out, int n) {
+  const int x = (blockIdx.x * BX + threadIdx.x) * 4; const int y0 = blockIdx.y * BY * R + threadIdx.y;
+  if (x < 4 || x + 4 >= n || y0 < 1 || y0 + (R - 1) * BY >= n - 1) return; // (bench: skip borders)
+  const float* base = in + (size_t)y0 * n + x;
+  float4 o[R];
+#pragma unroll
+  for (int e = 0; e < R; ++e) {
+    const float* c = base + (size_t)e * BY * n;
+    float4 m = *reinterpret_cast<const float4*>(c); float l = c[-1], r = c[4];
+    float4 u = *reinterpret_cast<const float4*>(c - n); float4 d = *reinterpret_cast<const float4*>(c + n);
+    o[e].x = 0.5f * m.x + 0.125f * (l + m.y + u.x + d.x);
+    o[e].y = 0.5f * m.y + 0.125f * (m.x + m.z + u.y + d.y);
+    o[e].z = 0.5f * m.z + 0.125f * (m.y + m.w + u.z + d.z);
+    o[e].w = 0.5f * m.w + 0.125f * (m.z + r + u.w + d.w);
+  }
+#pragma unroll
+  for (int e = 0; e < R; ++e) *reinterpret_cast<float4*>(out + (size_t)(y0 + e * BY) * n + x) = o[e];
+}
+// 2.5D streaming with float4 in x: per plane centre kept, above loaded (float4), in-plane
+// x-1 / x+4 scalar, y-1 / y+1 float4; ZC planes batched.
+template <int BX, int BY, int ZC> __global__ void st3_vec4(const float* __restrict__ in, float* __restrict__ out, int n) {
+  int x = (blockIdx.x * BX + threadIdx.x) * 4, y = blockIdx.y * BY + threadIdx.y; int z0 = blockIdx.z * ZC;
+  if (x < 4 || x + 4 >= n || y < 1 || y >= n - 1) return; // (bench: skip x borders)
+  const size_t plane = (size_t)n * n;
+  if (z0 < 1 || z0 + ZC > n - 1) { // edge chunks: plain
+    for (int z = max(z0, 1); z < min(z0 + ZC, n - 1); ++z) for (int i = 0; i < 4; ++i) {
+      const float* p = in + z * plane + (size_t)y * n + x + i;
+      out[z * plane + (size_t)y * n + x + i] = 0.4f * p[0] + 0.1f * (p[-1] + p[1] + p[-n] + p[n] + p[-(long)plane] + p[plane]);
+    }
+    return;
+  }
+  const float* h = in + z0 * plane + (size_t)y * n + x; float* o = out + z0 * plane + (size_t)y * n + x;
+  float4 below = *reinterpret_cast<const float4*>(h - plane), centre = *reinterpret_cast<const float4*>(h);
+  for (int k0 = 0; k0 < ZC; k0 += 8) {
+    float4 a[8], yu[8], yd[8]; float l[8], r[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) { const float* p = h + (k0 + k) * plane; a[k] = *reinterpret_cast<const float4*>(p + plane); l[k] = p[-1]; r[k] = p[4]; yu[k] = *reinterpret_cast<const float4*>(p - n); yd[k] = *reinterpret_cast<const float4*>(p + n); }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      float4 c = centre, v;
+      v.x = 0.4f * c.x + 0.1f * (l[k] + c.y + yu[k].x + yd[k].x + below.x + a[k].x);
+      v.y = 0.4f * c.y + 0.1f * (c.x + c.z + yu[k].y + yd[k].y + below.y + a[k].y);
+      v.z = 0.4f * c.z + 0.1f * (c.y + c.w + yu[k].z + yd[k].z + below.z + a[k].z);
+      v.w = 0.4f * c.w + 0.1f * (c.z + r[k] + yu[k].w + yd[k].w + below.w + a[k].w);
+      *reinterpret_cast<float4*>(o + (k0 + k) * plane) = v; below = centre; centre = a[k];
+    }
+  }
+}
 struct Bufs { std::vector<float*> in, out; size_t bytes; };
 Bufs make(size_t bytes) {
   Bufs b; b.bytes = bytes;
@@ -181,7 +264,7 @@ void tlb_explore() {
   cudaFree(buf); cudaFree(res);
 }
 int main() {
-  tlb_explore();
+  if (!getenv("EXPLORE_SKIP_TLB")) tlb_explore();
   for (int n : {4096, 8192}) {
     size_t bytes = (size_t)n * n * 4; Bufs b = make(bytes);
     double moved = 2.0 * bytes;
@@ -209,6 +292,16 @@ int main() {
     rep("st2_stream 128 r8", [&](const float* i, float* o) { st2_stream<128, 8><<<dim3(n / 128, n / 8), 128>>>(i, o, n); });
     rep("st2_stream 128 r16", [&](const float* i, float* o) { st2_stream<128, 16><<<dim3(n / 128, n / 16), 128>>>(i, o, n); });
     rep("st2_stream 256 r8", [&](const float* i, float* o) { st2_stream<256, 8><<<dim3(n / 256, n / 8), 256>>>(i, o, n); });
+    rep("st2_vec4 64 r8", [&](const float* i, float* o) { st2_vec4<64, 8><<<dim3(n / 256, n / 8), 64>>>(i, o, n); });
+    rep("st2_vec4 128 r4", [&](const float* i, float* o) { st2_vec4<128, 4><<<dim3(n / 512, n / 4), 128>>>(i, o, n); });
+    rep("st2_vec4 128 r8", [&](const float* i, float* o) { st2_vec4<128, 8><<<dim3(n / 512, n / 8), 128>>>(i, o, n); });
+    rep("st2_vec4 256 r16", [&](const float* i, float* o) { st2_vec4<256, 16><<<dim3(n / 1024, n / 16), 256>>>(i, o, n); });
+    rep("st2_vec4g 32x4 r4", [&](const float* i, float* o) { st2_vec4g<32, 4, 4><<<dim3(n / 128, n / 16), dim3(32, 4)>>>(i, o, n); });
+    rep("st2_vec4g 64x1 r4", [&](const float* i, float* o) { st2_vec4g<64, 1, 4><<<dim3(n / 256, n / 4), dim3(64, 1)>>>(i, o, n); });
+    rep("st2_vec4g 128x1 r4", [&](const float* i, float* o) { st2_vec4g<128, 1, 4><<<dim3(n / 512, n / 4), dim3(128, 1)>>>(i, o, n); });
+    rep("st2_vec4g 128x1 r2", [&](const float* i, float* o) { st2_vec4g<128, 1, 2><<<dim3(n / 512, n / 2), dim3(128, 1)>>>(i, o, n); });
+    rep("st2_vec4g 64x2 r4", [&](const float* i, float* o) { st2_vec4g<64, 2, 4><<<dim3(n / 256, n / 8), dim3(64, 2)>>>(i, o, n); });
+    rep("st2_vec4g 128x1 r8", [&](const float* i, float* o) { st2_vec4g<128, 1, 8><<<dim3(n / 512, n / 8), dim3(128, 1)>>>(i, o, n); });
     release(b);
   }
   for (int n : {256, 512}) {
@@ -223,6 +316,11 @@ int main() {
     rep("st3_stream 64x4 z16", [&](const float* i, float* o) { st3_stream<64, 4, 16><<<dim3(n / 64, n / 4, n / 16), dim3(64, 4)>>>(i, o, n); });
     rep("st3_stream 32x8 z16", [&](const float* i, float* o) { st3_stream<32, 8, 16><<<dim3(n / 32, n / 8, n / 16), dim3(32, 8)>>>(i, o, n); });
     rep("st3_stream 128x4 z4", [&](const float* i, float* o) { st3_stream<128, 4, 4><<<dim3(n / 128, n / 4, n / 4), dim3(128, 4)>>>(i, o, n); });
+    rep("st3_vec4 32x4 z8", [&](const float* i, float* o) { st3_vec4<32, 4, 8><<<dim3(n / 128, n / 4, n / 8), dim3(32, 4)>>>(i, o, n); });
+    rep("st3_vec4 16x8 z8", [&](const float* i, float* o) { st3_vec4<16, 8, 8><<<dim3(n / 64, n / 8, n / 8), dim3(16, 8)>>>(i, o, n); });
+    rep("st3_vec4 32x4 z16", [&](const float* i, float* o) { st3_vec4<32, 4, 16><<<dim3(n / 128, n / 4, n / 16), dim3(32, 4)>>>(i, o, n); });
+    rep("st3_vec4 64x2 z16", [&](const float* i, float* o) { st3_vec4<64, 2, 16><<<dim3(n / 256, n / 2, n / 16), dim3(64, 2)>>>(i, o, n); });
+    rep("st3_vec4 32x8 z32", [&](const float* i, float* o) { st3_vec4<32, 8, 32><<<dim3(n / 128, n / 8, n / 32), dim3(32, 8)>>>(i, o, n); });
     release(b);
   }
   return 0;

@@ -37,7 +37,7 @@ timed() { # timed LABEL COMMAND...: runs the command, then prints its wall time
   fi
   "$advisor" show profiles/h200.json
   # The timed kernels' clock reads must bracket their loads: keep the SASS order for review.
-  cuobjdump -sass "$advisor" | awk '/Function :/ { keep = ($0 ~ /self_loop|chase_per_hop|script_kernel|chase_kernel/) } keep' |
+  cuobjdump -sass "$advisor" | awk '/Function :/ { keep = ($0 ~ /self_loop|chase_per_hop|script_kernel|chase_kernel|eviction_test/) } keep' |
     grep -E "Function|CS2R|S2UR|LDG|STS|BRA|BAR" > "$out/timed-kernels.sass"
   nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv
 } 2>&1 | tee "$out/probe.log"
