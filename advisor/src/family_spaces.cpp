@@ -50,7 +50,8 @@ FamilySpace stencil2d_space() {
            {"smem", {0, 1}},
            {"block_x", {16, 32, 64, 128}},
            {"block_y", {1, 2, 4, 8, 16}},
-           {"ept_y", {1, 2, 4, 8}}},
+           {"ept_y", {1, 2, 4, 8}},
+           {"vector", {1, 2, 4, 8}}},
           [](SearchSpace& space, std::int64_t warp_size) {
             require_whole_warps(space, {"block_x", "block_y"}, warp_size);
           }};
@@ -61,7 +62,8 @@ FamilySpace stencil3d_space() {
            {"block_x", {16, 32, 64, 128}},
            {"block_y", {1, 2, 4, 8, 16}},
            {"block_z", {1, 2, 4, 8}},
-           {"z_chunk", {1, 8, 16, 32, 64}}},
+           {"z_chunk", {1, 8, 16, 32, 64}},
+           {"vector", {1, 2, 4, 8}}},
           [](SearchSpace& space, std::int64_t warp_size) {
             require_whole_warps(space, {"block_x", "block_y", "block_z"}, warp_size);
             // 3D blocking ignores z_chunk: enumerate it once there.

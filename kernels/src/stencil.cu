@@ -90,6 +90,112 @@ __global__ void stencil2d_global(const T* __restrict__ in, T* __restrict__ out, 
   }
 }
 
+/// `kVector` elements moved as one access (the `vector` key): aligned to its whole width.
+template <typename T, int kVector> struct alignas(sizeof(T) * kVector) Packed {
+  T lane[kVector];
+};
+
+template <typename T, int kVector> __device__ __forceinline__ Packed<T, kVector> load_packed(const T* address) {
+  return *reinterpret_cast<const Packed<T, kVector>*>(address);
+}
+
+/// Stores a vector thread's outputs at `target` (its point x0): one vector store when all its
+/// points are interior columns [radius, m - radius), else one scalar store per interior point,
+/// the left-edge and right-edge cases as separate branches (the model lists them so).
+template <typename T, int kVector, typename Acc>
+__device__ __forceinline__ void store_vector_points(T* target, long long x0, long long m, int radius,
+                                                    const Acc (&sums)[kVector]) {
+  const long long full_end = m - radius - kVector + 1;
+  if (x0 >= radius && x0 < full_end) {
+    Packed<T, kVector> packed;
+#pragma unroll
+    for (int i = 0; i < kVector; ++i) packed.lane[i] = from_accumulator<T>(sums[i]);
+    *reinterpret_cast<Packed<T, kVector>*>(target) = packed;
+  } else if (x0 < radius) {
+#pragma unroll
+    for (int i = 0; i < kVector; ++i) {
+      if (x0 + i >= radius && x0 + i < m - radius) target[i] = from_accumulator<T>(sums[i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kVector; ++i) {
+      if (x0 + i >= radius && x0 + i < m - radius) target[i] = from_accumulator<T>(sums[i]);
+    }
+  }
+}
+
+/// One row of a vector thread's star points x0 .. x0+kVector-1 at `centre` (its point x0): the
+/// centre vector, then for d = 1..radius the scalars x0-d and x0+kVector-1+d (when inside the
+/// row) and the vectors d rows up and down -- the model's tap order.
+template <typename T, int kRadius, int kVector, typename Acc = typename AccumulatorOf<T>::type>
+__device__ __forceinline__ void star_vector_row(const T* centre, long long x0, long long m, int row, int runtime_radius,
+                                                Acc (&sums)[kVector]) {
+  constexpr int kMaxRadius = kRadius > 0 ? kRadius : kMaxStencilRadius;
+  const int radius = kRadius > 0 ? kRadius : runtime_radius;
+  const Packed<T, kVector> middle = load_packed<T, kVector>(centre);
+  Acc left[kMaxRadius + 1];  // left[d]: x0 - d
+  Acc right[kMaxRadius + 1]; // right[d]: x0 + kVector - 1 + d
+  Packed<T, kVector> up[kMaxRadius + 1];
+  Packed<T, kVector> down[kMaxRadius + 1];
+#pragma unroll
+  for (int d = 1; d <= kMaxRadius; ++d) {
+    if (d > radius) break;
+    left[d] = x0 - d >= 0 ? to_accumulator(centre[-d]) : Acc(0);
+    right[d] = x0 + kVector - 1 + d < m ? to_accumulator(centre[kVector - 1 + d]) : Acc(0);
+    up[d] = load_packed<T, kVector>(centre - d * row);
+    down[d] = load_packed<T, kVector>(centre + d * row);
+  }
+#pragma unroll
+  for (int i = 0; i < kVector; ++i) {
+    Acc sum = weight<Acc>(0) * to_accumulator(middle.lane[i]);
+#pragma unroll
+    for (int d = 1; d <= kMaxRadius; ++d) {
+      if (d > radius) break;
+      const Acc l = i - d >= 0 ? to_accumulator(middle.lane[i - d >= 0 ? i - d : 0]) : left[d - i > 0 ? d - i : 1];
+      const Acc r = i + d < kVector ? to_accumulator(middle.lane[i + d < kVector ? i + d : 0])
+                                    : right[i + d - kVector + 1 > 0 ? i + d - kVector + 1 : 1];
+      sum += weight<Acc>(d) * (l + r + to_accumulator(up[d].lane[i]) + to_accumulator(down[d].lane[i]));
+    }
+    sums[i] = sum;
+  }
+}
+
+/// stencil2d smem=0 with `vector` = kVector > 1 points per thread along x (x0 = (bx*block_x +
+/// tx)*kVector); rows as stencil2d_global (kRows > 0: interior threads unrolled, loads first).
+/// Measured on the H200 (benchmarks/h200-explore): 93-95% of copy against 83% for scalars.
+template <typename T, int kRadius, int kRows, int kVector>
+__global__ void stencil2d_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
+                                 int runtime_radius, int rows_per_thread) {
+  using Acc = typename AccumulatorOf<T>::type;
+  const int radius = kRadius > 0 ? kRadius : runtime_radius;
+  const long long x0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * kVector;
+  if (x0 >= m) return;
+  const long long y_first = static_cast<long long>(blockIdx.y) * blockDim.y * rows_per_thread + threadIdx.y;
+  const int row = static_cast<int>(m);
+  const int thread_row_step = static_cast<int>(blockDim.y) * row;
+  const T* first_centre = in + y_first * m + x0;
+  T* first_target = out + y_first * m + x0;
+  if constexpr (kRows > 0) {
+    if (y_first >= radius && y_first + static_cast<long long>(kRows - 1) * blockDim.y < n - radius) {
+      Acc sums[kRows][kVector];
+#pragma unroll
+      for (int e = 0; e < kRows; ++e) {
+        star_vector_row<T, kRadius, kVector>(first_centre + e * thread_row_step, x0, m, row, radius, sums[e]);
+      }
+#pragma unroll
+      for (int e = 0; e < kRows; ++e) store_vector_points<T, kVector>(first_target + e * thread_row_step, x0, m, radius, sums[e]);
+      return;
+    }
+  }
+  for (int e = 0; e < rows_per_thread; ++e) {
+    const long long y = y_first + static_cast<long long>(e) * blockDim.y;
+    if (y < radius || y >= n - radius) continue;
+    Acc sums[kVector];
+    star_vector_row<T, kRadius, kVector>(first_centre + e * thread_row_step, x0, m, row, radius, sums);
+    store_vector_points<T, kVector>(first_target + e * thread_row_step, x0, m, radius, sums);
+  }
+}
+
 template <typename T>
 __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, int radius,
                                  int rows_per_thread) {
@@ -236,8 +342,117 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   }
 }
 
+/// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
+/// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
+/// neighbours as vectors, in the model's order; stores as store_vector_points. Interior chunks
+/// load kStreamingPlaneBatch planes before their stores (as stencil3d_streaming).
+template <typename T, int kVector>
+__global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
+                                           long long k, int z_chunk) {
+  using Acc = typename AccumulatorOf<T>::type;
+  using Pack = Packed<T, kVector>;
+  const long long x0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * kVector;
+  const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (x0 >= m || y < 1 || y >= n - 1) return;
+  const int row = static_cast<int>(m);
+  const int plane = static_cast<int>(n * m);
+  const long long z0 = static_cast<long long>(blockIdx.z) * z_chunk;
+  if (z0 >= k) return;
+  const long long first_offset = z0 * n * m + y * m + x0;
+  const T* here = in + first_offset;
+  T* target = out + first_offset;
+  Pack below{};
+  if (z0 >= 1) below = load_packed<T, kVector>(here - plane);
+  Pack centre = load_packed<T, kVector>(here);
+  const Acc c0 = weight<Acc>(0);
+  const Acc c1 = weight<Acc>(1);
+  const bool has_left = x0 >= 1;
+  const bool has_right = x0 + kVector < m;
+  // The outputs of one plane from its loaded taps; then the window moves up.
+  const auto emit = [&](T* plane_target, const Pack& above, Acc left, Acc right, const Pack& y_minus, const Pack& y_plus) {
+    Acc sums[kVector];
+#pragma unroll
+    for (int i = 0; i < kVector; ++i) {
+      const Acc l = i > 0 ? to_accumulator(centre.lane[i > 0 ? i - 1 : 0]) : left;
+      const Acc r = i + 1 < kVector ? to_accumulator(centre.lane[i + 1 < kVector ? i + 1 : 0]) : right;
+      sums[i] = c0 * to_accumulator(centre.lane[i]) +
+                c1 * (l + r + to_accumulator(y_minus.lane[i]) + to_accumulator(y_plus.lane[i]) +
+                      to_accumulator(below.lane[i]) + to_accumulator(above.lane[i]));
+    }
+    store_vector_points<T, kVector>(plane_target, x0, m, 1, sums);
+  };
+  if (z0 >= 1 && z0 + z_chunk <= k - 1 && z_chunk % kStreamingPlaneBatch == 0) {
+    for (int s0 = 0; s0 < z_chunk; s0 += kStreamingPlaneBatch) {
+      Pack above[kStreamingPlaneBatch];
+      Pack y_minus[kStreamingPlaneBatch];
+      Pack y_plus[kStreamingPlaneBatch];
+      Acc left[kStreamingPlaneBatch];
+      Acc right[kStreamingPlaneBatch];
+#pragma unroll
+      for (int u = 0; u < kStreamingPlaneBatch; ++u) {
+        const T* p = here + static_cast<long long>(u) * plane;
+        above[u] = load_packed<T, kVector>(p + plane);
+        left[u] = has_left ? to_accumulator(p[-1]) : Acc(0);
+        right[u] = has_right ? to_accumulator(p[kVector]) : Acc(0);
+        y_minus[u] = load_packed<T, kVector>(p - row);
+        y_plus[u] = load_packed<T, kVector>(p + row);
+      }
+#pragma unroll
+      for (int u = 0; u < kStreamingPlaneBatch; ++u) {
+        emit(target + static_cast<long long>(u) * plane, above[u], left[u], right[u], y_minus[u], y_plus[u]);
+        below = centre;
+        centre = above[u];
+      }
+      here += static_cast<long long>(kStreamingPlaneBatch) * plane;
+      target += static_cast<long long>(kStreamingPlaneBatch) * plane;
+    }
+    return;
+  }
+  // Edge chunks: step s is plane z0 + s (as stencil3d_streaming).
+  const int planes = static_cast<int>(min(static_cast<long long>(z_chunk), k - z0));
+  const int planes_below_top = static_cast<int>(min(static_cast<long long>(planes), k - 1 - z0));
+  const int first_written = z0 >= 1 ? 0 : 1;
+  for (int s = 0; s < planes; ++s) {
+    Pack above{};
+    if (s < planes_below_top) above = load_packed<T, kVector>(here + plane);
+    if (s >= first_written && s < planes_below_top) {
+      const Acc left = has_left ? to_accumulator(here[-1]) : Acc(0);
+      const Acc right = has_right ? to_accumulator(here[kVector]) : Acc(0);
+      const Pack y_minus = load_packed<T, kVector>(here - row);
+      const Pack y_plus = load_packed<T, kVector>(here + row);
+      emit(target, above, left, right, y_minus, y_plus);
+    }
+    below = centre;
+    centre = above;
+    here += plane;
+    target += plane;
+  }
+}
+
 struct Stencil2dLauncher {
   const LaunchRequest& request;
+
+  /// vector > 1 (the model admits it with smem=0 only, at most 16 bytes): radius 1 and the
+  /// advisor's ept_y values are compiled.
+  template <typename T, int kVector, typename Launch> void launch_vector(const Launch& launch, int rows_per_thread) const {
+    if constexpr (kVector * sizeof(T) <= 16) {
+      if (request.shape.stencil_radius != 1) {
+        launch(stencil2d_vector<T, 0, 0, kVector>);
+      } else {
+        switch (rows_per_thread) {
+        case 1: launch(stencil2d_vector<T, 1, 1, kVector>); break;
+        case 2: launch(stencil2d_vector<T, 1, 2, kVector>); break;
+        case 4: launch(stencil2d_vector<T, 1, 4, kVector>); break;
+        case 8: launch(stencil2d_vector<T, 1, 8, kVector>); break;
+        default: launch(stencil2d_vector<T, 1, 0, kVector>); break;
+        }
+      }
+      check_launch("stencil2d_vector");
+    } else {
+      throw InputError("kernels: stencil2d vector=" + std::to_string(kVector) + " exceeds 16 bytes");
+    }
+  }
+
   template <typename T> void operator()() const {
     const auto* in = static_cast<const T*>(request.arrays[0]);
     auto* out = static_cast<T*>(request.arrays[1]);
@@ -250,10 +465,16 @@ struct Stencil2dLauncher {
     const std::int64_t halo = 2 * shape.stencil_radius;
     require_int32_offsets((rows_per_thread * request.pattern.block.y + halo) * shape.m + request.pattern.block.x + halo,
                           "a stencil2d block's rows");
+    const auto launch = [&](auto kernel) {
+      kernel<<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.stencil_radius, rows_per_thread);
+    };
+    switch (request.config.get_or("vector", 1)) {
+    case 2: launch_vector<T, 2>(launch, rows_per_thread); return;
+    case 4: launch_vector<T, 4>(launch, rows_per_thread); return;
+    case 8: launch_vector<T, 8>(launch, rows_per_thread); return;
+    default: break;
+    }
     if (request.config.get("smem") == 0) {
-      const auto launch = [&](auto kernel) {
-        kernel<<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.stencil_radius, rows_per_thread);
-      };
       if (shape.stencil_radius != 1) {
         launch(stencil2d_global<T, 0, 0>);
       } else {
@@ -278,6 +499,18 @@ struct Stencil2dLauncher {
 
 struct Stencil3dLauncher {
   const LaunchRequest& request;
+
+  /// vector > 1 (mode 1 only, at most 16 bytes).
+  template <typename T, int kVector> void launch_vector(dim3 grid, dim3 block, int z_chunk) const {
+    if constexpr (kVector * sizeof(T) <= 16) {
+      const auto& shape = request.shape;
+      stencil3d_streaming_vector<T, kVector><<<grid, block, 0, request.stream>>>(
+          static_cast<const T*>(request.arrays[0]), static_cast<T*>(request.arrays[1]), shape.n, shape.m, shape.k, z_chunk);
+      check_launch("stencil3d_streaming_vector");
+    } else {
+      throw InputError("kernels: stencil3d vector=" + std::to_string(kVector) + " exceeds 16 bytes");
+    }
+  }
   template <typename T> void operator()() const {
     const auto* in = static_cast<const T*>(request.arrays[0]);
     auto* out = static_cast<T*>(request.arrays[1]);
@@ -291,6 +524,12 @@ struct Stencil3dLauncher {
       return;
     }
     const int z_chunk = static_cast<int>(request.config.get("z_chunk"));
+    switch (request.config.get_or("vector", 1)) {
+    case 2: launch_vector<T, 2>(grid, block, z_chunk); return;
+    case 4: launch_vector<T, 4>(grid, block, z_chunk); return;
+    case 8: launch_vector<T, 8>(grid, block, z_chunk); return;
+    default: break;
+    }
     if (z_chunk % kStreamingPlaneBatch == 0) {
       stencil3d_streaming<T, kStreamingPlaneBatch><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.k,
                                                                                       z_chunk);

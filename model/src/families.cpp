@@ -84,6 +84,16 @@ Sizes read_sizes(const ProblemSpec& problem, bool uses_m, bool uses_k) {
   return sizes;
 }
 
+/// `vector` elements moved as one access: 1, 2, 4 or 8 of them, at most 16 bytes.
+void check_vector_width(const std::string& family, std::int64_t vector, int element_bytes) {
+  if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
+    rule_broken(family, "vector must be 1, 2, 4 or 8, got " + std::to_string(vector));
+  }
+  if (vector * element_bytes > 16) {
+    rule_broken(family, "vector*sizeof(T) must be <= 16 bytes, got " + std::to_string(vector * element_bytes));
+  }
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 ArrayDecl global_array(std::string name, int element_bytes, std::vector<std::int64_t> extents) {
@@ -169,12 +179,7 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
   const std::int64_t ept = at_least(family, config, "ept", 1);
   const std::int64_t stride = at_least(family, config, "stride", 1, 1);
   const int bytes = sizes.element_bytes;
-  if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
-    rule_broken(family, "vector must be 1, 2, 4 or 8, got " + std::to_string(vector));
-  }
-  if (vector * bytes > 16) {
-    rule_broken(family, "vector*sizeof(T) must be <= 16 bytes, got " + std::to_string(vector * bytes));
-  }
+  check_vector_width(family, vector, bytes);
   require_multiple(family, "block", block, "the warp size", 32);
   if (stride > 1 && vector != 1) rule_broken(family, "vector must be 1 when stride > 1");
   require_multiple(family, "n", sizes.n, "vector", vector);
@@ -199,6 +204,41 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
 }
 
 // ----- stencil2d -----------------------------------------------------------------------
+
+/// The stencils' `vector` key (points per thread along x, moved as one access): 1, 2, 4 or 8,
+/// at most 16 bytes, and dividing m so that every vector is aligned and inside a row.
+std::int64_t read_x_vector(const std::string& family, const Config& config, const Sizes& sizes) {
+  const std::int64_t vector = config.get_or("vector", 1);
+  check_vector_width(family, vector, sizes.element_bytes);
+  require_multiple(family, "m", sizes.m, "vector", vector);
+  return vector;
+}
+
+/// A vector thread's output: one vector store when all its points are interior columns
+/// [radius, m - radius), otherwise (the row's first and last vectors) one scalar store per
+/// interior point, left edge then right edge (what the kernels do).
+template <typename XAt>
+void append_vector_stores(std::vector<Access>& accesses, const std::string& array, std::vector<AffineIndex> outer_index,
+                          const XAt& x0_at, const std::vector<Guard>& outer_interior, std::int64_t vector,
+                          std::int64_t radius, std::int64_t m) {
+  const auto with = [&](std::vector<Guard> guards, std::vector<Guard> more) {
+    guards.insert(guards.end(), more.begin(), more.end());
+    return guards;
+  };
+  const auto at = [&](const AffineIndex& x) {
+    std::vector<AffineIndex> index = outer_index;
+    index.push_back(x);
+    return index;
+  };
+  const std::int64_t full_end = m - radius - vector + 1; // x0 < full_end: last point interior
+  accesses.push_back(store(array, at(x0_at(0)), with(outer_interior, {{x0_at(0), radius, full_end}}), static_cast<int>(vector)));
+  const std::vector<Guard> edges = {{x0_at(0), 0, radius}, {x0_at(0), std::max(radius, full_end), m}};
+  for (const Guard& edge : edges) {
+    for (std::int64_t i = 0; i < vector; ++i) {
+      accesses.push_back(store(array, at(x0_at(i)), with(outer_interior, {edge, interior_guard(x0_at(i), radius, m)})));
+    }
+  }
+}
 
 /// The contract's tap order: centre, then for d = 1..radius: left, right, up, down.
 template <typename RowAt, typename ColAt>
@@ -225,13 +265,15 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const std::int64_t smem = config.get("smem");
   if (smem != 0 && smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(smem));
   checked_product(family, {block_x, block_y, ept_y});
+  const std::int64_t vector = read_x_vector(family, config, sizes);
+  if (smem == 1 && vector != 1) rule_broken(family, "vector must be 1 when smem=1, got " + std::to_string(vector));
 
   const std::int64_t n = sizes.n;
   const std::int64_t m = sizes.m;
   const int bytes = sizes.element_bytes;
   KernelPattern pattern;
   pattern.name = "stencil2d";
-  pattern.grid = {ceil_div(m, block_x), ceil_div(n, block_y * ept_y), 1};
+  pattern.grid = {ceil_div(m, checked_product(family, {block_x, vector})), ceil_div(n, block_y * ept_y), 1};
   pattern.block = {block_x, block_y, 1};
   pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {n, m})};
   const std::int64_t interior_rows = std::max<std::int64_t>(0, n - 2 * radius);
@@ -248,10 +290,31 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
   const Loop rows{"e", 0, ept_y, 1};
 
-  if (smem == 0) {
+  if (smem == 0 && vector == 1) {
     std::vector<Access> accesses = star_taps("in", y_at, x_at, radius, interior);
     accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
     pattern.phases.push_back({{rows}, std::move(accesses)});
+    return pattern;
+  }
+  if (smem == 0) {
+    // The thread's points are x0 .. x0+vector-1, x0 = (bx*block_x + tx)*vector.
+    const auto x0_at = [&](std::int64_t dx) {
+      return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}});
+    };
+    const Guard row_interior = interior_guard(y_at(0), radius, n);
+    const int width = static_cast<int>(vector);
+    std::vector<Access> accesses{load("in", {y_at(0), x0_at(0)}, {row_interior}, width)};
+    for (std::int64_t d = 1; d <= radius; ++d) {
+      accesses.push_back(load("in", {y_at(0), x0_at(-d)}, {row_interior, {x0_at(-d), 0, m - d}}));
+      accesses.push_back(load("in", {y_at(0), x0_at(vector - 1 + d)}, {row_interior, {x0_at(vector - 1 + d), 0, m}}));
+      accesses.push_back(load("in", {y_at(-d), x0_at(0)}, {row_interior}, width));
+      accesses.push_back(load("in", {y_at(d), x0_at(0)}, {row_interior}, width));
+    }
+    append_vector_stores(accesses, "out", {y_at(0)}, x0_at, {row_interior}, vector, radius, m);
+    pattern.phases.push_back({{rows}, std::move(accesses)});
+    // The kernel keeps a row's vector sums for all ept_y rows (ptxas: 38-66 registers for f32
+    // vector 4, ept_y 1-8).
+    pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + ept_y * vector * ((bytes + 3) / 4));
     return pattern;
   }
 
@@ -290,6 +353,35 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
 
 // ----- stencil3d -----------------------------------------------------------------------
 
+/// 2.5D streaming with `vector` points per thread along x (x0 = (bx*block_x + tx)*vector): the
+/// scalar mode's loads with the centre column, in[z+1] and the y neighbours as vectors, x-1 and
+/// x0+vector as scalars inside the row; stores as append_vector_stores.
+template <typename ZAt, typename YAt>
+void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, const YAt& y_at, std::int64_t z_chunk,
+                                    std::int64_t vector, std::int64_t block_x, std::int64_t n, std::int64_t m,
+                                    std::int64_t k) {
+  const auto x0_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}}); };
+  const int width = static_cast<int>(vector);
+  const Guard interior_rows = interior_guard(y_at(0), 1, n);
+  pattern.phases.push_back({{},
+                            {load("in", {z_at(-1, false), y_at(0), x0_at(0)}, {interior_rows}, width),
+                             load("in", {z_at(0, false), y_at(0), x0_at(0)}, {interior_rows}, width)}});
+  const Guard interior_plane = interior_guard(z_at(0, true), 1, k);
+  const AffineIndex z = z_at(0, true);
+  std::vector<Access> accesses{
+      load("in", {z_at(1, true), y_at(0), x0_at(0)}, {interior_rows, {z, 0, k}}, width),
+      load("in", {z, y_at(0), x0_at(-1)}, {interior_rows, interior_plane, {x0_at(-1), 0, m - 1}}),
+      load("in", {z, y_at(0), x0_at(vector)}, {interior_rows, interior_plane, {x0_at(vector), 0, m}}),
+      load("in", {z, y_at(-1), x0_at(0)}, {interior_rows, interior_plane}, width),
+      load("in", {z, y_at(1), x0_at(0)}, {interior_rows, interior_plane}, width)};
+  append_vector_stores(accesses, "out", {z, y_at(0)}, x0_at, {interior_rows, interior_plane}, vector, 1, m);
+  pattern.phases.push_back({{{"p", 0, z_chunk, 1}}, std::move(accesses)});
+  // A batch of 8 planes' taps (3 vectors + 2 scalars each) is in registers (ptxas: 127 for
+  // f32 vector 4).
+  const std::int64_t words = (pattern.arrays[0].element_bytes + 3) / 4;
+  pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + 8 * (3 * vector + 2) * words);
+}
+
 KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
@@ -302,6 +394,8 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const std::int64_t z_chunk = mode == 1 ? at_least(family, config, "z_chunk", 1) : config.get_or("z_chunk", 1);
   if (mode == 0 && z_chunk != 1) rule_broken(family, "z_chunk applies only to mode=1 (omit it or set 1)");
   checked_product(family, {block_x, block_y, block_z});
+  const std::int64_t vector = read_x_vector(family, config, sizes);
+  if (mode == 0 && vector != 1) rule_broken(family, "vector must be 1 when mode=0, got " + std::to_string(vector));
 
   const std::int64_t n = sizes.n;
   const std::int64_t m = sizes.m;
@@ -310,7 +404,8 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   KernelPattern pattern;
   pattern.name = "stencil3d";
   pattern.block = {block_x, block_y, block_z};
-  pattern.grid = {ceil_div(m, block_x), ceil_div(n, block_y), ceil_div(k, mode == 0 ? block_z : z_chunk)};
+  pattern.grid = {ceil_div(m, checked_product(family, {block_x, vector})), ceil_div(n, block_y),
+                  ceil_div(k, mode == 0 ? block_z : z_chunk)};
   pattern.arrays = {global_array("in", bytes, {k, n, m}), global_array("out", bytes, {k, n, m})};
   const double interior_points = static_cast<double>(std::max<std::int64_t>(0, k - 2)) *
                           static_cast<double>(std::max<std::int64_t>(0, n - 2)) *
@@ -343,7 +438,10 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const auto z_at = [&](std::int64_t dz, bool in_loop) {
     return in_loop ? affine(dz, {{V::block_z, z_chunk}}, {{"p", 1}}) : affine(dz, {{V::block_z, z_chunk}});
   };
-  const std::vector<Guard> last_plane = {{z_at(0, true), 0, k}};
+  if (vector > 1) {
+    append_streaming_vector_phases(pattern, z_at, y_at, z_chunk, vector, block_x, n, m, k);
+    return pattern;
+  }
   pattern.phases.push_back({{},
                             {load("in", {z_at(-1, false), y_at(0), x_at(0)}, column_interior),
                              load("in", {z_at(0, false), y_at(0), x_at(0)}, column_interior)}});
@@ -468,11 +566,11 @@ const std::vector<Family>& family_table() {
       {{"gemm", "C = A*B with shared-memory block tiles and register thread tiles", {"bk", "bm", "bn", "pad", "tm", "tn"},
         {"n", "m", "k"}},
        build_gemm},
-      {{"stencil2d", "star stencil of a radius on an n x m grid, optional shared-memory tile",
-        {"block_x", "block_y", "ept_y", "radius", "smem"}, {"n", "m"}},
+      {{"stencil2d", "star stencil of a radius on an n x m grid, optional shared-memory tile or x vectors",
+        {"block_x", "block_y", "ept_y", "radius", "smem", "vector"}, {"n", "m"}},
        build_stencil2d},
-      {{"stencil3d", "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming",
-        {"block_x", "block_y", "block_z", "mode", "z_chunk"}, {"n", "m", "k"}},
+      {{"stencil3d", "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming (x vectors)",
+        {"block_x", "block_y", "block_z", "mode", "vector", "z_chunk"}, {"n", "m", "k"}},
        build_stencil3d},
       {{"transpose", "out[j][i] = in[i][j], direct or through a shared-memory tile",
         {"block_x", "block_y", "pad", "smem", "tile"}, {"n", "m"}},

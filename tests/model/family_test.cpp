@@ -46,6 +46,16 @@ TEST(Families, RuleViolations) {
   expect_rejected({"stencil2d", 64}, "radius=9,block_x=32,block_y=8,ept_y=1,smem=0", "stencil2d: radius must be in [1, 8], got 9");
   expect_rejected({"stencil3d", 64}, "mode=1,block_x=32,block_y=4,block_z=2,z_chunk=4",
                   "stencil3d: block_z must be 1 when mode=1, got 2");
+  expect_rejected({"stencil2d", 64}, "block_x=32,block_y=1,ept_y=1,smem=1,vector=4",
+                  "stencil2d: vector must be 1 when smem=1, got 4");
+  expect_rejected({"stencil2d", 64}, "block_x=32,block_y=1,ept_y=1,smem=0,vector=3",
+                  "stencil2d: vector must be 1, 2, 4 or 8, got 3");
+  expect_rejected({"stencil2d", 64, 0, 0, DataType::f64}, "block_x=32,block_y=1,ept_y=1,smem=0,vector=4",
+                  "stencil2d: vector*sizeof(T) must be <= 16 bytes, got 32");
+  expect_rejected({"stencil2d", 64, 66}, "block_x=32,block_y=1,ept_y=1,smem=0,vector=4",
+                  "stencil2d: m (66) must be a multiple of vector (4)");
+  expect_rejected({"stencil3d", 64}, "mode=0,block_x=32,block_y=4,block_z=2,vector=2",
+                  "stencil3d: vector must be 1 when mode=0, got 2");
   expect_rejected({"gemm", 100}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=0", "gemm: M (n) (100) must be a multiple of bm (64)");
   expect_rejected({"gemm", 96}, "bm=24,bn=16,bk=8,tm=4,tn=2,pad=0",
                   "gemm: threads per block (bm/tm)*(bn/tn) (48) must be a multiple of the warp size (32)");

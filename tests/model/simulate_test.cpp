@@ -237,6 +237,40 @@ TEST(Simulate, StencilWithSharedTileReadsEachInputSectorOnce) {
   EXPECT_EQ(direct.metric("dram__bytes_write.sum"), tiled.metric("dram__bytes_write.sum"));
 }
 
+TEST(Simulate, VectorStencil2dMovesFourPointsPerAccessWithScalarEdges) {
+  // 256x256 f32, radius 1, vector 4, one warp per block covering 128 columns (2 blocks per
+  // row), 254 interior rows. Per warp-row: 5 load requests (centre, x0-1, x0+4, up, down).
+  // Sectors per warp-row: each 512 B row vector 16; x0-1 (elements 4t-1) 16 in block 0 (lane
+  // 0 has none) and 17 in block 1 (127..251); x0+4 17 in block 0 (4..128), 16 in block 1
+  // (lane 31's 256 is outside) -> 81 per warp-row. Stores per row: one vector store per warp
+  // (16 sectors each) and the edge vectors' scalar stores of points 1-3 and 252-254 (3 + 3
+  // requests, one sector each).
+  const Prediction p = run({"stencil2d", 256}, "radius=1,block_x=32,block_y=1,ept_y=1,smem=0,vector=4");
+  const Prediction scalar = run({"stencil2d", 256}, "radius=1,block_x=32,block_y=1,ept_y=1,smem=0");
+  EXPECT_EQ(p.metric(kLoadRequests), 254.0 * 2 * 5);
+  EXPECT_EQ(p.metric(kLoadSectors), 254.0 * 162);
+  EXPECT_EQ(p.metric(kStoreRequests), 254.0 * 8);
+  EXPECT_EQ(p.metric(kStoreSectors), 254.0 * 38);
+  EXPECT_EQ(scalar.metric(kLoadRequests), 254.0 * 8 * 5);
+  // The same points are written and the same input is read.
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), scalar.metric("dram__bytes_write.sum"));
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), scalar.metric("dram__bytes_read.sum"));
+}
+
+TEST(Simulate, VectorStencil3dStreamingCountsPerPlane) {
+  // 16 planes x 16 rows x 128 columns f32, mode 1, vector 4, block 32x1 (one warp = one row
+  // of 128 columns), z_chunk 8 (2 chunks), 14 interior rows. Per row: before the planes, the
+  // centre vector of both chunks and z0-1 of the second (chunk 0's is outside) = 3 requests;
+  // in[z+1] for z in [0, 15) = 15; for the 14 interior planes x0-1, x0+4, y-1, y+1 = 56.
+  // Stores per interior plane: the vector store of lanes 1-30 plus the scalar stores of
+  // points 1-3 (lane 0) and 124-126 (lane 31) = 7 requests.
+  const Prediction p = run({"stencil3d", 16, 128, 16}, "mode=1,block_x=32,block_y=1,z_chunk=8,vector=4");
+  EXPECT_EQ(p.metric(kLoadRequests), 14.0 * (3 + 15 + 56));
+  EXPECT_EQ(p.metric(kStoreRequests), 14.0 * 14 * 7);
+  const Prediction scalar = run({"stencil3d", 16, 128, 16}, "mode=1,block_x=32,block_y=1,z_chunk=8");
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), scalar.metric("dram__bytes_write.sum"));
+}
+
 TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
   // bm=bn=32, tm=tn=2: 16x16 threads, warp = 2 thread rows. As[ty*2+i][kk]: lanes of one row
   // share an address (broadcast) and the two rows' addresses are 2*(bk+pad) words apart.
