@@ -2,6 +2,7 @@
 // Every family emits exactly the per-thread address order the contract states, so the CUDA
 // kernels and the model count the same sectors.
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "cachewise/model.hpp"
@@ -112,6 +113,10 @@ Access store(std::string array, std::vector<AffineIndex> index, std::vector<Guar
   return {std::move(array), true, std::move(index), vector, true, std::move(guards)};
 }
 
+/// Elements a thread of the batched kernels moves at a time: kMoveBatch loads, then their
+/// stores (kernels/src/batched_moves.cuh), so that many loads are in flight.
+constexpr std::int64_t kMoveBatch = 4;
+
 double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
 // ----- transpose -----------------------------------------------------------------------
@@ -140,11 +145,15 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   pattern.block = {block_x, block_y, 1};
   pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {m, n})};
   pattern.useful_bytes = checked_product(family, {n, m, bytes, 2});
-  // The kernels move elements in batches of 4 loads then 4 stores (kernels/src/batched_moves.cuh):
-  // up to 4 values per thread are in registers at once, plus addressing.
-  constexpr std::int64_t kMoveBatch = 4;
-  const std::int64_t elements_in_flight = std::min((tile / block_x) * (tile / block_y), kMoveBatch);
-  pattern.registers_per_thread = 16 + elements_in_flight * ((bytes + 3) / 4);
+  // The kernels move a batch of elements (loads, then stores) at a time: a full tile of a
+  // compiled shape (power-of-two rows and at most 8 columns per thread) up to 16 per batch,
+  // otherwise the bounds-checked walk's 8 (kernels/src/transpose.cu). Registers as ptxas gives
+  // them, within 8 whatever the batch: direct 32, shared 48, +16 for 8-byte elements.
+  const std::int64_t per_thread = (tile / block_x) * (tile / block_y);
+  const bool power_of_two_shape = std::has_single_bit(static_cast<std::uint64_t>(tile / block_x)) &&
+                                  std::has_single_bit(static_cast<std::uint64_t>(tile / block_y)) && tile / block_x <= 8;
+  pattern.loads_in_flight = std::min<std::int64_t>(per_thread, power_of_two_shape ? 16 : 8);
+  pattern.registers_per_thread = (smem == 1 ? 48 : 32) + (bytes > 4 ? 16 : 0);
 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
   const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});
@@ -200,6 +209,7 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
   pattern.phases.push_back({{{"e", 0, ept, 1}},
                             {load("in", {element(stride)}, {}, static_cast<int>(vector)),
                              store("out", {element(1)}, {}, static_cast<int>(vector))}});
+  pattern.loads_in_flight = std::min<std::int64_t>(ept, kMoveBatch); // batched_moves
   return pattern;
 }
 
@@ -290,6 +300,11 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
   const Loop rows{"e", 0, ept_y, 1};
 
+  // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
+  // row's taps before the first store, otherwise they roll the rows two at a time.
+  const std::int64_t taps_per_row = 4 * radius + 1;
+  const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
+  pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2));
   if (smem == 0 && vector == 1) {
     std::vector<Access> accesses = star_taps("in", y_at, x_at, radius, interior);
     accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
@@ -417,6 +432,10 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
   const std::vector<Guard> column_interior = {interior_guard(y_at(0), 1, n), interior_guard(x_at(0), 1, m)};
 
+  // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
+  // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
+  constexpr std::int64_t kStreamingPlaneBatch = 8; // kernels/src/stencil.cu
+  pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
   if (mode == 0) {
     const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
     std::vector<Guard> interior = column_interior;
@@ -498,11 +517,11 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   // beside its accumulators and a/b fragments (two registers each for f64) and the two tiles'
   // sweep cursors. 40 + these bounds what nvcc 13.0 allots on sm_90 (f32 1x1, 4x4, 8x8: 42, 66,
   // 115 against 47, 68, 124 here), so a block the model accepts also launches.
-  constexpr std::int64_t kMoveBatch = 4;
   const std::int64_t element_words = (bytes + 3) / 4;
   const std::int64_t accumulator_words = problem.dtype == DataType::f64 ? 2 : 1;
   pattern.registers_per_thread =
       std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (tm * tn + tm + tn) * accumulator_words);
+  pattern.loads_in_flight = kMoveBatch;
 
   // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
   // The kernel issues a thread's loads in this order kMoveBatch at a time, then their stores.

@@ -74,6 +74,10 @@ void validate_pattern(const KernelPattern& pattern) {
   if (pattern.registers_per_thread < 1 || pattern.registers_per_thread > 255) {
     invalid(root + ".registers_per_thread", "expected an integer in [1, 255], got " + std::to_string(pattern.registers_per_thread));
   }
+  if (pattern.loads_in_flight < 1 || pattern.loads_in_flight > kMaxLoadsInFlight) {
+    invalid(root + ".loads_in_flight",
+            "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.loads_in_flight));
+  }
   if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
   if (pattern.useful_bytes < 0) invalid(root + ".useful_bytes", "expected an integer >= 0");
 

@@ -16,7 +16,6 @@ constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM 
 constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
-constexpr double kMaxLoadsInFlightPerWarp = 4.0;   // independent loads a warp keeps outstanding, see docs/model.md
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
 constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
 constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
@@ -37,8 +36,9 @@ double sm_clock_mhz(const DeviceProfile& profile) {
 }
 
 /// Cycles one block needs when nothing but latency limits it: per phase, its loads go out in
-/// rounds of kMaxLoadsInFlightPerWarp and each round waits for the slowest sector.
-double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profile) {
+/// rounds of the pattern's loads_in_flight and each round waits for the slowest sector.
+double block_latency_cycles(const KernelPattern& pattern, const SimulationRun& run, const DeviceProfile& profile) {
+  const auto in_flight = static_cast<double>(pattern.loads_in_flight);
   const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
   double cycles = 0;
   for (const PhaseCounts& phase : run.phases) {
@@ -46,7 +46,7 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
     const double loads_per_warp_run = phase.global_load_instructions / (warps * runs);
     if (loads_per_warp_run > 0) {
       const double average_latency = phase.load_latency_cycles / phase.global_load_instructions;
-      cycles += runs * std::ceil(loads_per_warp_run / kMaxLoadsInFlightPerWarp - 1e-9) * average_latency;
+      cycles += runs * std::ceil(loads_per_warp_run / in_flight - 1e-9) * average_latency;
     }
     if (phase.shared_load_instructions > 0) cycles += runs * profile.l1.hit_latency_cycles.value;
   }
@@ -122,7 +122,7 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
   const std::int64_t sm_count = profile.device.sm_count;
   const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
   const double total_blocks = static_cast<double>(run.total_blocks);
-  const double chain_us = block_latency_cycles(run, profile) / clock_mhz;
+  const double chain_us = block_latency_cycles(pattern, run, profile) / clock_mhz;
 
   TimeEstimate estimate;
   auto add_wave = [&](std::int64_t blocks, std::int64_t count) {

@@ -45,7 +45,7 @@ TEST(Suggest, RejectionReasonsGroupByRuleKeepingNamesWithDigits) {
   // stencil3d mode 1 needs block_z = 1: of block_z {1,2,4,8} x z_chunk {1,8,16,32,64}, the
   // 3 x 5 = 15 with block_z > 1 are rejected under one reason, whatever their values.
   SuggestOptions options;
-  options.fixed = Config::parse("mode=1,block_x=32,block_y=8");
+  options.fixed = Config::parse("mode=1,block_x=32,block_y=8,vector=1");
   options.predictor = ThreadCountPredictor{};
   const Suggestion s = suggest({"stencil3d", 64}, example_profile(), options);
   EXPECT_EQ(s.feasible, 5);

@@ -91,13 +91,15 @@ TEST(Families, ShapesFollowTheContract) {
 
 TEST(Families, BlocksPerSmFollowTheTightestLimit) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  // 256 threads, 32 registers: 2048 threads per SM allow 8.
-  EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1")), profile), 8);
-  // f64 tile 64, 32x8: 64x65 doubles = 33280 B (+1 KiB reserved): 233472 / 34304 = 6 (registers:
-  // 16 + 4 doubles in flight x 2 = 24 per thread would allow 10).
+  // Direct transpose: 256 threads, 32 registers: 2048 threads per SM allow 8.
+  EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64}, Config::parse("smem=0,tile=32,block_x=32,block_y=8")), profile), 8);
+  // Through shared memory: 48 registers x 256 threads = 12288 per block: 65536 / 12288 = 5.
+  EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1")), profile), 5);
+  // f64 tile 64, 32x8: shared 64x65 doubles = 33280 B (+1 KiB reserved) would allow 233472 /
+  // 34304 = 6, but 64 registers x 256 threads allow 65536 / 16384 = 4.
   EXPECT_EQ(blocks_per_sm(build_pattern({"transpose", 64, 0, 0, DataType::f64}, Config::parse("smem=1,tile=64,block_x=32,block_y=8,pad=1")),
                           profile),
-            6);
+            4);
   // Stencil tile (32*4 + 16) x (32 + 16) f32 = 27648 B (+1 KiB reserved): 233472 / 28672 = 8.
   EXPECT_EQ(blocks_per_sm(build_pattern({"stencil2d", 512}, Config::parse("radius=8,block_x=32,block_y=4,ept_y=32,smem=1")), profile),
             8);

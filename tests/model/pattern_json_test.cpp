@@ -86,6 +86,23 @@ TEST(PatternJson, MinimalPatternDefaultsApply) {
   EXPECT_TRUE(pattern.phases[0].accesses[0].predicated);
 }
 
+TEST(PatternJson, LoadsInFlightShortenTheLatencyChain) {
+  // Each of the 2 blocks' warps issues 16 independent loads of one DRAM-cold line each. Four in
+  // flight: 4 rounds of the load latency; sixteen in flight: 1 round. Nothing else changes.
+  json document = minimal();
+  document["phases"][0]["loops"] = {{{"name", "i"}, {"begin", 0}, {"end", 16}, {"step", 1}}};
+  document["arrays"][0]["extents"] = {16 * 128};
+  document["phases"][0]["accesses"][0]["index"][0]["i"] = 128;
+  EXPECT_EQ(pattern_from_json(document).loads_in_flight, 4);
+  const Prediction four = simulate(pattern_from_json(document), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
+  document["loads_in_flight"] = 16;
+  const Prediction sixteen = simulate(pattern_from_json(document), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
+  EXPECT_EQ(four.metric("dram__bytes_read.sum"), sixteen.metric("dram__bytes_read.sum"));
+  EXPECT_LT(sixteen.time_us, four.time_us);
+  document["loads_in_flight"] = 0;
+  expect_rejected(document, "pattern.loads_in_flight: expected an integer in [1, 256], got 0");
+}
+
 TEST(PatternJson, UnknownArrayNamesThePath) {
   json document = minimal();
   document["phases"][0]["accesses"][1]["array"] = "nope";

@@ -330,6 +330,9 @@ struct PhaseLoop {
   friend bool operator==(const PhaseLoop&, const PhaseLoop&) = default;
 };
 
+/// The most independent loads a thread can keep outstanding that a pattern may declare.
+inline constexpr std::int64_t kMaxLoadsInFlight = 256;
+
 struct KernelPattern {
   std::string name;
   Dim3 grid;
@@ -338,6 +341,7 @@ struct KernelPattern {
   std::vector<Phase> phases;
   std::vector<PhaseLoop> phase_loops;
   std::int64_t registers_per_thread = 32; ///< estimate, for occupancy
+  std::int64_t loads_in_flight = 4;       ///< independent global loads a thread keeps outstanding (latency chain)
   double flops = 0.0;                     ///< f32-equivalent arithmetic (an f64 flop counts 2), for the time estimate
   std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
   friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
