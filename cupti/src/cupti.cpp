@@ -1,6 +1,6 @@
 // Range Profiler call order (CUDA 13, cf. the toolkit's range_profiling sample):
 // profiler init -> chip name + counter availability -> host object, metrics, config image ->
-// enable on the context -> counter-data image -> SetConfig (auto range, kernel replay) ->
+// enable on the context -> counter-data image -> SetConfig (auto range, kernel or user replay) ->
 // Start / launch / Stop until all passes are submitted -> DecodeData -> EvaluateToGpuValues.
 #include "cachewise/cupti.hpp"
 
@@ -164,7 +164,8 @@ public:
     return image;
   }
 
-  void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data, std::size_t max_ranges) {
+  void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data, std::size_t max_ranges,
+                  CUpti_ProfilerReplayMode replay) {
     auto params = make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     params.pRangeProfilerObject = object_;
     params.configSize = config.size();
@@ -172,7 +173,7 @@ public:
     params.counterDataImageSize = counter_data.size();
     params.pCounterDataImage = counter_data.data();
     params.range = CUPTI_AutoRange;
-    params.replayMode = CUPTI_KernelReplay;
+    params.replayMode = replay;
     params.maxRangesPerPass = max_ranges;
     params.numNestingLevels = 1;
     params.minNestingLevel = 1;
@@ -181,10 +182,12 @@ public:
     check_cupti(cuptiRangeProfilerSetConfig(&params), "cuptiRangeProfilerSetConfig");
   }
 
-  /// Runs `launch` between Start and Stop until CUPTI has every pass it needs.
-  void collect(const std::function<void()>& launch) {
+  /// Runs `launch` between Start and Stop until CUPTI has every pass it needs, `before_pass`
+  /// (when set) before each Start.
+  void collect(const std::function<void()>& launch, const std::function<void()>& before_pass) {
     constexpr int kMaxRounds = 64; // kernel replay normally submits every pass in the first round
     for (int round = 0; round < kMaxRounds; ++round) {
+      if (before_pass) before_pass();
       auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
       start.pRangeProfilerObject = object_;
       check_cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
@@ -263,7 +266,7 @@ CUcontext current_context(int device) {
 } // namespace
 
 std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_names, const std::function<void()>& launch,
-                                         int device, int max_kernels) {
+                                         int device, int max_kernels, const std::function<void()>& before_each_pass) {
   if (metric_names.empty()) throw InputError("cupti: no metrics requested");
   if (max_kernels < 1) throw InputError("cupti: max_kernels must be at least 1");
   const CUcontext context = current_context(device);
@@ -280,8 +283,8 @@ std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_
 
   RangeProfiler profiler(context);
   std::vector<std::uint8_t> counter_data = profiler.counter_data_image(names, max_ranges);
-  profiler.set_config(config, counter_data, max_ranges);
-  profiler.collect(launch);
+  profiler.set_config(config, counter_data, max_ranges, before_each_pass ? CUPTI_UserReplay : CUPTI_KernelReplay);
+  profiler.collect(launch, before_each_pass);
   if (const std::size_t dropped = profiler.decode(); dropped > 0) {
     throw std::runtime_error("cupti: " + std::to_string(dropped) + " kernels beyond max_kernels=" +
                              std::to_string(max_kernels) + " were not profiled");
@@ -309,8 +312,8 @@ std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_
 }
 
 std::map<std::string, double> measure(const std::vector<std::string>& metric_names, const std::function<void()>& launch,
-                                      int device) {
-  std::vector<RangeValues> ranges = measure_kernels(metric_names, launch, device, 1);
+                                      int device, const std::function<void()>& before_each_pass) {
+  std::vector<RangeValues> ranges = measure_kernels(metric_names, launch, device, 1, before_each_pass);
   if (ranges.size() != 1) {
     throw std::runtime_error("cupti: the launch ran " + std::to_string(ranges.size()) + " kernels; measure needs exactly one");
   }

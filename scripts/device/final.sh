@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
 # The lead's closing run on the GPU machine, from the repository root, with binaries built here
-# and carried in .device/final (advisor in bin/, the gpu test binaries beside it):
+# and carried in .device/final, laid out like a build tree:
 #   cmake -S . -B build -G Ninja -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=ON
-#   cmake --build build --target advisor kernels_tests cupti_tests probe_gpu_tests
-#   mkdir -p .device/final/bin && cp build/bin/advisor .device/final/bin/ &&
-#   cp build/tests/{kernels/kernels_tests,cupti/cupti_tests,probe/probe_gpu_tests} .device/final/
-# Runs the gpu tests, the validation report (scripts/device/validate.sh), the tuner's
-# convergence table from it, and one measured tune; results under $OUT. Never sets clocks.
+#   cmake --build build --target advisor kernels_tests cupti_tests probe_gpu_tests probe_analysis_tests
+#   mkdir -p .device/final/bin .device/final/tests/{kernels,cupti,probe} && cp build/bin/advisor .device/final/bin/
+#   cp build/tests/kernels/kernels_tests .device/final/tests/kernels/ && cp build/tests/cupti/cupti_tests .device/final/tests/cupti/
+#   cp build/tests/probe/probe_{gpu,analysis}_tests .device/final/tests/probe/
+# Runs the gpu tests; with PROBE=1 the probe (scripts/device/probe.sh full: two full probes and a
+# --quick one, writing profiles/h200.json there); the validation report (scripts/device/validate.sh)
+# against profiles/h200.json; the tuner's convergence table from it; one measured tune. Everything
+# lands in $OUT/results.tar.gz (the device tool returns at most 8 files), the summaries beside it.
+# Never sets clocks.
 set -uo pipefail
 final=.device/final
 out=${OUT:-/tmp/final-out}
-mkdir -p "$out"
+work=$(mktemp -d)
+mkdir -p "$out" "$work/probe"
 export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/gpu.txt"
-for test in kernels_tests cupti_tests probe_gpu_tests; do
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$work/gpu.txt"
+for test in kernels/kernels_tests cupti/cupti_tests probe/probe_gpu_tests; do
   echo "== $test"
-  "$final/$test" 2>&1 | tail -n 3
-done | tee "$out/gpu-tests.log"
-REPEATS=5 CASE_TIMEOUT_S=40 TOTAL_TIMEOUT_S=330 bash scripts/device/validate.sh "$final" "$out" profiles/h200.json 2>&1 | tail -n 12
-"$final/bin/advisor" tune --convergence-from "$out/validation-h200.json" | tee "$out/convergence.txt"
-timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --header "$out/tuned-transpose.h" \
-  --json "$out/tuned-transpose.json" 2>&1 | tail -n 15
-nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | tee -a "$out/gpu.txt"
+  "$final/tests/$test" 2>&1 | grep -E "FAILED|PASSED|SKIPPED|tests ran" | tail -n 12
+done | tee "$work/gpu-tests.log"
+if [ "${PROBE:-0}" = 1 ]; then
+  OUT="$work/probe" BUILD_DIR="$final" bash scripts/device/probe.sh full 2>&1 | grep -E "WALL|PASSED|FAILED|wrote" | tee "$work/probe-summary.txt"
+fi
+REPEATS=${REPEATS:-5} CASE_TIMEOUT_S=${CASE_TIMEOUT_S:-90} TOTAL_TIMEOUT_S=${TOTAL_TIMEOUT_S:-480} \
+  bash scripts/device/validate.sh "$final" "$work" profiles/h200.json 2>&1 | tail -n 14
+"$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
+timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --header "$work/tuned-transpose.h" \
+  --json "$work/tuned-transpose.json" 2>&1 | tail -n 15
+nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | tee -a "$work/gpu.txt"
+tar -czf "$out/results.tar.gz" -C "$work" .
+cp "$work/validation-h200.md" "$work/convergence.txt" "$out/" 2>/dev/null
+ls -la "$work" "$work/probe"

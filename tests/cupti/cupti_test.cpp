@@ -44,6 +44,25 @@ TEST(Cupti, CountsVectorCopyRequestsAndSectors) {
   EXPECT_EQ(values.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 16 * warp_instructions);
 }
 
+TEST(Cupti, UserReplayStartsEveryPassFromTheHook) {
+  // 4 MiB in: the input fits in L2, so only an eviction before each pass makes every pass read
+  // it from DRAM; the hook runs once per pass (at least once), never inside a range.
+  const ProblemSpec problem{"copy", 1 << 20, 0, 0, DataType::f32};
+  const Config config = Config::parse("block=256,vector=1,ept=1,stride=1");
+  kernels::Workload workload(problem, config);
+  int passes = 0;
+  std::vector<std::string> metrics = kCopyMetrics;
+  metrics.insert(metrics.end(), {"dram__bytes_write.sum", "lts__t_sectors_op_read.sum", "lts__t_sector_hit_rate.pct",
+                                 "l1tex__t_sector_hit_rate.pct"});
+  const auto values = measure(metrics, [&] { kernels::launch(problem, config, workload); }, 0, [&] {
+    ++passes;
+    kernels::evict_l2();
+  });
+  EXPECT_GE(passes, 1);
+  EXPECT_EQ(values.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), (1 << 20) / 32.0);
+  EXPECT_NEAR(values.at("dram__bytes_read.sum"), 4.0 * (1 << 20), 0.1 * 4.0 * (1 << 20));
+}
+
 TEST(Cupti, ProfilesEachKernelOfALaunchAsItsOwnRange) {
   const ProblemSpec problem{"copy", 1 << 20, 0, 0, DataType::f32};
   const Config scalar = Config::parse("block=256,vector=1,ept=1,stride=1");

@@ -1,6 +1,10 @@
 // cachewise::cupti — hardware counters through the CUDA 13 Range Profiler: metric names and a
-// launch in, one value per metric out. Auto range (one range per kernel) with kernel replay,
-// so a launch that needs several passes is replayed by CUPTI, its memory saved and restored.
+// launch in, one value per metric out. Auto range (one range per kernel). Kernel replay by
+// default: a launch that needs several passes is replayed by CUPTI, its memory saved and
+// restored (the restore leaves data in L2 for the later passes). User replay when a
+// `before_each_pass` is given: every pass is a launch of ours, preceded by that call (evict L2
+// there and every pass starts cold, as `ncu --cache-control all` does); the launch must then
+// give the same result when repeated.
 #pragma once
 
 #include <functional>
@@ -31,10 +35,11 @@ struct RangeValues {
 /// CountersUnavailableError when counters cannot be read, InputError naming the first
 /// unknown metric ("unknown metric 'x' on chip GH100"), std::runtime_error otherwise.
 std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_names,
-                                         const std::function<void()>& launch, int device = 0, int max_kernels = 16);
+                                         const std::function<void()>& launch, int device = 0, int max_kernels = 16,
+                                         const std::function<void()>& before_each_pass = {});
 
 /// The same for a launch of exactly one kernel (std::runtime_error otherwise).
 std::map<std::string, double> measure(const std::vector<std::string>& metric_names, const std::function<void()>& launch,
-                                      int device = 0);
+                                      int device = 0, const std::function<void()>& before_each_pass = {});
 
 } // namespace cachewise::cupti

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Renders docs/validation-h200.md (+ .json) from `advisor validate --all --json` cases.
+
+Usage: scripts/device/render_validation.py SOURCE OUT_DIR
+SOURCE is validate.sh's work directory (case-*.json, failed-*.txt) or a validation JSON
+written before (a list of cases), which is re-rendered as it is.
+"""
+import datetime, glob, json, os, statistics, sys
+
+source, out = sys.argv[1], sys.argv[2]
+def numbered(pattern):
+    return sorted(glob.glob(os.path.join(source, pattern)), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0]))
+
+if os.path.isdir(source):  # validate.sh's work directory: one JSON per case, a text per failure
+    cases = [json.load(open(p)) for p in numbered("case-*.json")]
+    failures = [open(p).read().strip() for p in numbered("failed-*.txt")]
+else:  # a validation-h200.json written before: re-render it
+    cases, failures = json.load(open(source)), []
+
+def sectors_per_request(metrics, op):
+    requests = metrics.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum", 0.0)
+    sectors = metrics.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum", 0.0)
+    return sectors / requests if requests else 0.0
+
+# Derived quantities compared per profiled config: (label, unit, function of a metric map).
+quantities = [
+    ("L1 hit %", "pct", lambda m: m.get("l1tex__t_sector_hit_rate.pct")),
+    ("L2 hit %", "pct", lambda m: m.get("lts__t_sector_hit_rate.pct")),
+    ("sectors/req ld", "ratio", lambda m: sectors_per_request(m, "ld")),
+    ("sectors/req st", "ratio", lambda m: sectors_per_request(m, "st")),
+    ("bank conflicts", "count", lambda m: m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0.0)
+                                          + m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0.0)),
+    ("DRAM MB", "count", lambda m: (m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)) / 1e6),
+    ("L2 sectors (M)", "count", lambda m: (m.get("lts__t_sectors_op_read.sum", 0.0) + m.get("lts__t_sectors_op_write.sum", 0.0)) / 1e6),
+]
+
+def fmt(value, digits=1):
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+lines, errors, ratios, bandwidth_rows = [], {q[0]: [] for q in quantities}, [], []
+# Bank conflicts split by what the model says of the pattern: where it predicts some, the
+# relative error; where it predicts none, what the counter still reports as a share of the
+# shared wavefronts (arbitration with other L1 traffic, which no access pattern causes).
+conflict_errors, spurious_shares = [], []
+large_dram_errors = []  # relative DRAM-byte errors where the kernel moves > 100 MB
+device = cases[0]["device"] if cases else "?"
+copy_bw = [c["copy_bandwidth_gb_per_s"] for c in cases]
+lines.append("# Validation on " + device)
+lines.append("")
+lines.append(f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `scripts/device/validate.sh` "
+             f"(`advisor validate --all --json` per case). Profile: `{cases[0]['profile'] if cases else '?'}`. "
+             "Counters are read with CUPTI's Range Profiler (kernel replay) after evicting L2; times are "
+             f"CUDA-event medians of {cases[0]['candidates'][0]['measured']['repeats'] if cases else '?'} launches per config, "
+             "rotating through input sets larger than 3x L2.")
+lines.append("")
+lines.append(f"Device-to-device copy bandwidth in the same run: {min(copy_bw):,.0f}-{max(copy_bw):,.0f} GB/s (bytes read + written)."
+             if copy_bw else "No case was measured.")
+lines.append("")
+lines.extend(f"- Not measured: {failure}" for failure in failures)
+if failures:
+    lines.append("")
+for case in cases:
+    p, s = case["problem"], case["summary"]
+    title = f"{p['family']} n={p['n']}" + (f" m={p['m']}" if p["m"] else "") + (f" k={p['k']}" if p["k"] else "") + f" {p['dtype']}"
+    ratios.append((s["top1_over_best"], title))
+    bandwidth_rows.append((p["family"], title, s["best_bandwidth_gb_per_s"], case["copy_bandwidth_gb_per_s"], s["best_config"]))
+    lines.append(f"## {title}")
+    lines.append("")
+    lines.append(f"{s['candidates']} configs timed. Advisor top-1 `{s['top1_config']}`: {s['top1_measured_us']:,.1f} us; "
+                 f"best measured `{s['best_config']}` (predicted rank {s['best_predicted_rank']}): {s['best_measured_us']:,.1f} us; "
+                 f"**top-1/best = {s['top1_over_best']:.3f}**; best = {100 * s['best_fraction_of_copy']:.1f}% of copy bandwidth. "
+                 f"Checked against the CPU reference: {'all correct' if s['checked_all_correct'] else '**MISMATCH**'}.")
+    lines.append("")
+    header = "| rank | config | time us pred / meas | " + " | ".join(q[0] + " pred / meas" for q in quantities) + " |"
+    lines.append(header)
+    lines.append("|" + "---|" * (3 + len(quantities)))
+    for row in case["candidates"]:
+        measured = row["measured"].get("metrics")
+        if measured is None:
+            continue
+        predicted = row["predicted"]["metrics"]
+        cells = [str(row["predicted_rank"]), f"`{row['config']}`",
+                 f"{row['predicted']['time_us']:,.1f} / {row['measured']['median_us']:,.1f}"]
+        for label, unit, get in quantities:
+            pv, mv = get(predicted), get(measured)
+            cells.append(f"{fmt(pv)} / {fmt(mv)}")
+            if pv is not None and mv is not None:
+                # A rate's error is in points already; counts also get a relative error.
+                relative = None if unit == "pct" or not mv else abs(pv - mv) / abs(mv)
+                errors[label].append((abs(pv - mv), relative))
+                if label == "bank conflicts":
+                    wavefronts = sum(measured.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", 0.0) for op in ("ld", "st"))
+                    if pv > 0:
+                        conflict_errors.append(abs(pv - mv) / max(pv, mv))
+                    elif wavefronts > 0:
+                        spurious_shares.append(mv / wavefronts)
+                if label == "DRAM MB" and mv > 100 and relative is not None:
+                    large_dram_errors.append(relative)
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+
+summary = ["## Summary", "", "| quantity | MAE | mean relative error | configs |", "|---|---|---|---|"]
+for label, unit, _ in quantities:
+    pairs = errors[label]
+    if not pairs:
+        continue
+    mae = statistics.mean(e for e, _ in pairs)
+    relative = [r for _, r in pairs if r is not None]
+    summary.append(f"| {label} | {mae:,.2f} | {100 * statistics.mean(relative):.1f}% | {len(pairs)} |" if relative
+                   else f"| {label} | {mae:,.2f} | - | {len(pairs)} |")
+summary.append("")
+if conflict_errors:
+    summary.append(f"Bank conflicts where the model predicts some ({len(conflict_errors)} configs): median relative error "
+                   f"{100 * statistics.median(conflict_errors):.1f}%, worst {100 * max(conflict_errors):.1f}%.")
+if spurious_shares:
+    summary.append(f"Where it predicts none but the kernel uses shared memory ({len(spurious_shares)} configs): the counter's "
+                   f"conflicts are a median {100 * statistics.median(spurious_shares):.2f}% (worst "
+                   f"{100 * max(spurious_shares):.2f}%) of the shared wavefronts.")
+if large_dram_errors:
+    summary.append(f"DRAM bytes where the kernel moves > 100 MB ({len(large_dram_errors)} configs): median relative error "
+                   f"{100 * statistics.median(large_dram_errors):.1f}%, worst {100 * max(large_dram_errors):.1f}%.")
+summary.append("")
+if ratios:
+    values = [r for r, _ in ratios]
+    worst = max(ratios)
+    summary.append(f"Advisor top-1 measured time / best measured time in the exhaustive sweep: median "
+                   f"**{statistics.median(values):.3f}**, worst **{worst[0]:.3f}** ({worst[1]}).")
+    summary.append("")
+summary.append("| family | case | best measured GB/s | copy GB/s | % of copy | best config |")
+summary.append("|---|---|---|---|---|---|")
+for family, title, best, copy, config in bandwidth_rows:
+    if family in ("transpose", "stencil2d", "stencil3d", "copy"):
+        summary.append(f"| {family} | {title} | {best:,.0f} | {copy:,.0f} | {100 * best / copy:.1f}% | `{config}` |")
+summary.append("")
+summary.append("Target: best transpose/stencil/copy >= 90% of device-to-device copy bandwidth.")
+summary.append("")
+
+head = 6 + (len(failures) + 1 if failures else 0)
+text = "\n".join(lines[:head] + summary + lines[head:]) + "\n"
+open(os.path.join(out, "validation-h200.md"), "w").write(text)
+json.dump(cases, open(os.path.join(out, "validation-h200.json"), "w"), indent=1)
+print("\n".join(summary))
