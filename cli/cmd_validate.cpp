@@ -51,6 +51,13 @@ struct Options {
   bool no_counters = false;
 };
 
+/// A config whose launch failed: it is reported and left out of the comparison.
+struct LaunchFailure {
+  std::string config;
+  std::size_t predicted_rank = 0;
+  std::string error;
+};
+
 struct Row {
   advisor::Candidate candidate;
   std::size_t predicted_rank = 0; ///< 1-based
@@ -108,7 +115,7 @@ nlohmann::json metrics_json(const std::map<std::string, double>& metrics) {
 }
 
 nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& loaded, double copy_gb_per_s,
-                           const std::vector<Row>& rows) {
+                           const std::vector<Row>& rows, const std::vector<LaunchFailure>& failures) {
   nlohmann::json json;
   json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
                      {"dtype", to_string(problem.dtype)}};
@@ -138,6 +145,11 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
     if (row.measured) entry["measured"]["metrics"] = metrics_json(*row.measured);
     json["candidates"].push_back(entry);
   }
+  json["launch_failures"] = nlohmann::json::array();
+  for (const LaunchFailure& failure : failures) {
+    json["launch_failures"].push_back(
+        {{"config", failure.config}, {"predicted_rank", failure.predicted_rank}, {"error", failure.error}});
+  }
   const Row& top = rows.front();
   const auto best = std::ranges::min_element(rows, {}, [](const Row& row) { return row.timing.median_ms; });
   json["summary"] = {{"candidates", rows.size()},
@@ -161,7 +173,7 @@ std::string number(double value, int precision) {
 }
 
 void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, double copy_gb_per_s,
-                  const std::vector<Row>& rows, std::ostream& out) {
+                  const std::vector<Row>& rows, const std::vector<LaunchFailure>& failures, std::ostream& out) {
   out << problem.family << " n=" << problem.n << " m=" << problem.m << " k=" << problem.k << " "
       << to_string(problem.dtype) << " on " << kernels::local_device_name() << " (profile " << loaded.path.string()
       << ", " << loaded.source << ")\n"
@@ -189,6 +201,9 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
           << number(row.measured->at(name), 1) << '\n';
     }
   }
+  for (const LaunchFailure& failure : failures) {
+    out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error << '\n';
+  }
   const auto best = std::ranges::min_element(rows, {}, [](const Row& row) { return row.timing.median_ms; });
   out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " us; best measured "
       << number(best->timing.median_ms * 1e3, 1) << " us (rank " << best->predicted_rank << ", "
@@ -214,11 +229,24 @@ void run_validate(const Options& options) {
   kernels::TimingOptions timing;
   timing.repeats = options.repeats;
   std::vector<Row> rows;
+  std::vector<LaunchFailure> failures;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Row row{candidates[i], i + 1, {}, std::nullopt, false, std::nullopt};
-    row.timing = kernels::time_kernel(problem, row.candidate.config, workload, timing);
+    try {
+      row.timing = kernels::time_kernel(problem, row.candidate.config, workload, timing);
+    } catch (const InputError&) {
+      throw;
+    } catch (const NoDeviceError&) {
+      throw;
+    } catch (const std::runtime_error& error) {
+      // A config the model accepted but the device refused (e.g. more registers than the model
+      // estimated): reported, and the sweep goes on without it.
+      failures.push_back({row.candidate.config.to_string(), i + 1, error.what()});
+      continue;
+    }
     rows.push_back(std::move(row));
   }
+  if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
   workload.select_set(0);
   for (const std::size_t index : rows_to_profile(options, rows)) {
     Row& row = rows[index];
@@ -235,9 +263,9 @@ void run_validate(const Options& options) {
   // families read about as much as they write), measured like the kernels.
   const double copy_gb_per_s = kernels::measure_copy_bandwidth_gb_per_s(std::max<std::int64_t>(workload.bytes_per_set() / 2, 1));
   if (options.json) {
-    print_json(report_json(problem, loaded, copy_gb_per_s, rows));
+    print_json(report_json(problem, loaded, copy_gb_per_s, rows, failures));
   } else {
-    print_report(problem, loaded, copy_gb_per_s, rows, std::cout);
+    print_report(problem, loaded, copy_gb_per_s, rows, failures, std::cout);
   }
 }
 

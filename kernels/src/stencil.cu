@@ -271,9 +271,11 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
   out[offset] = from_accumulator<T>(weight<Acc>(0) * to_accumulator(centre[0]) + weight<Acc>(1) * neighbours);
 }
 
-/// Planes per batch of the streaming kernel's interior path: z_chunk values that are multiples
-/// of it load this many planes' taps before storing their outputs.
+/// Planes per batch of the streaming kernels' interior paths: z_chunk values that are multiples
+/// of it load this many planes' taps before storing their outputs. The vector kernel's taps are
+/// wider: 2 planes keep it at 32-66 registers (8 took 127-246, too many for large blocks).
 inline constexpr int kStreamingPlaneBatch = 8;
+inline constexpr int kVectorPlaneBatch = 2;
 
 /// 2.5D: each thread walks z_chunk planes of its (x, y) column from z0, keeping z-1, z, z+1 in
 /// registers: in[z0-1] and in[z0] before the first plane, then per plane in[z+1] and the four
@@ -345,7 +347,7 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
 /// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
 /// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
 /// neighbours as vectors, in the model's order; stores as store_vector_points. Interior chunks
-/// load kStreamingPlaneBatch planes before their stores (as stencil3d_streaming).
+/// load kVectorPlaneBatch planes before their stores.
 template <typename T, int kVector>
 __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
                                            long long k, int z_chunk) {
@@ -381,15 +383,15 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
     }
     store_vector_points<T, kVector>(plane_target, x0, m, 1, sums);
   };
-  if (z0 >= 1 && z0 + z_chunk <= k - 1 && z_chunk % kStreamingPlaneBatch == 0) {
-    for (int s0 = 0; s0 < z_chunk; s0 += kStreamingPlaneBatch) {
-      Pack above[kStreamingPlaneBatch];
-      Pack y_minus[kStreamingPlaneBatch];
-      Pack y_plus[kStreamingPlaneBatch];
-      Acc left[kStreamingPlaneBatch];
-      Acc right[kStreamingPlaneBatch];
+  if (z0 >= 1 && z0 + z_chunk <= k - 1 && z_chunk % kVectorPlaneBatch == 0) {
+    for (int s0 = 0; s0 < z_chunk; s0 += kVectorPlaneBatch) {
+      Pack above[kVectorPlaneBatch];
+      Pack y_minus[kVectorPlaneBatch];
+      Pack y_plus[kVectorPlaneBatch];
+      Acc left[kVectorPlaneBatch];
+      Acc right[kVectorPlaneBatch];
 #pragma unroll
-      for (int u = 0; u < kStreamingPlaneBatch; ++u) {
+      for (int u = 0; u < kVectorPlaneBatch; ++u) {
         const T* p = here + static_cast<long long>(u) * plane;
         above[u] = load_packed<T, kVector>(p + plane);
         left[u] = has_left ? to_accumulator(p[-1]) : Acc(0);
@@ -398,13 +400,13 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
         y_plus[u] = load_packed<T, kVector>(p + row);
       }
 #pragma unroll
-      for (int u = 0; u < kStreamingPlaneBatch; ++u) {
+      for (int u = 0; u < kVectorPlaneBatch; ++u) {
         emit(target + static_cast<long long>(u) * plane, above[u], left[u], right[u], y_minus[u], y_plus[u]);
         below = centre;
         centre = above[u];
       }
-      here += static_cast<long long>(kStreamingPlaneBatch) * plane;
-      target += static_cast<long long>(kStreamingPlaneBatch) * plane;
+      here += static_cast<long long>(kVectorPlaneBatch) * plane;
+      target += static_cast<long long>(kVectorPlaneBatch) * plane;
     }
     return;
   }

@@ -306,6 +306,8 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
   pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2));
   if (smem == 0 && vector == 1) {
+    // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
+    pattern.registers_per_thread = radius == 1 ? (bytes > 4 ? 40 : 32) : 56;
     std::vector<Access> accesses = star_taps("in", y_at, x_at, radius, interior);
     accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
     pattern.phases.push_back({{rows}, std::move(accesses)});
@@ -327,9 +329,12 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
     }
     append_vector_stores(accesses, "out", {y_at(0)}, x0_at, {row_interior}, vector, radius, m);
     pattern.phases.push_back({{rows}, std::move(accesses)});
-    // The kernel keeps a row's vector sums for all ept_y rows (ptxas: 38-66 registers for f32
-    // vector 4, ept_y 1-8).
-    pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + ept_y * vector * ((bytes + 3) / 4));
+    // The kernel keeps every row's vector sums. Registers bound ptxas's for radius 1 (f32 vector
+    // 4, ept_y 1-8: 38-66; f16 vector 8, ept_y 8: 162, its halves converted in pairs); a run-time
+    // radius keeps up to 8 rows of taps: 59-124.
+    const std::int64_t lane_cost = bytes == 2 ? 2 : bytes / 4;
+    pattern.registers_per_thread =
+        radius == 1 ? std::min<std::int64_t>(255, 40 + ept_y * vector * lane_cost) : std::int64_t{128};
     return pattern;
   }
 
@@ -391,10 +396,12 @@ void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, con
       load("in", {z, y_at(1), x0_at(0)}, {interior_rows, interior_plane}, width)};
   append_vector_stores(accesses, "out", {z, y_at(0)}, x0_at, {interior_rows, interior_plane}, vector, 1, m);
   pattern.phases.push_back({{{"p", 0, z_chunk, 1}}, std::move(accesses)});
-  // A batch of 8 planes' taps (3 vectors + 2 scalars each) is in registers (ptxas: 127 for
-  // f32 vector 4).
-  const std::int64_t words = (pattern.arrays[0].element_bytes + 3) / 4;
-  pattern.registers_per_thread = std::min<std::int64_t>(255, 32 + 8 * (3 * vector + 2) * words);
+  // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers bound
+  // ptxas's (f32 vector 2/4: 32/48; f16 2/4/8: 32/40/66; f64 2: 48); f16 lanes cost like f32.
+  const std::int64_t lane_words = std::max<std::int64_t>(1, pattern.arrays[0].element_bytes / 4);
+  pattern.registers_per_thread = 24 + 6 * vector * lane_words;
+  constexpr std::int64_t kVectorPlaneBatch = 2; // kernels/src/stencil.cu
+  pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
 }
 
 KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
@@ -436,6 +443,8 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
   constexpr std::int64_t kStreamingPlaneBatch = 8; // kernels/src/stencil.cu
   pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
+  // ptxas: the 8-plane batch takes 48 registers (56 for f64), the other kernels 20-32.
+  pattern.registers_per_thread = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? (bytes > 4 ? 56 : 48) : 32;
   if (mode == 0) {
     const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
     std::vector<Guard> interior = column_interior;

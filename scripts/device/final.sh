@@ -28,7 +28,7 @@ fi
 REPEATS=${REPEATS:-5} CASE_TIMEOUT_S=${CASE_TIMEOUT_S:-90} TOTAL_TIMEOUT_S=${TOTAL_TIMEOUT_S:-480} \
   bash scripts/device/validate.sh "$final" "$work" profiles/h200.json 2>&1 | tail -n 14
 "$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
-timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --header "$work/tuned-transpose.h" \
+timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --profile profiles/h200.json --header "$work/tuned-transpose.h" \
   --json "$work/tuned-transpose.json" 2>&1 | tail -n 15
 nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | tee -a "$work/gpu.txt"
 tar -czf "$out/results.tar.gz" -C "$work" .

@@ -41,7 +41,7 @@ lines, errors, ratios, bandwidth_rows = [], {q[0]: [] for q in quantities}, [], 
 # Bank conflicts split by what the model says of the pattern: where it predicts some, the
 # relative error; where it predicts none, what the counter still reports as a share of the
 # shared wavefronts (arbitration with other L1 traffic, which no access pattern causes).
-conflict_errors, spurious_shares = [], []
+conflict_errors, spurious_shares, launch_failures = [], [], []
 large_dram_errors = []  # relative DRAM-byte errors where the kernel moves > 100 MB
 device = cases[0]["device"] if cases else "?"
 copy_bw = [c["copy_bandwidth_gb_per_s"] for c in cases]
@@ -71,6 +71,11 @@ for case in cases:
                  f"**top-1/best = {s['top1_over_best']:.3f}**; best = {100 * s['best_fraction_of_copy']:.1f}% of copy bandwidth. "
                  f"Checked against the CPU reference: {'all correct' if s['checked_all_correct'] else '**MISMATCH**'}.")
     lines.append("")
+    for failure in case.get("launch_failures", []):
+        launch_failures.append(title)
+        lines.append(f"- Not launched (predicted rank {failure['predicted_rank']}): `{failure['config']}`: {failure['error']}")
+    if case.get("launch_failures"):
+        lines.append("")
     header = "| rank | config | time us pred / meas | " + " | ".join(q[0] + " pred / meas" for q in quantities) + " |"
     lines.append(header)
     lines.append("|" + "---|" * (3 + len(quantities)))
@@ -108,6 +113,8 @@ for label, unit, _ in quantities:
     relative = [r for _, r in pairs if r is not None]
     summary.append(f"| {label} | {mae:,.2f} | {100 * statistics.mean(relative):.1f}% | {len(pairs)} |" if relative
                    else f"| {label} | {mae:,.2f} | - | {len(pairs)} |")
+if launch_failures:
+    summary.append(f"**{len(launch_failures)} configs the model accepted did not launch** (listed under their case).")
 summary.append("")
 if conflict_errors:
     summary.append(f"Bank conflicts where the model predicts some ({len(conflict_errors)} configs): median relative error "

@@ -68,6 +68,36 @@ TEST(Stencil2d, MatchesReferenceWithAndWithoutSharedMemory) {
   }
 }
 
+TEST(Stencil2d, VectorsMatchReferenceIncludingEdgeVectorsAndRaggedRows) {
+  // m = 96: every vector width divides it; the first and last vector of each row store their
+  // interior points one by one. ept_y 4 takes the compiled rows, 3 the rolled loop, radius 3
+  // the run-time radius; n = 70 leaves partial row blocks.
+  for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
+    const int widest = 16 / static_cast<int>(element_bytes(dtype));
+    for (int vector = 2; vector <= widest; vector *= 2) {
+      const std::string v = ",vector=" + std::to_string(vector);
+      for (const std::string config : {"radius=1,block_x=8,block_y=4,ept_y=4,smem=0", "radius=1,block_x=16,block_y=2,ept_y=3,smem=0",
+                                       "radius=3,block_x=8,block_y=4,ept_y=2,smem=0", "radius=1,block_x=4,block_y=8,ept_y=8,smem=0"}) {
+        expect_matches_reference({problem("stencil2d", 70, 96, 0, dtype), config + v});
+      }
+    }
+  }
+}
+
+TEST(Stencil3d, StreamingVectorsMatchReference) {
+  // m = 40: vectors of 2, 4 and 8 divide it; z_chunk 4 takes the batched interior chunks, 5 the
+  // plane-by-plane path throughout; k = 17 leaves a partial last chunk.
+  for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
+    const int widest = 16 / static_cast<int>(element_bytes(dtype));
+    for (int vector = 2; vector <= widest; vector *= 2) {
+      const std::string v = ",vector=" + std::to_string(vector);
+      for (const std::string config : {"mode=1,block_x=8,block_y=4,z_chunk=4", "mode=1,block_x=4,block_y=8,z_chunk=5"}) {
+        expect_matches_reference({problem("stencil3d", 20, 40, 17, dtype), config + v});
+      }
+    }
+  }
+}
+
 TEST(Stencil3d, MatchesReferenceInBothModes) {
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
     for (const std::string config : {"mode=0,block_x=32,block_y=4,block_z=2", "mode=0,block_x=8,block_y=8,block_z=8",
