@@ -6,7 +6,7 @@
 #
 #   scripts/device/validate.sh [BUILD_DIR=build-kernels] [OUT_DIR=docs] [PROFILE]
 #
-# Each case may take CASE_TIMEOUT_S seconds (default 90) and all of them TOTAL_TIMEOUT_S
+# ONLY=REGEX keeps the cases it matches (e.g. ONLY=stencil). Each case may take CASE_TIMEOUT_S seconds (default 90) and all of them TOTAL_TIMEOUT_S
 # (default 1800, the report is still written), REPEATS timed launches per config (default 7); a case that fails or runs out of time is
 # listed in the report as not measured, and the others still count.
 # All measuring is in C++ (cli/cmd_validate.cpp); this script only loops over cases and
@@ -42,6 +42,7 @@ deadline=$((SECONDS + ${TOTAL_TIMEOUT_S:-1800}))
 i=0
 for case in "${cases[@]}"; do
   read -r family rest <<<"$case"
+  [[ "$case" =~ ${ONLY:-.} ]] || continue # ONLY=REGEX runs the matching cases alone
   start=$SECONDS
   limit=$((deadline - SECONDS - 10)) # leave time for the report
   ((limit > ${CASE_TIMEOUT_S:-90})) && limit=${CASE_TIMEOUT_S:-90}
