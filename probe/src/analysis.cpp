@@ -134,6 +134,25 @@ std::optional<Summary> capacity_from_hit_fractions(const std::vector<Point>& wor
   return summarize(std::move(estimates));
 }
 
+std::optional<HitCapacity> capacity_from_hit_curve(const std::vector<Point>& working_set_to_hit_fraction,
+                                                   double plateau_end, double min_relative_hit,
+                                                   double max_relative_hit) {
+  std::vector<double> plateau;
+  for (const auto& [working_set, hit_fraction] : working_set_to_hit_fraction) {
+    if (working_set <= plateau_end) plateau.push_back(hit_fraction);
+  }
+  if (plateau.empty()) return std::nullopt;
+  const double plateau_level = median_of(plateau);
+  if (plateau_level <= 0.0) return std::nullopt;
+  std::vector<double> estimates;
+  for (const auto& [working_set, hit_fraction] : working_set_to_hit_fraction) {
+    const double relative = hit_fraction / plateau_level;
+    if (relative >= min_relative_hit && relative <= max_relative_hit) estimates.push_back(working_set * relative);
+  }
+  if (estimates.empty()) return std::nullopt;
+  return HitCapacity{summarize(std::move(estimates)), plateau_level};
+}
+
 TwoClusters split_two_clusters(const std::vector<double>& samples) {
   std::vector<double> sorted = samples;
   std::ranges::sort(sorted);
@@ -318,7 +337,7 @@ EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uin
     // Split into `groups` contiguous chunks of nearly equal size; test dropping each in turn.
     std::vector<std::vector<std::uint64_t>> chunks(groups);
     for (std::size_t i = 0; i < current.size(); ++i) chunks[i * groups / current.size()].push_back(current[i]);
-    bool dropped_any = false;
+    std::size_t dropped_groups = 0;
     std::vector<bool> kept(groups, true);
     for (std::size_t k = 0; k < groups; ++k) {
       std::vector<std::uint64_t> rest;
@@ -336,20 +355,33 @@ EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uin
         current = std::move(rest);
         kept[k] = false;
         dropped.push_back(std::move(chunks[k]));
-        dropped_any = true;
+        ++dropped_groups;
       }
     }
     note_progress(current.size());
-    if (dropped_any) continue;
-    if (groups < current.size()) {
-      groups = std::min(2 * groups, current.size());
-      continue;
+    // An evicting subset of at most max_ways lines meets at most max_ways groups; every other
+    // group can go. Fewer drops than that: no such subset is left (eviction needs more lines
+    // than one set holds), or a false "evicts" dropped a needed line (checked below).
+    const bool too_few_dropped = groups > options.max_ways && dropped_groups + options.max_ways < groups;
+    if (!too_few_dropped) {
+      if (dropped_groups > 0) continue;
+      if (groups < current.size()) {
+        groups = std::min(2 * groups, current.size());
+        continue;
+      }
     }
-    // No single line can go: minimal, if it still evicts (a false "evicts" may have dropped too much).
+    // No single line can go, or too few groups could: minimal or beyond max_ways if the set still
+    // evicts; if not, a false "evicts" dropped too much.
     const std::optional<bool> confirmed = decide(current);
     if (!confirmed) break;
     if (*confirmed) {
-      result.minimal = true;
+      if (too_few_dropped) {
+        result.stopped = "no evicting subset of at most " + std::to_string(options.max_ways) + " lines (" +
+                         std::to_string(dropped_groups) + " of " + std::to_string(groups) + " groups could go; " +
+                         std::to_string(current.size()) + " lines left)";
+      } else {
+        result.minimal = true;
+      }
       break;
     }
     if (dropped.empty() || result.backtracks >= options.max_backtracks) {
@@ -367,19 +399,29 @@ EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uin
   return result;
 }
 
-std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes) {
-  if (sizes.empty()) return std::nullopt;
+std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes, std::size_t min_agreeing) {
   std::map<std::size_t, std::size_t> counts;
   for (std::size_t size : sizes) ++counts[size];
   WaysVote vote;
   vote.sets = sizes.size();
   for (const auto& [size, count] : counts) {
-    if (count > vote.agreeing) { // ascending sizes: a tie keeps the smaller
+    if (count > vote.agreeing) {
       vote.ways = static_cast<double>(size);
       vote.agreeing = count;
     }
   }
+  if (vote.agreeing < std::max<std::size_t>(min_agreeing, 1) || 2 * vote.agreeing <= vote.sets) return std::nullopt;
   return vote;
+}
+
+EvictionThreshold eviction_threshold(const std::vector<double>& hit_cycles, const std::vector<double>& evicted_cycles,
+                                     double min_ratio) {
+  EvictionThreshold result;
+  result.hit = summarize(hit_cycles);
+  result.evicted = summarize(evicted_cycles);
+  result.threshold = 0.5 * (result.hit.median + result.evicted.p25);
+  result.separated = result.evicted.p25 >= min_ratio * result.hit.p75;
+  return result;
 }
 
 TlbReach tlb_reach(const std::vector<StrideCurve>& curves, double threshold_fraction, double min_ratio) {

@@ -71,6 +71,20 @@ std::vector<double> grid(double low, double high, double step);
 std::optional<Summary> capacity_from_hit_fractions(const std::vector<Point>& working_set_to_hit_fraction,
                                                    double min_working_set);
 
+/// Capacity from a warm-then-sample hit-fraction curve whose plateau lies below 1 (the hit/miss
+/// classifier misses some hits, e.g. 89..93% on the H200): with p0 the plateau's hit fraction,
+/// a random line of a working set W > C is classified a hit with probability p0 * C / W, so
+/// C = W * h / p0. p0 = median fraction of the points with W <= plateau_end; estimates from the
+/// points with h / p0 in [min_relative_hit, max_relative_hit] (clearly past the gradual knee,
+/// not yet lost in the noise). nullopt without plateau points or estimates.
+struct HitCapacity {
+  Summary capacity;                 ///< of the per-point estimates W * h / p0
+  double plateau_hit_fraction = 0;  ///< p0
+};
+std::optional<HitCapacity> capacity_from_hit_curve(const std::vector<Point>& working_set_to_hit_fraction,
+                                                   double plateau_end, double min_relative_hit = 0.1,
+                                                   double max_relative_hit = 0.8);
+
 /// Splits samples into a low and a high group (two-means on one axis).
 struct TwoClusters {
   Summary low;
@@ -132,6 +146,10 @@ struct EvictionSetOptions {
   int votes = 3;                          ///< each answer is the majority of up to this many oracle calls
   std::size_t max_oracle_calls = 20000;   ///< give up (not minimal) past this many calls
   int max_backtracks = 8;                 ///< re-insertions allowed when a reduced set stops evicting
+  /// Largest associativity looked for. A pass over more groups than this in which no group can go
+  /// proves that no evicting subset of at most max_ways lines is left (every group holds a needed
+  /// line): eviction then needs more lines than one set holds, so the target is given up early.
+  std::size_t max_ways = 32;
   std::function<bool()> out_of_time;      ///< polled before each call; true gives up (not minimal)
 };
 
@@ -152,17 +170,37 @@ struct EvictionSetResult {
 /// policies its size is the associativity; for random replacement it is at least that. Answers
 /// are majorities of `votes` calls; a set that no longer evicts when the reduction ends gets its
 /// last dropped group back (backtracking), so a rare false "evicts" costs time, not correctness.
+/// A pass over g > max_ways groups in which fewer than g - max_ways groups go ends the reduction
+/// early (not minimal): no subset of at most max_ways lines evicts (checked like a final set).
 EvictionSetResult reduce_eviction_set(std::uint64_t target, std::vector<std::uint64_t> candidates,
                                       const EvictionOracle& evicts, const EvictionSetOptions& options = {});
 
 /// Associativity from the sizes of the minimal eviction sets of several targets: the most common
-/// size (the smaller on a tie) and how many sets had it. nullopt without sizes.
+/// size and how many sets had it. nullopt unless at least `min_agreeing` sets share that size and
+/// they are more than half of all sets (one set alone, or a tie, is no answer: the probe then
+/// writes nothing rather than a value the next run may contradict).
 struct WaysVote {
   double ways = 0;
   std::size_t agreeing = 0;
   std::size_t sets = 0;
 };
-std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes);
+std::optional<WaysVote> ways_from_minimal_sets(const std::vector<std::size_t>& sizes, std::size_t min_agreeing = 2);
+
+/// Hit/miss threshold of one eviction target from its own probe times: `hit_cycles` after just
+/// loading it, `evicted_cycles` after walking the whole candidate set. The evicted level is the
+/// p25 of those samples (an evicted line may still be served by a slower copy, e.g. another L2
+/// partition, well below a DRAM miss); the threshold is midway between the hit median and it.
+/// separated: the evicted p25 is at least min_ratio x the hit p75 (else the candidates do not
+/// evict the target reliably, and the threshold means nothing).
+struct EvictionThreshold {
+  Summary hit;
+  Summary evicted;
+  double threshold = 0;
+  bool separated = false;
+};
+/// Throws std::invalid_argument on an empty sample set.
+EvictionThreshold eviction_threshold(const std::vector<double>& hit_cycles, const std::vector<double>& evicted_cycles,
+                                     double min_ratio = 1.3);
 
 /// Latency vs region of a TLB chase with one node per `stride_bytes`.
 struct StrideCurve {

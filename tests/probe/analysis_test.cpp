@@ -134,6 +134,55 @@ TEST(CapacityFromHitFractions, EveryPointBeyondTheKneeAgrees) {
   EXPECT_FALSE(capacity_from_hit_fractions(hits, 1000));
 }
 
+/// H200-like store-warmed sweep: the classifier sees `plateau` of the hits, C = 40 MiB, and a
+/// gradual knee (W = 36..48 MiB lose hits earlier than C / W says).
+std::vector<Point> hit_curve(double plateau) {
+  std::vector<Point> curve;
+  for (double mib : {1, 2, 4, 8, 16, 24, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 192, 256, 512}) {
+    double relative = std::min(1.0, 40 / mib);
+    if (mib >= 36 && mib <= 48) relative = 1.0 - (mib - 32) * 0.015; // 0.94 .. 0.76 (48: below 0.8)
+    curve.emplace_back(mib * kMiB, plateau * relative);
+  }
+  return curve;
+}
+
+TEST(CapacityFromHitCurve, PlateauBelowOneIsDividedOut) {
+  for (double plateau : {1.0, 0.9}) {
+    const auto capacity = capacity_from_hit_curve(hit_curve(plateau), 20 * kMiB);
+    ASSERT_TRUE(capacity);
+    EXPECT_DOUBLE_EQ(capacity->plateau_hit_fraction, plateau); // median of W = 1..16 MiB
+    // Relative hits in [0.1, 0.8]: W = 48 (0.76 -> 36.48 MiB) and 56..256 (exactly 40 MiB each);
+    // 36..44 (knee) and 512 (0.078) are left out. Median of 8 estimates: 40 MiB.
+    EXPECT_EQ(capacity->capacity.samples, 8);
+    EXPECT_NEAR(capacity->capacity.median, 40 * kMiB, 1e-6 * kMiB);
+  }
+  // Without the division a 0.9 plateau reads as 36 MiB: what capacity_from_hit_fractions gives.
+  EXPECT_NEAR(capacity_from_hit_fractions(hit_curve(0.9), 50 * kMiB)->median, 36 * kMiB, 1e-6 * kMiB);
+}
+
+TEST(CapacityFromHitCurve, BinomialNoiseMovesTheEstimateLittle) {
+  // Each point: 4 x 4096 sampled lines, as in the full probe.
+  std::mt19937 random(13);
+  std::vector<double> estimates;
+  for (int run = 0; run < 20; ++run) {
+    std::vector<Point> noisy;
+    for (const auto& [w, h] : hit_curve(0.9)) {
+      std::binomial_distribution<int> hits(4 * 4096, h);
+      noisy.emplace_back(w, hits(random) / (4.0 * 4096));
+    }
+    estimates.push_back(capacity_from_hit_curve(noisy, 20 * kMiB)->capacity.median);
+  }
+  // Relative binomial sd of one point 0.6% (W = 56) .. 2% (W = 256), of the median of 8 about
+  // 0.5%: every run within 1.5% of 40 MiB.
+  for (double estimate : estimates) EXPECT_NEAR(estimate, 40 * kMiB, 0.015 * 40 * kMiB);
+}
+
+TEST(CapacityFromHitCurve, NoPlateauOrNoPointPastTheKnee) {
+  EXPECT_FALSE(capacity_from_hit_curve(hit_curve(0.9), 0.5 * kMiB));
+  const std::vector<Point> all_fit{{kMiB, 0.9}, {2 * kMiB, 0.9}, {4 * kMiB, 0.89}};
+  EXPECT_FALSE(capacity_from_hit_curve(all_fit, 2 * kMiB));
+}
+
 TEST(SplitTwoClusters, NearAndFarLatencies) {
   std::vector<double> latencies;
   for (int i = 0; i < 100; ++i) {
@@ -440,6 +489,37 @@ TEST(ReduceEvictionSet, StopsAtTheCallLimitAndTheTimeLimit) {
   EXPECT_EQ(result.stopped, "time limit reached");
 }
 
+TEST(ReduceEvictionSet, GivesUpEarlyWhenEvictionNeedsMoreLinesThanASet) {
+  // A capacity-like oracle (the H200's stalled targets): the target goes once 600 of the lines
+  // are walked, whichever they are. No subset of at most 32 lines evicts, so the first pass over
+  // more than 32 groups that drops fewer than g - 32 of them ends the reduction.
+  const auto capacity_like = [](std::uint64_t, const std::vector<std::uint64_t>& lines) { return lines.size() >= 600; };
+  const EvictionSetResult early = reduce_eviction_set(kTarget, random_lines(1024, 41), capacity_like);
+  EXPECT_FALSE(early.minimal);
+  EXPECT_GE(early.lines.size(), 600u);
+  EXPECT_NE(early.stopped.find("no evicting subset of at most 32 lines"), std::string::npos) << early.stopped;
+  EXPECT_LT(early.oracle_calls, 1000u);
+
+  // Looking for up to 2048 ways, the reduction goes on to single lines and calls 600 lines minimal.
+  EvictionSetOptions options;
+  options.max_ways = 2048;
+  const EvictionSetResult full = reduce_eviction_set(kTarget, random_lines(1024, 41), capacity_like, options);
+  EXPECT_TRUE(full.minimal) << full.stopped;
+  EXPECT_EQ(full.lines.size(), 600u);
+  EXPECT_GT(full.oracle_calls, 3 * early.oracle_calls);
+}
+
+TEST(ReduceEvictionSet, MoreWaysThanLookedForIsNoMinimalSet) {
+  SimulatedCache cache(64, 8, SimulatedCache::Policy::lru);
+  EvictionSetOptions options;
+  options.max_ways = 4;
+  const EvictionSetResult result = reduce_eviction_set(
+      kTarget, random_lines(1024), [&](std::uint64_t t, const auto& lines) { return cache.evicts(t, lines); }, options);
+  EXPECT_FALSE(result.minimal);
+  EXPECT_NE(result.stopped.find("no evicting subset of at most 4 lines"), std::string::npos) << result.stopped;
+  EXPECT_GE(congruent_with(cache, kTarget, result.lines), 8u); // it never dropped below the ways
+}
+
 TEST(ReduceEvictionSet, FingerprintOnTheMinimalSetTellsLruFromFifo) {
   // The probe's replacement test on a minimal set M (size W) and its target t: fill M, re-touch
   // M[0], insert t, then check M[0] and M[1].
@@ -461,14 +541,34 @@ TEST(ReduceEvictionSet, FingerprintOnTheMinimalSetTellsLruFromFifo) {
   }
 }
 
-TEST(WaysFromMinimalSets, MostCommonSizeSmallerOnATie) {
+TEST(WaysFromMinimalSets, AMajorityOfAtLeastTwoSetsOrNothing) {
   EXPECT_FALSE(ways_from_minimal_sets({}));
   const std::optional<WaysVote> vote = ways_from_minimal_sets({16, 16, 17, 16});
   ASSERT_TRUE(vote);
   EXPECT_EQ(vote->ways, 16);
   EXPECT_EQ(vote->agreeing, 3u);
   EXPECT_EQ(vote->sets, 4u);
-  EXPECT_EQ(ways_from_minimal_sets({12, 8, 12, 8})->ways, 8);
+  EXPECT_EQ(ways_from_minimal_sets({16, 32, 16})->ways, 16);
+  EXPECT_FALSE(ways_from_minimal_sets({16}));             // one set alone
+  EXPECT_FALSE(ways_from_minimal_sets({16, 17}));         // no two agree
+  EXPECT_FALSE(ways_from_minimal_sets({12, 8, 12, 8}));   // a tie is no majority
+  EXPECT_FALSE(ways_from_minimal_sets({8, 8, 9, 10, 11})); // 2 of 5 is no majority
+  EXPECT_TRUE(ways_from_minimal_sets({4}, 1));
+  EXPECT_FALSE(ways_from_minimal_sets({4, 4}, 3));
+}
+
+TEST(EvictionThreshold, MidwayToTheLowestEvictedLevel) {
+  // H200 L2-like: hits ~346; after the walk some probes come back at ~540 (another copy), some at
+  // DRAM (~850). p25 of {530, 540, 545, 850, 860} = 540; threshold = (346 + 540) / 2 = 443.
+  const EvictionThreshold clear = eviction_threshold({340, 345, 350, 348, 346}, {540, 530, 860, 545, 850});
+  EXPECT_DOUBLE_EQ(clear.hit.median, 346);
+  EXPECT_DOUBLE_EQ(clear.evicted.p25, 540);
+  EXPECT_DOUBLE_EQ(clear.threshold, 443);
+  EXPECT_TRUE(clear.separated); // 540 >= 1.3 x 348 (hit p75)
+  // Two of five walks left the line cached: p25 = 352 is no eviction level.
+  const EvictionThreshold mixed = eviction_threshold({340, 345, 350, 348, 346}, {350, 345, 540, 352, 860});
+  EXPECT_FALSE(mixed.separated);
+  EXPECT_THROW(eviction_threshold({}, {1}), std::invalid_argument);
 }
 
 /// TLB curve: flat at 280 cycles up to `reach`, 380 beyond (nullopt reach: flat everywhere).
