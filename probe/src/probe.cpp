@@ -115,6 +115,9 @@ public:
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         progress_({stages[i].first, static_cast<int>(i + 1), static_cast<int>(stages.size()), elapsed});
       }
+      // Each stage draws from its own fixed seed: its chains and eviction targets do not depend on
+      // how many draws earlier stages made (refinements follow the measured knees).
+      random_.seed(kSeed + i);
       try {
         (this->*stages[i].second)();
       } catch (const std::exception& e) {
@@ -442,21 +445,26 @@ private:
     CacheOp op = CacheOp::ca;
     std::uint64_t region = 0;   ///< candidates and targets are random 128 B lines of [region, region + span)
     std::uint64_t span = 0;
-    double capacity_bytes = 0;  ///< the measured capacity; candidates: 2x it, then 4x if that does not evict
+    double capacity_bytes = 0;  ///< candidates: 2x it, then 4x if that does not evict
+    std::string capacity_source; ///< where capacity_bytes comes from (method text)
     bool parallel_walk = false; ///< kMaxWalkers threads walk the candidates (else one thread, in order)
     bool flush_l2_first = false; ///< evict L2 after writing the chains (L2: the writes filled it)
-    int targets = 1;
+    int targets = 1;            ///< at most this many targets, in a fixed order
+    std::size_t enough_agreeing = 3; ///< stop once this many minimal sets share one size
     double budget_s = 1;        ///< for the whole level; targets left when it runs out are skipped
     std::size_t max_calls_per_target = 1;
   };
 
+  /// One target's search: its calibration and reduction.
+  struct EvictionTarget {
+    std::uint64_t line = 0;
+    std::size_t candidates = 0;
+    EvictionThreshold calibration;
+    EvictionSetResult result;
+  };
+
   struct EvictionFindings {
-    Summary hit;                   ///< probe cycles of a line just loaded
-    Summary miss;                  ///< probe cycles of a line not loaded in the test
-    double threshold = 0;
-    std::vector<std::uint64_t> targets;
-    std::vector<EvictionSetResult> results;
-    std::vector<std::size_t> candidate_counts;
+    std::vector<EvictionTarget> targets; ///< the targets tried, in order
     std::optional<WaysVote> ways;
     ReplacementGuess replacement;
     int fingerprint_trials = 0; ///< per probed line
@@ -486,8 +494,30 @@ private:
 
   /// The probe's word in a line: in the first sector, apart from the chain words (0 and 8).
   static constexpr std::uint64_t kProbeWord = 16;
+  /// Calibration runs per target: probe after just loading it, and after walking all candidates.
+  static constexpr int kCalibrationRuns = 5;
 
-  /// Minimal eviction sets for `level.targets` targets, then the replacement fingerprint on them.
+  /// The oracle's cycles for `target` after walking `lines` (twice, as in the reduction).
+  std::uint32_t eviction_oracle_cycles(const EvictionLevel& level, std::uint64_t target, const Offsets& lines) {
+    return eviction_probe(level, lines, chain_length_for(level, lines.size()), target, target + kProbeWord, 2);
+  }
+
+  /// Threshold of one target from its own hit and evicted probe times (see eviction_threshold).
+  EvictionThreshold calibrate_target(const EvictionLevel& level, std::uint64_t target, const Offsets& candidates,
+                                     std::vector<Point>& calibration_curve, double x) {
+    std::vector<double> hits;
+    std::vector<double> evicted;
+    for (int r = 0; r < kCalibrationRuns; ++r) {
+      hits.push_back(eviction_oracle_cycles(level, target, {}));
+      evicted.push_back(eviction_oracle_cycles(level, target, candidates));
+      calibration_curve.emplace_back(x, hits.back());
+      calibration_curve.emplace_back(x + 0.5, evicted.back());
+    }
+    return eviction_threshold(hits, evicted);
+  }
+
+  /// Minimal eviction sets for up to `level.targets` targets (stopping once enough agree), then
+  /// the replacement fingerprint on them.
   EvictionFindings find_eviction_sets(const EvictionLevel& level) {
     EvictionFindings findings;
     const auto deadline =
@@ -498,81 +528,82 @@ private:
     const auto largest_count = static_cast<std::size_t>(4 * level.capacity_bytes / kNode);
     const Offsets pool = sample(contiguous(level.region, level.span, kNode),
                                 largest_count + static_cast<std::size_t>(level.targets));
-    findings.targets.assign(pool.end() - level.targets, pool.end());
+    const Offsets target_lines(pool.end() - level.targets, pool.end());
     const Offsets all_candidates(pool.begin(), pool.end() - level.targets);
-
-    // Hit / miss reference of the probe load, from the same kernel with no candidates.
-    std::vector<double> hits;
-    std::vector<double> misses;
-    std::vector<Point> calibration;
-    const std::uint64_t reference = findings.targets.front();
-    for (int r = 0; r < 8; ++r) {
-      hits.push_back(eviction_probe(level, {}, 1, reference, reference + kProbeWord, 1));
-      misses.push_back(eviction_probe(level, {}, 1, std::nullopt, reference + kProbeWord, 1));
-      calibration.emplace_back(0, hits.back());
-      calibration.emplace_back(1, misses.back());
-    }
-    add_curve(label + " eviction test calibration: probe cycles (x 0: line just loaded, x 1: line not loaded)",
-              "reference", "cycles (probe load, timing overhead included)", calibration);
-    findings.hit = summarize(hits);
-    findings.miss = summarize(misses);
-    findings.threshold = 0.5 * (findings.hit.median + findings.miss.median);
-    std::ostringstream method;
-    method << "minimal eviction sets by group testing (hash-agnostic): random 128 B lines of a "
-           << format_bytes(static_cast<double>(level.span)) << " region, 2x the measured capacity ("
-           << format_bytes(level.capacity_bytes) << ") as candidates (4x when 2x does not evict); oracle = one block on "
-           << "SM " << home_sm_ << ": " << (level.op == CacheOp::ca ? "ld.global.ca" : "ld.global.cg")
-           << " of the target, the candidates walked twice by "
-           << (level.parallel_walk ? "1024 threads (one pointer cycle each)" : "one thread (one pointer cycle)")
-           << (level.flush_l2_first ? " after evicting L2" : "") << ", then the target's line timed (just loaded "
-           << format_number(findings.hit.median) << " cycles, not loaded " << format_number(findings.miss.median)
-           << ", threshold " << format_number(findings.threshold) << "); answers = majority of 3; groups dropped while "
-           << "the rest still evicts, doubling the group count when none can go, until no single line can go";
-    if (findings.miss.median < 1.3 * findings.hit.median) {
-      method << "; no hit/miss separation, not run";
-      findings.method = method.str();
-      return findings;
-    }
 
     EvictionSetOptions options;
     options.max_oracle_calls = level.max_calls_per_target;
     options.out_of_time = out_of_time;
-    const EvictionOracle oracle = [&](std::uint64_t target, const Offsets& lines) {
-      return eviction_probe(level, lines, chain_length_for(level, lines.size()), target, target + kProbeWord, 2) >
-             findings.threshold;
-    };
+    std::vector<Point> calibration;
     std::vector<Point> sizes;
-    for (std::size_t t = 0; t < findings.targets.size() && !out_of_time(); ++t) {
-      EvictionSetResult result;
-      std::size_t count = 0;
-      for (double factor : {2.0, 4.0}) {
-        count = static_cast<std::size_t>(factor * level.capacity_bytes / kNode);
-        const Offsets candidates = sample(all_candidates, count);
-        result = reduce_eviction_set(findings.targets[t], candidates, oracle, options);
-        if (result.candidates_evict) break; // else 4x the capacity, once
-      }
-      add_curve(label + " eviction-set reduction, target " + std::to_string(t) + ": lines left vs oracle calls",
-                "oracle calls", "lines", result.progress);
-      sizes.emplace_back(static_cast<double>(t), result.minimal ? static_cast<double>(result.lines.size()) : 0.0);
-      findings.candidate_counts.push_back(count);
-      findings.results.push_back(std::move(result));
-    }
-    add_curve(label + " minimal eviction set size per target (0: none found)", "target", "lines", sizes);
     std::vector<std::size_t> minimal_sizes;
-    method << ". Per target (candidates -> result, oracle calls):";
-    for (std::size_t t = 0; t < findings.results.size(); ++t) {
-      const EvictionSetResult& result = findings.results[t];
-      method << ' ' << findings.candidate_counts[t] << "->"
-             << (result.minimal ? std::to_string(result.lines.size()) : "none (" + result.stopped + ")") << " ("
-             << result.oracle_calls << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "")
-             << ")";
-      if (result.minimal) minimal_sizes.push_back(result.lines.size());
+    auto enough = [&] {
+      const std::optional<WaysVote> vote = ways_from_minimal_sets(minimal_sizes);
+      return vote && vote->agreeing >= level.enough_agreeing;
+    };
+    for (std::size_t t = 0; t < target_lines.size() && !out_of_time() && !enough(); ++t) {
+      EvictionTarget target;
+      target.line = target_lines[t];
+      Offsets candidates;
+      for (double factor : {2.0, 4.0}) {
+        target.candidates = static_cast<std::size_t>(factor * level.capacity_bytes / kNode);
+        candidates = sample(all_candidates, target.candidates);
+        target.calibration = calibrate_target(level, target.line, candidates, calibration, static_cast<double>(t));
+        if (target.calibration.separated) break; // else 4x the capacity, once
+      }
+      if (target.calibration.separated) {
+        const double threshold = target.calibration.threshold;
+        const EvictionOracle oracle = [&](std::uint64_t line, const Offsets& lines) {
+          return eviction_oracle_cycles(level, line, lines) > threshold;
+        };
+        target.result = reduce_eviction_set(target.line, candidates, oracle, options);
+        add_curve(label + " eviction-set reduction, target " + std::to_string(t) + ": lines left vs oracle calls",
+                  "oracle calls", "lines", target.result.progress);
+      } else {
+        target.result.stopped = "the candidate set does not evict the target (probe p25 after walking it under 1.3x "
+                                "the just-loaded p75)";
+      }
+      if (target.result.minimal) minimal_sizes.push_back(target.result.lines.size());
+      sizes.emplace_back(static_cast<double>(t), target.result.minimal ? static_cast<double>(target.result.lines.size()) : 0.0);
+      findings.targets.push_back(std::move(target));
     }
-    if (findings.results.size() < findings.targets.size()) {
-      method << "; " << findings.targets.size() - findings.results.size() << " targets skipped (time budget "
-             << format_number(level.budget_s, 0) << " s)";
+    add_curve(label + " eviction test calibration: probe cycles per target (x = target: line just loaded; target + "
+                      "0.5: after walking the whole candidate set)",
+              "target", "cycles (probe load, timing overhead included)", calibration);
+    add_curve(label + " minimal eviction set size per target (0: none found)", "target", "lines", sizes);
+
+    std::ostringstream method;
+    method << "minimal eviction sets by group testing (hash-agnostic): random 128 B lines of a "
+           << format_bytes(static_cast<double>(level.span)) << " region, 2x " << level.capacity_source << " ("
+           << format_bytes(level.capacity_bytes) << ") as candidates (4x when 2x does not evict); oracle = one block on "
+           << "SM " << home_sm_ << ": " << (level.op == CacheOp::ca ? "ld.global.ca" : "ld.global.cg")
+           << " of the target, the candidates walked twice by "
+           << (level.parallel_walk ? "1024 threads (one pointer cycle each)" : "one thread (one pointer cycle)")
+           << (level.flush_l2_first ? " after evicting L2" : "")
+           << ", then the target's line timed; threshold per target midway between its probe just loaded and the p25 "
+              "after walking all candidates ("
+           << kCalibrationRuns << " runs each); answers = majority of 3; groups dropped while the rest still evicts, "
+           << "doubling the group count when none can go, until no single line can go; a target is given up when a "
+              "pass over more than "
+           << options.max_ways << " groups drops too few for a set of at most " << options.max_ways
+           << " lines; targets in a fixed order until " << level.enough_agreeing << " minimal sets agree (at most "
+           << level.targets << "). Per target (hit / evicted cycles; candidates -> result, oracle calls):";
+    for (const EvictionTarget& target : findings.targets) {
+      const EvictionSetResult& result = target.result;
+      method << " [" << format_number(target.calibration.hit.median, 0) << " / "
+             << format_number(target.calibration.evicted.p25, 0) << "; " << target.candidates << "->"
+             << (result.minimal ? std::to_string(result.lines.size()) : "none (" + result.stopped + ")") << ", "
+             << result.oracle_calls << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "")
+             << "]";
+    }
+    if (out_of_time() && !enough()) {
+      method << "; time budget (" << format_number(level.budget_s, 0) << " s) ran out";
     }
     findings.ways = ways_from_minimal_sets(minimal_sizes);
+    if (!findings.ways) {
+      method << "; no size shared by at least 2 minimal sets and more than half of them (" << minimal_sizes.size()
+             << " minimal sets): ways not written";
+    }
     findings.method = method.str();
     if (findings.ways) findings.replacement = replacement_fingerprint(level, findings);
     return findings;
@@ -581,10 +612,10 @@ private:
   /// The eviction fingerprint on the minimal sets of the ways found: lines 0..W-1 = a minimal set,
   /// line W = its target (all in one set); fill 0..W-1, re-touch 0, insert W, then time line 0 or 1.
   ReplacementGuess replacement_fingerprint(const EvictionLevel& level, EvictionFindings& findings) {
-    std::vector<std::size_t> usable;
-    for (std::size_t t = 0; t < findings.results.size(); ++t) {
-      if (findings.results[t].minimal && static_cast<double>(findings.results[t].lines.size()) == findings.ways->ways) {
-        usable.push_back(t);
+    std::vector<const EvictionTarget*> usable;
+    for (const EvictionTarget& target : findings.targets) {
+      if (target.result.minimal && static_cast<double>(target.result.lines.size()) == findings.ways->ways) {
+        usable.push_back(&target);
       }
     }
     const int trials = quick() ? 4 : 8;
@@ -593,14 +624,14 @@ private:
     std::vector<Point> probes[2];
     for (int line = 0; line < 2; ++line) {
       for (int trial = 0; trial < trials; ++trial) {
-        const std::size_t t = usable[static_cast<std::size_t>(trial) % usable.size()];
-        const Offsets& set = findings.results[t].lines;
+        const EvictionTarget& target = *usable[static_cast<std::size_t>(trial) % usable.size()];
+        const Offsets& set = target.result.lines;
         Offsets sequence = set;
         sequence.push_back(set[0] + 8); // the re-touch: another word of line 0, so the cycle stays simple
-        sequence.push_back(findings.targets[t]);
+        sequence.push_back(target.line);
         const std::uint32_t cycles = eviction_probe(level, sequence, sequence.size(), std::nullopt,
                                                     set[static_cast<std::size_t>(line)] + kProbeWord, 1);
-        if (cycles < findings.threshold) ++kept[line];
+        if (cycles < target.calibration.threshold) ++kept[line];
         probes[line].emplace_back(trial, cycles);
       }
       add_curve(std::string(level.label) + " replacement fingerprint: probe cycles of line " + std::to_string(line) +
@@ -614,25 +645,24 @@ private:
   static void record_eviction_findings(const EvictionFindings& findings, std::optional<Measured>& ways,
                                        Replacement& replacement) {
     if (!findings.ways) {
-      replacement = {ReplacementPolicy::unknown, "no minimal eviction set found", low(findings.method)};
+      replacement = {ReplacementPolicy::unknown, "no associativity found", low(findings.method)};
       return;
     }
     const WaysVote& vote = *findings.ways;
-    Confidence confidence = Confidence::low;
-    if (vote.agreeing == findings.targets.size() && vote.agreeing >= 3) {
-      confidence = Confidence::high;
-    } else if (2 * vote.agreeing > vote.sets && vote.agreeing >= 2) {
-      confidence = Confidence::medium;
-    }
+    // High: at least 3 sets, and every target tried gave that size; medium: a majority of at least 2.
+    Confidence confidence = vote.agreeing >= 3 && vote.agreeing == findings.targets.size() ? Confidence::high
+                                                                                            : Confidence::medium;
     // Random replacement needs more lines than ways to evict reliably: the set size overstates them.
     if (findings.replacement.policy == ReplacementPolicy::random) confidence = Confidence::low;
     std::ostringstream method;
     method << findings.method << "; ways = most common minimal size (" << vote.agreeing << " of " << vote.sets
-           << " sets), the associativity for LRU/FIFO-like policies";
+           << " minimal sets, " << findings.targets.size() << " targets tried), the associativity for LRU/FIFO-like "
+           << "policies";
     ways = measured(vote.ways, {method.str(), static_cast<std::int64_t>(vote.sets), 0.0, confidence});
     replacement = {findings.replacement.policy, findings.replacement.fingerprint,
                    {"eviction fingerprint on the minimal eviction sets (lines 0..W-1 = a minimal set, line W = its "
-                    "target): fill, re-touch line 0, insert line W, time line 0 or line 1 with the same oracle kernel",
+                    "target): fill, re-touch line 0, insert line W, time line 0 or line 1 with the same oracle kernel "
+                    "and the target's threshold",
                     2 * findings.fingerprint_trials, 0.0,
                     findings.replacement.policy == ReplacementPolicy::unknown ? Confidence::low : Confidence::medium}};
   }
@@ -644,7 +674,9 @@ private:
     level.region = kEvictionSetRegion;
     level.span = 64 * kMiB;
     level.capacity_bytes = profile_.l1.capacity_bytes.value;
-    level.targets = quick() ? 2 : 5;
+    level.capacity_source = "the measured capacity";
+    level.targets = quick() ? 4 : 6;
+    level.enough_agreeing = quick() ? 2 : 3;
     level.budget_s = quick() ? 3 : 10;
     level.max_calls_per_target = quick() ? 3000 : 8000;
     const EvictionFindings findings = find_eviction_sets(level);
@@ -813,10 +845,11 @@ private:
     std::vector<Point> latency;
     std::vector<Point> hits;
     std::optional<Rise> rise;
-    std::optional<Summary> by_hits; ///< hit fraction x working set beyond the knee
+    std::optional<HitCapacity> by_hits; ///< W x hit fraction / plateau fraction beyond the knee
   };
 
-  /// Latency vs working set, refined near the knee.
+  /// Latency vs working set, refined near the knee. Each point averages l2_point_repeats() samples
+  /// of 4096 lines (fresh warm-up and lines each): the hit-fraction capacity rests on these.
   L2Sweep l2_sweep(Warm warm) {
     const std::vector<double> coarse_mib =
         quick() ? std::vector<double>{4, 16, 32, 48, 64, 96, 128, 256}
@@ -824,9 +857,14 @@ private:
     L2Sweep sweep;
     auto measure_at = [&](double mib) {
       const auto bytes = static_cast<std::uint64_t>(mib * kMiB);
-      const HopStats stats = l2_point(bytes, warm);
-      sweep.latency.emplace_back(static_cast<double>(bytes), stats.mean);
-      sweep.hits.emplace_back(static_cast<double>(bytes), stats.hit_fraction);
+      HopStats mean;
+      for (int r = 0; r < l2_point_repeats(); ++r) {
+        const HopStats stats = l2_point(bytes, warm);
+        mean.mean += stats.mean / l2_point_repeats();
+        mean.hit_fraction += stats.hit_fraction / l2_point_repeats();
+      }
+      sweep.latency.emplace_back(static_cast<double>(bytes), mean.mean);
+      sweep.hits.emplace_back(static_cast<double>(bytes), mean.hit_fraction);
     };
     for (double mib : coarse_mib) measure_at(mib);
     sweep.rise = find_rise(sweep.latency, 0.05);
@@ -839,11 +877,17 @@ private:
     }
     std::ranges::sort(sweep.latency, {}, &Point::first);
     std::ranges::sort(sweep.hits, {}, &Point::first);
-    sweep.by_hits = capacity_from_hit_fractions(sweep.hits, sweep.rise ? sweep.rise->first_risen_x * 1.2 : 0);
+    // Plateau: the points up to half the knee (half the reported size without one).
+    const double plateau_end = 0.5 * (sweep.rise ? sweep.rise->last_flat_x : static_cast<double>(l2_reported()));
+    sweep.by_hits = capacity_from_hit_curve(sweep.hits, plateau_end);
     return sweep;
   }
 
   double l2_step_mib() const { return quick() ? 4 : 1; }
+  int l2_point_repeats() const { return quick() ? 2 : 4; }
+  /// The reported capacity's step: the hit-fraction estimate moves by about 0.3 MiB between runs
+  /// (H200: 39.41 and 39.47 MiB), too close to a 1 MiB rounding boundary to repeat.
+  double l2_capacity_step_bytes() const { return (quick() ? 4.0 : 2.0) * kMiB; }
 
   void l2_capacity() {
     // Stores put each line in L2 once; reads from every SM also leave copies of far lines in the
@@ -855,39 +899,54 @@ private:
     add_curve("L2 hit fraction, one SM (warmed by stores)", "bytes (working set)", "fraction", stored.hits);
     add_curve("L2 hit fraction, one SM (warmed by reads from all SMs)", "bytes (working set)", "fraction", read.hits);
 
-    const L2Sweep& primary = stored.rise ? stored : read;
-    const L2Sweep& other = stored.rise ? read : stored;
-    const std::string primary_warm = stored.rise ? "cudaMemset of the working set (stores)" :
-                                                   "every SM streaming the working set with ld.global.cg (stores showed no knee)";
+    const L2Sweep& primary = stored.by_hits || !read.by_hits ? stored : read;
+    const L2Sweep& other = &primary == &stored ? read : stored;
+    const std::string primary_warm = &primary == &stored ? "cudaMemset of the working set (stores)" :
+                                                           "every SM streaming the working set with ld.global.cg "
+                                                           "(the store-warmed hit fractions gave no estimate)";
+    const double step = l2_capacity_step_bytes();
     std::ostringstream method;
-    method << "working-set sweep: warm by " << primary_warm << ", then time " << gpu::kMaxTimedHops
-           << " random lines of it one by one from one pinned SM with ld.global.cg; refined in "
-           << format_number(l2_step_mib(), 0) << " MiB steps; capacity = last working set on the hit plateau";
-    if (primary.by_hits) {
-      method << "; second method, hit fraction x working set beyond the knee: " << format_bytes(primary.by_hits->median)
-             << " (spread " << format_number(100 * primary.by_hits->spread) << "%)";
-    }
-    if (other.rise) {
-      method << "; warmed the other way the knee is at " << format_bytes(other.rise->last_flat_x);
-      if (other.by_hits) method << " (hit fraction x working set " << format_bytes(other.by_hits->median) << ")";
-    }
-    if (!primary.rise) {
-      const double fallback = primary.by_hits ? primary.by_hits->median : static_cast<double>(l2_reported());
-      profile_.l2.capacity_bytes = measured(fallback, low(method.str() + "; no latency knee found"));
+    method << "working-set sweep 1..256 MiB: warm by " << primary_warm << ", then time " << gpu::kMaxTimedHops
+           << " random lines of it one by one from one pinned SM with ld.global.cg (" << l2_point_repeats()
+           << " samples per point, fresh lines each); capacity = W x hit fraction / plateau hit fraction for the "
+              "points past the knee (relative hit fraction 0.1..0.8; a random line of W > C hits with probability "
+              "C / W), median over those points, rounded to "
+           << format_bytes(step);
+    auto describe = [&](const L2Sweep& sweep) {
+      std::ostringstream text;
+      if (sweep.by_hits) {
+        text << format_bytes(sweep.by_hits->capacity.median) << " (plateau hit fraction "
+             << format_number(sweep.by_hits->plateau_hit_fraction, 3) << ", " << sweep.by_hits->capacity.samples
+             << " points, spread " << format_number(100 * sweep.by_hits->capacity.spread) << "%)";
+      } else {
+        text << "no estimate";
+      }
+      text << "; latency knee (last point on the plateau, " << format_number(l2_step_mib(), 0) << " MiB refinement): "
+           << (sweep.rise ? format_bytes(sweep.rise->last_flat_x) : "none");
+      return text.str();
+    };
+    method << ": " << describe(primary) << "; warmed the other way: " << describe(other);
+    if (!primary.by_hits) {
+      const double fallback = primary.rise ? primary.rise->last_flat_x : static_cast<double>(l2_reported());
+      profile_.l2.capacity_bytes = measured(
+          fallback, low(method.str() + "; no hit-fraction estimate, " +
+                            (primary.rise ? "the latency knee written" : "the reported size written")));
     } else {
-      const double knee = primary.rise->last_flat_x;
-      Confidence confidence = quick() ? Confidence::medium : Confidence::high;
-      if (!primary.by_hits || std::abs(primary.by_hits->median - knee) > 0.1 * knee) {
+      const Summary& estimate = primary.by_hits->capacity;
+      const double capacity = std::max(step, std::round(estimate.median / step) * step);
+      Confidence confidence = weakest(confidence_from_spread(estimate.spread), quick() ? Confidence::medium : Confidence::high);
+      // The latency knee should sit at or a little below the estimate (eviction starts before W = C).
+      if (!primary.rise || primary.rise->last_flat_x > capacity + step || primary.rise->last_flat_x < 0.8 * capacity) {
+        method << "; the knee does not bracket the estimate";
         confidence = weakest(confidence, Confidence::medium);
       }
-      profile_.l2.capacity_bytes = measured(
-          knee, {method.str(), static_cast<std::int64_t>(primary.latency.size()), l2_step_mib() * kMiB / knee, confidence});
+      profile_.l2.capacity_bytes = measured(capacity, {method.str(), estimate.samples, estimate.spread, confidence});
     }
     // Near partition: the share of addresses an SM sees as near, of the capacity.
-    const double near = std::round(profile_.l2.capacity_bytes.value * near_fraction_ / kMiB * 2) / 2 * kMiB;
+    const double near = std::round(profile_.l2.capacity_bytes.value * near_fraction_ / step) * step;
     profile_.l2.near_capacity_bytes = measured(
         near, {"capacity x share of addresses near to the home SM (" + format_number(100 * near_fraction_) +
-                   "%, per-address test), rounded to 0.5 MiB",
+                   "%, per-address test), rounded to " + format_bytes(step),
                static_cast<std::int64_t>(primary.latency.size()), 0.0,
                profile_.l2.partitions == 2 ? Confidence::medium : Confidence::low});
   }
@@ -996,11 +1055,15 @@ private:
     level.op = CacheOp::cg;
     level.region = kEvictionSetRegion + 64 * kMiB;
     level.span = 768 * kMiB;
-    level.capacity_bytes = profile_.l2.capacity_bytes.value;
+    // The reported size, not the measured one: above the single-SM capacity the sweep sees, so 2x
+    // it overfills every set, and the candidates do not move with that measurement.
+    level.capacity_bytes = static_cast<double>(l2_reported());
+    level.capacity_source = "the driver-reported size";
     level.parallel_walk = true;
     level.flush_l2_first = true;
-    level.targets = 3;
-    level.budget_s = 15;
+    level.targets = 6;
+    level.enough_agreeing = 3;
+    level.budget_s = 18;
     level.max_calls_per_target = 6000;
     EvictionFindings findings = find_eviction_sets(level);
     // Two partitions may each hold a copy of a far line: say so where the reduction fails.
