@@ -37,6 +37,8 @@ const std::vector<std::string> kCompared = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 };
 
+constexpr std::string_view kDramWrite = "dram__bytes_write.sum";
+
 struct Options {
   ProblemOptions problem;
   std::string config;
@@ -255,9 +257,19 @@ void run_validate(const Options& options) {
     row.max_relative_error = kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
     row.correct = *row.max_relative_error <= kernels::error_tolerance(problem);
     if (options.no_counters) continue;
-    // The model predicts a cold cache: every counter pass starts with L2 evicted (user replay).
-    row.measured = cupti::measure(
-        kCompared, [&] { kernels::launch(problem, row.candidate.config, workload); }, 0, [] { kernels::evict_l2(); });
+    // The model predicts a cold, clean cache: every counter pass starts with L2 evicted (user
+    // replay). It also counts the dirty lines the kernel leaves in L2 as DRAM writes: they are
+    // written back by the eviction right after the kernel, its own range here.
+    const std::vector<cupti::RangeValues> ranges = cupti::measure_kernels(
+        kCompared,
+        [&] {
+          kernels::launch(problem, row.candidate.config, workload);
+          kernels::evict_l2();
+        },
+        0, 2, [] { kernels::evict_l2(); });
+    if (ranges.size() != 2) throw std::runtime_error("validate: expected the kernel and the eviction as two ranges");
+    row.measured = ranges[0].metrics;
+    (*row.measured)[std::string(kDramWrite)] += ranges[1].metrics.at(std::string(kDramWrite));
   }
   // The ceiling: a copy of one pass over the problem's data (half of its arrays' bytes: the
   // families read about as much as they write), measured like the kernels.

@@ -109,8 +109,9 @@ Timing time_kernel(const ProblemSpec& problem, const Config& config, Workload& w
 /// enough (up to 8) that the data is at least 3x the device's L2.
 int timing_input_sets(const ProblemSpec& problem, const Config& config);
 
-/// Writes a scratch buffer twice the size of the device's L2, so the next kernel starts with
-/// none of its data cached (what the model assumes, and what `ncu --cache-control all` does).
+/// Reads a scratch buffer twice the size of the device's L2, so the next kernel starts with
+/// none of its data cached and nothing dirty in L2 (what the model assumes, and what
+/// `ncu --cache-control all` does).
 void evict_l2();
 
 /// Device-to-device cudaMemcpy bandwidth copying `bytes`, counting bytes read + written (2 *
