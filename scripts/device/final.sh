@@ -7,7 +7,8 @@
 #   cp build/tests/kernels/kernels_tests .device/final/tests/kernels/ && cp build/tests/cupti/cupti_tests .device/final/tests/cupti/
 #   cp build/tests/probe/probe_{gpu,analysis}_tests .device/final/tests/probe/
 # Runs the gpu tests; with PROBE=1 the probe (scripts/device/probe.sh full: two full probes and a
-# --quick one, writing profiles/h200.json there); the validation report (scripts/device/validate.sh)
+# --quick one, writing profiles/h200.json there); with NCU_DIAG=1 ncu sections of two stencil3d
+# configs; the validation report (scripts/device/validate.sh)
 # against profiles/h200.json; the tuner's convergence table from it; one measured tune. Everything
 # lands in $OUT/results.tar.gz (the device tool returns at most 8 files), the summaries beside it.
 # Never sets clocks.
@@ -27,6 +28,15 @@ if [ "${PROBE:-0}" = 1 ]; then
 fi
 REPEATS=${REPEATS:-5} CASE_TIMEOUT_S=${CASE_TIMEOUT_S:-90} TOTAL_TIMEOUT_S=${TOTAL_TIMEOUT_S:-480} \
   bash scripts/device/validate.sh "$final" "$work" profiles/h200.json 2>&1 | tail -n 14
+if [ "${NCU_DIAG:-0}" = 1 ]; then
+  # Why long z chunks lose on stencil3d n=256 (the model ranks them first): stall reasons and
+  # memory throughput of a long-chunk config against the measured best, one launch each.
+  for config in block_x=64,block_y=16,block_z=1,mode=1,vector=2,z_chunk=64 block_x=128,block_y=4,block_z=1,mode=1,vector=2,z_chunk=8; do
+    timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy \
+      -k regex:stencil3d --launch-count 1 "$final/bin/advisor" validate --pattern stencil3d --n 256 --config "$config" \
+      --no-counters --repeats 1 --profile profiles/h200.json >"$work/ncu-stencil3d-${config//[,=]/_}.txt" 2>&1
+  done
+fi
 "$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
 timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --profile profiles/h200.json --header "$work/tuned-transpose.h" \
   --json "$work/tuned-transpose.json" 2>&1 | tail -n 15
