@@ -196,18 +196,15 @@ TwoClusters split_two_clusters(const std::vector<double>& samples) {
 
 std::optional<double> smallest_saturating_block(std::vector<Point> block_to_knee, double tolerance) {
   block_to_knee = sorted_by_x(std::move(block_to_knee));
-  if (block_to_knee.size() < 2) return std::nullopt;
-  const double reference = block_to_knee.back().second;
-  if (reference <= 0.0) return std::nullopt;
-  std::size_t first_saturated = block_to_knee.size() - 1;
-  while (first_saturated > 0 &&
-         std::abs(block_to_knee[first_saturated - 1].second - reference) <= tolerance * reference) {
-    --first_saturated;
+  for (std::size_t i = 0; i + 1 < block_to_knee.size(); ++i) {
+    if (block_to_knee[i].second <= 0.0) return std::nullopt;
+    if (block_to_knee[i + 1].second <= (1.0 + tolerance) * block_to_knee[i].second) {
+      // Saturated from the smallest block on: the line is at most that block, not known exactly.
+      if (i == 0) return std::nullopt;
+      return block_to_knee[i].first;
+    }
   }
-  // Saturated from the smallest block on: the line is at most that block, not known exactly. Only
-  // the largest block saturated: the knees never levelled off within the blocks tried.
-  if (first_saturated == 0 || first_saturated == block_to_knee.size() - 1) return std::nullopt;
-  return block_to_knee[first_saturated].first;
+  return std::nullopt; // the knees never levelled off within the blocks tried
 }
 
 std::optional<double> fill_granularity(std::vector<Point> offset_to_latency, double miss_threshold) {

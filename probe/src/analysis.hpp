@@ -99,8 +99,9 @@ TwoClusters split_two_clusters(const std::vector<double>& samples);
 
 /// Line (or page) size from the block test: M random aligned blocks of B bytes, every sector of
 /// each touched. A cache of C bytes in L-byte lines holds C / L lines, so the footprint M * B at the
-/// capacity knee is C * B / L while B < L and C once B >= L. Returns the smallest block size from
-/// which every larger block's knee lies within `tolerance` of the largest block's knee. Input:
+/// capacity knee is C * B / L while B < L and C once B >= L. Returns the smallest block size whose
+/// next larger block's knee is not more than `tolerance` above its own (the footprint stopped
+/// growing; knees beyond it may scatter, e.g. 117.5, 94, 117.5 KiB on the H200's L1). Input:
 /// (block bytes, knee footprint bytes), any order. nullopt when even the smallest block saturates
 /// (the line is no larger than it) or the knees do not level off.
 std::optional<double> smallest_saturating_block(std::vector<Point> block_to_knee, double tolerance = 0.2);

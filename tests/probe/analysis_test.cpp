@@ -214,6 +214,9 @@ TEST(SmallestSaturatingBlock, LineOf128Bytes) {
   const double c = 256 * kKiB;
   const std::vector<Point> knees{{32, c / 4}, {64, c / 2}, {128, c}, {256, c * 0.97}, {512, c * 1.05}};
   EXPECT_EQ(smallest_saturating_block(knees), 128);
+  // The H200's L1, two back-to-back runs: past the line the knees scatter (117.5 / 94 KiB).
+  EXPECT_EQ(smallest_saturating_block({{32, 23.5}, {64, 58.75}, {128, 117.5}, {256, 94}, {512, 117.5}}), 128);
+  EXPECT_EQ(smallest_saturating_block({{32, 23.5}, {64, 58.75}, {128, 117.5}, {256, 94}, {512, 94}}), 128);
 }
 
 TEST(SmallestSaturatingBlock, UndecidableCurves) {
