@@ -443,6 +443,13 @@ TlbReach tlb_reach(const std::vector<StrideCurve>& curves, double threshold_frac
         reach.entry_covers_at_least_bytes = std::max(reach.entry_covers_at_least_bytes, curves[i].stride_bytes);
       }
     }
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      const bool steps_later = !reach.steps[i] || reach.steps[i]->last_flat_x > step->last_flat_x;
+      if (steps_later && curves[i].stride_bytes > reach.entry_covers_at_least_bytes &&
+          (reach.entry_covers_less_than_bytes == 0 || curves[i].stride_bytes < reach.entry_covers_less_than_bytes)) {
+        reach.entry_covers_less_than_bytes = curves[i].stride_bytes;
+      }
+    }
   } else {
     reach.reach_bytes = std::ranges::max_element(smallest->region_to_latency, {}, &Point::first)->first;
   }

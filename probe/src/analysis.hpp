@@ -219,6 +219,9 @@ struct TlbReach {
   /// The largest stride whose step lies at the same region as the smallest stride's: one entry
   /// covers at least that much (0 for a lower bound).
   double entry_covers_at_least_bytes = 0;
+  /// The smallest larger stride that steps later or not at all: there every node needs an entry
+  /// of its own, so one entry covers less than that (0 when no such stride was tried).
+  double entry_covers_less_than_bytes = 0;
   std::vector<std::optional<Rise>> steps; ///< per curve, in the order given
 };
 /// Throws std::invalid_argument without curves or with an empty curve.

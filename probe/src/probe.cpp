@@ -1172,7 +1172,8 @@ private:
     // A node per stride s: with s at most the page the step sits at entries x page for every s;
     // larger strides step at entries x s, so the strides also bound the page size.
     const std::vector<std::uint64_t> strides =
-        quick() ? std::vector<std::uint64_t>{2 * kMiB} : std::vector<std::uint64_t>{2 * kMiB, 32 * kMiB, 512 * kMiB};
+        quick() ? std::vector<std::uint64_t>{2 * kMiB}
+                : std::vector<std::uint64_t>{2 * kMiB, 32 * kMiB, 64 * kMiB, 128 * kMiB, 256 * kMiB, 512 * kMiB};
     std::vector<StrideCurve> curves;
     for (std::uint64_t stride : strides) {
       StrideCurve curve{static_cast<double>(stride), {}};
@@ -1213,6 +1214,10 @@ private:
              << format_bytes(found.entry_covers_at_least_bytes) << " (about "
              << format_number(found.reach_bytes / found.entry_covers_at_least_bytes, 0) << " entries or fewer)";
     }
+    if (found.entry_covers_less_than_bytes > 0) {
+      method << "; the " << format_bytes(found.entry_covers_less_than_bytes)
+             << " stride steps later or not at all (a node per entry), so one entry covers less than that";
+    }
     const auto samples = static_cast<std::int64_t>(curves.front().region_to_latency.size());
     if (found.lower_bound) {
       profile_.tlb.reach_bytes = measured(
@@ -1228,6 +1233,19 @@ private:
     profile_.tlb.miss_penalty_cycles = measured(
         found.miss_penalty_cycles,
         {"latency after the reach step minus before it (same curve)", samples, 0.0, Confidence::medium});
+    // Neighbouring power-of-two strides on both sides of the coverage pin it: that is the page
+    // (translation granule) a TLB entry maps, and the reach holds reach / page of them.
+    if (found.entry_covers_less_than_bytes > 0 &&
+        found.entry_covers_less_than_bytes == 2 * found.entry_covers_at_least_bytes) {
+      const double page = found.entry_covers_at_least_bytes;
+      profile_.tlb.page_bytes = measured(
+          page, {"stride test (same curves): strides up to " + format_bytes(page) + " step at the reach, " +
+                     format_bytes(2 * page) + " does not, so one entry covers " + format_bytes(page) +
+                     " (power-of-two granules)",
+                 samples, 0.0, Confidence::medium});
+      profile_.tlb.entries = measured(reach / page, {"reach / page size", samples, 0.0, Confidence::medium});
+      return;
+    }
     // The block test needs footprints up to twice the reach at half the buffer's density.
     if (quick() || reach > static_cast<double>(largest) / 4) return;
     // Page size: blocks of B bytes with a node every 64 KiB; the footprint at the knee grows with B

@@ -606,6 +606,20 @@ TEST(TlbReach, StridesSteppingTogetherBoundWhatOneEntryCovers) {
   EXPECT_FALSE(reach.lower_bound);
   EXPECT_EQ(reach.reach_bytes, reach_bytes);
   EXPECT_EQ(reach.entry_covers_at_least_bytes, 32 * kMiB);
+  EXPECT_EQ(reach.entry_covers_less_than_bytes, 512 * kMiB); // the only larger stride tried
+}
+
+TEST(TlbReach, NeighbouringStridesPinWhatOneEntryCovers) {
+  // 2048 entries of 32 MiB (64 GiB): strides up to 32 MiB step after 64 GiB; a 64 MiB stride
+  // needs an entry per node and steps only after 2048 x 64 MiB = 128 GiB.
+  const double largest = 132.0 * 1024 * kMiB;
+  const double reach_bytes = 64.0 * 1024 * kMiB;
+  const TlbReach reach = tlb_reach({{2 * kMiB, tlb_curve(2 * kMiB, largest, reach_bytes)},
+                                    {32 * kMiB, tlb_curve(32 * kMiB, largest, reach_bytes)},
+                                    {64 * kMiB, tlb_curve(64 * kMiB, largest, 2 * reach_bytes)},
+                                    {128 * kMiB, tlb_curve(128 * kMiB, largest, std::nullopt)}});
+  EXPECT_EQ(reach.entry_covers_at_least_bytes, 32 * kMiB);
+  EXPECT_EQ(reach.entry_covers_less_than_bytes, 64 * kMiB);
 }
 
 TEST(TlbReach, NoStepAtTheSmallestStrideIsALowerBound) {
