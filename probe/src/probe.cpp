@@ -942,11 +942,18 @@ private:
       }
       profile_.l2.capacity_bytes = measured(capacity, {method.str(), estimate.samples, estimate.spread, confidence});
     }
-    // Near partition: the share of addresses an SM sees as near, of the capacity.
-    const double near = std::round(profile_.l2.capacity_bytes.value * near_fraction_ / step) * step;
+    // Near partition: the share of addresses an SM sees as near, of the capacity. A share within
+    // 5 points of an even split is taken as one: capacity x 47-49% straddles a rounding boundary
+    // (18 or 20 MiB of 40 on the H200 from run to run), capacity / partitions does not.
+    const double partitions = std::max(1, profile_.l2.partitions);
+    const bool even_split = std::abs(near_fraction_ - 1.0 / partitions) <= 0.05;
+    const double near = even_split ? std::round(profile_.l2.capacity_bytes.value / partitions / step) * step
+                                   : std::round(profile_.l2.capacity_bytes.value * near_fraction_ / step) * step;
     profile_.l2.near_capacity_bytes = measured(
-        near, {"capacity x share of addresses near to the home SM (" + format_number(100 * near_fraction_) +
-                   "%, per-address test), rounded to " + format_bytes(step),
+        near, {std::string(even_split ? "capacity / partitions: the share of addresses near to the home SM ("
+                                      : "capacity x share of addresses near to the home SM (") +
+                   format_number(100 * near_fraction_) + "%, per-address test)" +
+                   (even_split ? " is an even split within 5 points" : "") + ", rounded to " + format_bytes(step),
                static_cast<std::int64_t>(primary.latency.size()), 0.0,
                profile_.l2.partitions == 2 ? Confidence::medium : Confidence::low});
   }
