@@ -49,7 +49,8 @@ lines.append("# Validation on " + device)
 lines.append("")
 lines.append(f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `scripts/device/validate.sh` "
              f"(`advisor validate --all --json` per case). Profile: `{cases[0]['profile'] if cases else '?'}`. "
-             "Counters are read with CUPTI's Range Profiler (kernel replay) after evicting L2; times are "
+             "Counters are read with CUPTI's Range Profiler in user replay, L2 evicted (by reads) before every pass, "
+             "DRAM writes including the kernel's dirty lines written back by the eviction right after it; times are "
              f"CUDA-event medians of {cases[0]['candidates'][0]['measured']['repeats'] if cases else '?'} launches per config, "
              "rotating through input sets larger than 3x L2.")
 lines.append("")
