@@ -100,9 +100,6 @@ template <typename T, int kVector> struct alignas(sizeof(T) * kVector) Packed {
 /// by one (CUPTI counted 3-4x the store requests the contract describes).
 template <typename T, int kVector> using PackedWord = typename WordOfBytes<sizeof(T) * kVector>::type;
 
-__device__ __forceinline__ void store_word(unsigned short* address, unsigned short word) {
-  asm volatile("st.global.b16 [%0], %1;" ::"l"(address), "h"(word) : "memory");
-}
 __device__ __forceinline__ void store_word(unsigned int* address, unsigned int word) {
   asm volatile("st.global.b32 [%0], %1;" ::"l"(address), "r"(word) : "memory");
 }
