@@ -126,18 +126,22 @@ __global__ void read_everything(const uint4* __restrict__ words, std::size_t cou
 void evict_l2() {
   require_device();
   const auto bytes = static_cast<std::size_t>(2 * static_cast<std::int64_t>(device_l2_bytes()));
-  void* scratch = nullptr;
-  check_cuda(cudaMalloc(&scratch, bytes + sizeof(unsigned)), "cudaMalloc (L2 eviction buffer)");
+  // One buffer for the process: no allocation between a kernel and the eviction measured with
+  // it (validate counts that eviction's DRAM writes as the kernel's).
+  static const struct Scratch {
+    void* pointer = nullptr;
+    explicit Scratch(std::size_t size) {
+      check_cuda(cudaMalloc(&pointer, size + sizeof(unsigned)), "cudaMalloc (L2 eviction buffer)");
+    }
+    ~Scratch() { cudaFree(pointer); }
+  } scratch(bytes);
   // Reads, not writes: the lines they leave are clean, so the next kernel pays no write-back
   // of eviction data, and dirty lines of the kernel before are written back here.
   constexpr int kThreads = 256, kBlocks = 1024; // grid-stride: enough blocks to fill any GPU
-  read_everything<<<kBlocks, kThreads>>>(static_cast<const uint4*>(scratch), bytes / sizeof(uint4),
-                                         reinterpret_cast<unsigned*>(static_cast<char*>(scratch) + bytes));
-  const cudaError_t launched = cudaGetLastError();
-  const cudaError_t synced = cudaDeviceSynchronize();
-  cudaFree(scratch);
-  check_cuda(launched, "launch of the L2 eviction kernel");
-  check_cuda(synced, "L2 eviction");
+  read_everything<<<kBlocks, kThreads>>>(static_cast<const uint4*>(scratch.pointer), bytes / sizeof(uint4),
+                                         reinterpret_cast<unsigned*>(static_cast<char*>(scratch.pointer) + bytes));
+  check_cuda(cudaGetLastError(), "launch of the L2 eviction kernel");
+  check_cuda(cudaDeviceSynchronize(), "L2 eviction");
 }
 
 double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {
