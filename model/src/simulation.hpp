@@ -37,6 +37,10 @@ struct TrafficCounts {
 struct PhaseCounts {
   double global_load_instructions = 0;
   double load_latency_cycles = 0; ///< summed over those instructions (each: its slowest sector)
+  /// A warp's loads of one phase run go out in rounds of the pattern's loads_in_flight; a round
+  /// waits for its slowest load. Summed over every warp's rounds: the rounds and their latency.
+  double load_rounds = 0;
+  double round_latency_cycles = 0;
   double shared_load_instructions = 0;
   double warp_instructions = 0;
   double runs_per_block = 1; ///< how often a block executes the phase (phase-loop trips)

@@ -38,6 +38,8 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
 void PhaseCounts::add_scaled(const PhaseCounts& other, double factor) {
   global_load_instructions += other.global_load_instructions * factor;
   load_latency_cycles += other.load_latency_cycles * factor;
+  load_rounds += other.load_rounds * factor;
+  round_latency_cycles += other.round_latency_cycles * factor;
   shared_load_instructions += other.shared_load_instructions * factor;
   warp_instructions += other.warp_instructions * factor;
 }
@@ -337,8 +339,9 @@ std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const S
 /// Executes the phases of the blocks of one wave.
 class WaveRunner {
 public:
-  WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory)
-      : lowered_(lowered), memory_(memory), banks_(static_cast<int>(profile.shared_memory.banks.value)),
+  WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory,
+             std::int64_t loads_in_flight)
+      : lowered_(lowered), memory_(memory), loads_in_flight_(loads_in_flight), banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
         bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
         line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
@@ -363,9 +366,10 @@ public:
     std::vector<std::int64_t> loop_values(phase.loops.size() + 1, 0);
     loop_values[static_cast<std::size_t>(phase.outer_slot)] = outer_value;
     for (std::size_t l = 0; l < phase.loops.size(); ++l) loop_values[l] = phase.loops[l].begin;
+    rounds_.assign(blocks.size() * static_cast<std::size_t>(lowered_.warps_per_block), LoadRound{});
     for (std::int64_t iteration = 0; iteration < phase.iterations; ++iteration) {
       for (const LoweredAccess& access : phase.accesses) {
-        for (const Block& block : blocks) run_instruction(access, block, loop_values.data(), traffic, stats);
+        for (std::size_t b = 0; b < blocks.size(); ++b) run_instruction(access, blocks[b], b, loop_values.data(), traffic, stats);
       }
       // Odometer step: innermost loop fastest.
       for (std::size_t l = phase.loops.size(); l-- > 0;) {
@@ -374,9 +378,23 @@ public:
         loop_values[l] = phase.loops[l].begin;
       }
     }
+    for (const LoadRound& round : rounds_) {
+      if (round.loads > 0) close_round(round, stats);
+    }
   }
 
 private:
+  /// The loads a warp has issued in its current round and the slowest of them.
+  struct LoadRound {
+    std::int64_t loads = 0;
+    int slowest_cycles = 0;
+  };
+
+  static void close_round(const LoadRound& round, PhaseCounts& stats) {
+    stats.load_rounds += 1;
+    stats.round_latency_cycles += round.slowest_cycles;
+  }
+
   struct WarpClass {
     int representative = -1;       ///< -1: not classified yet
     std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
@@ -445,8 +463,8 @@ private:
     return active;
   }
 
-  void run_instruction(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values,
-                       TrafficCounts& traffic, PhaseCounts& stats) {
+  void run_instruction(const LoweredAccess& access, const Block& block, std::size_t block_slot,
+                       const std::int64_t* loop_values, TrafficCounts& traffic, PhaseCounts& stats) {
     compute_scalars(access, block, loop_values);
     std::int64_t block_offset = 0;
     if (access.affine_only) {
@@ -505,6 +523,12 @@ private:
         }
         stats.global_load_instructions += 1;
         stats.load_latency_cycles += latency;
+        LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+        round.slowest_cycles = std::max(round.slowest_cycles, latency);
+        if (++round.loads == loads_in_flight_) {
+          close_round(round, stats);
+          round = LoadRound{};
+        }
       }
     }
   }
@@ -612,6 +636,8 @@ private:
 
   const LoweredPattern& lowered_;
   MemorySystem& memory_;
+  std::int64_t loads_in_flight_;
+  std::vector<LoadRound> rounds_; ///< per (block of the wave, warp), during a phase run
   int banks_;
   int bank_width_bytes_;
   std::int64_t bank_period_bytes_; ///< banks x bank width: shifting a warp's offsets by it keeps its banks
@@ -709,7 +735,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     // Work does not depend on cache state, so the smallest memory system will do.
     MemorySystem scratch_memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm), 1,
                                 1.0 / static_cast<double>(device_sm_count));
-    WaveRunner scratch(lowered, profile, scratch_memory);
+    WaveRunner scratch(lowered, profile, scratch_memory, pattern.loads_in_flight);
     std::vector<TrafficCounts> scratch_traffic(1 + lowered.phase_loops.size());
     std::vector<PhaseCounts> scratch_stats(lowered.phases.size());
     run_wave(scratch, total_blocks / 2, total_blocks / 2 + 1, scratch_traffic, scratch_stats);
@@ -729,7 +755,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   const std::int64_t last_block = std::min(total_blocks, first_block + block_limit);
 
   MemorySystem memory(profile, l1_capacity_bytes(pattern, profile, blocks_per_sm), sm_count, 1.0);
-  WaveRunner runner(lowered, profile, memory);
+  WaveRunner runner(lowered, profile, memory, pattern.loads_in_flight);
   // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
   std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
   std::vector<PhaseCounts> phase_counts(lowered.phases.size());

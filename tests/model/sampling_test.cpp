@@ -1,5 +1,6 @@
 // Steady-state sampling against full simulation, and the time estimate's ordering of
 // configurations whose difference is known.
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -79,16 +80,37 @@ TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
   // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM
   // issues its memory instructions, FMAs and shared wavefronts one after another and its
   // latency chain and barriers stall those same warps: these five add up. DRAM, L2 and L1
-  // traffic stream beside them: soft maximum (exponent 4) of the four, plus 2 us launch.
+  // traffic stream beside them (soft maximum, exponent 4), plus the loaded chain (3x) that
+  // the 256 / 132 blocks resident per SM leave exposed; the soft maximum of that memory time
+  // and the SM sum, plus 2 us launch.
   const Prediction p = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=8,tn=4,pad=1", 0);
   ASSERT_EQ(p.waves, 1);
   const auto& t = p.time_terms_us;
   const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
-  const double expected_us =
-      2.0 + std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4) + std::pow(sm_us, 4), 0.25);
+  const double memory_us =
+      std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4), 0.25) +
+      3.0 * t.at("latency") / (256.0 / 132.0);
+  const double expected_us = 2.0 + std::pow(std::pow(memory_us, 4) + std::pow(sm_us, 4), 0.25);
   EXPECT_NEAR(p.time_us, expected_us, 1e-9 * expected_us);
   EXPECT_GT(p.time_us - 2.0, sm_us); // not the largest single term (shared) alone
   EXPECT_GT(sm_us, 2.0 * t.at("shared"));
+}
+
+TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposesItAll) {
+  // copy n=2^14, 256-thread blocks, 8 scalar loads per thread in batches of 4: 8 blocks, each
+  // thread's loads are cold lines, so both rounds wait for DRAM: chain = 2 x DRAM latency.
+  // Fewer blocks than SMs: nothing hides the loaded chain (3x) behind the traffic.
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  const Prediction p = predict({"copy", 1 << 14}, "block=256,vector=1,ept=8", 0);
+  ASSERT_EQ(p.waves, 1);
+  const double clock_mhz = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  const auto& t = p.time_terms_us;
+  EXPECT_NEAR(t.at("latency"), 2.0 * profile.dram.latency_cycles.value / clock_mhz, 1e-9);
+  const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
+  const double memory_us =
+      std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4), 0.25) +
+      3.0 * t.at("latency");
+  EXPECT_NEAR(p.time_us, 2.0 + std::pow(std::pow(memory_us, 4) + std::pow(sm_us, 4), 0.25), 1e-9 * p.time_us);
 }
 
 } // namespace
