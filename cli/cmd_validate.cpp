@@ -253,8 +253,8 @@ void run_validate(const Options& options) {
   if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
   workload.select_set(0);
   // What an eviction writes to DRAM after a kernel that dirtied nothing (two evictions in a
-  // row, the second measured): writes that are not the kernel's (on the H200 ~5 MB per pass,
-  // the profiler's own data most likely). Subtracted from each eviction range below.
+  // row, the second measured): writes that are not the kernel's; subtracted from each
+  // eviction range below (3-4 KB on the H200).
   double eviction_baseline_bytes = 0;
   if (!options.no_counters) {
     const std::vector<cupti::RangeValues> idle = cupti::measure_kernels(
