@@ -117,6 +117,11 @@ Access store(std::string array, std::vector<AffineIndex> index, std::vector<Guar
 /// stores (kernels/src/batched_moves.cuh), so that many loads are in flight.
 constexpr std::int64_t kMoveBatch = 4;
 
+/// Planes whose taps stencil3d's streaming kernels load at once when z_chunk is a multiple of
+/// it (kernels/src/stencil.cu): 8 for scalars, 2 for vectors (wider taps, fewer registers).
+constexpr std::int64_t kStreamingPlaneBatch = 8;
+constexpr std::int64_t kVectorPlaneBatch = 2;
+
 double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
 // ----- transpose -----------------------------------------------------------------------
@@ -400,7 +405,6 @@ void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, con
   // ptxas's (f32 vector 2/4: 32/48; f16 2/4/8: 32/40/66; f64 2: 48); f16 lanes cost like f32.
   const std::int64_t lane_words = std::max<std::int64_t>(1, pattern.arrays[0].element_bytes / 4);
   pattern.registers_per_thread = 24 + 6 * vector * lane_words;
-  constexpr std::int64_t kVectorPlaneBatch = 2; // kernels/src/stencil.cu
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
 }
 
@@ -441,7 +445,6 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
-  constexpr std::int64_t kStreamingPlaneBatch = 8; // kernels/src/stencil.cu
   pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
   // ptxas: the 8-plane batch takes 48 registers (56 for f64), the other kernels 20-32.
   pattern.registers_per_thread = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? (bytes > 4 ? 56 : 48) : 32;
