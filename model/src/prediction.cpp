@@ -114,7 +114,7 @@ struct TimeEstimate {
 
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
-/// SM; the latency chain is paid once per wave. A short tail wave thus costs a full chain.
+/// SM; the latency chain is paid once per wave, and a trailing partial wave counts as whole.
 TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
   const WholeKernelTerms whole = throughput_terms(pattern, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
@@ -153,8 +153,15 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };
-  add_wave(wave_blocks, run.total_blocks / wave_blocks);
-  add_wave(run.total_blocks % wave_blocks, 1);
+  // A trailing partial wave costs a whole one: its blocks start together when the full waves
+  // retire and each lasts as long as any block, since its own latency chain sets that (H200:
+  // stencil3d chunks of 64 planes at 1.5 waves measure 1.24x their per-wave-share estimate).
+  const std::int64_t full_waves = run.total_blocks / wave_blocks;
+  if (full_waves > 0) {
+    add_wave(wave_blocks, full_waves + (run.total_blocks % wave_blocks > 0 ? 1 : 0));
+  } else {
+    add_wave(run.total_blocks, 1);
+  }
 
   double largest = -1;
   for (const auto& [name, value] : estimate.terms_us) {
@@ -204,6 +211,8 @@ Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& pr
   prediction.waves = estimate.waves;
   prediction.achieved_bandwidth_gb_per_s = static_cast<double>(pattern.useful_bytes) / (estimate.time_us * 1.0e3);
   prediction.blocks_per_sm = run.blocks_per_sm;
+  prediction.grid_blocks = run.total_blocks;
+  prediction.warps_per_block = run.warps_per_block;
   prediction.sampled = run.sampled;
   prediction.simulated_fraction = run.simulated_fraction;
   return prediction;
@@ -239,6 +248,8 @@ nlohmann::json prediction_to_json(const Prediction& prediction) {
           {"time_terms_us", terms},
           {"achieved_bandwidth_gb_per_s", prediction.achieved_bandwidth_gb_per_s},
           {"blocks_per_sm", prediction.blocks_per_sm},
+          {"grid_blocks", prediction.grid_blocks},
+          {"warps_per_block", prediction.warps_per_block},
           {"waves", prediction.waves},
           {"sampled", prediction.sampled},
           {"simulated_fraction", prediction.simulated_fraction}};

@@ -76,6 +76,23 @@ TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
   EXPECT_EQ(small.waves, 1);
 }
 
+TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOne) {
+  // copy with one 256-thread block per 256 elements: a wave is sm_count x blocks_per_sm blocks.
+  // One and a half waves of blocks cost what two do (each block's traffic is the same, so a
+  // whole wave costs the same in both), and more than one and a quarter waves' share would.
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  const Prediction probe = predict({"copy", 1 << 20}, "block=256,vector=1,ept=1", 0);
+  const std::int64_t wave_blocks = static_cast<std::int64_t>(profile.device.sm_count) * probe.blocks_per_sm;
+  const Prediction one_and_half = predict({"copy", 3 * wave_blocks / 2 * 256}, "block=256,vector=1,ept=1", 0);
+  const Prediction two = predict({"copy", 2 * wave_blocks * 256}, "block=256,vector=1,ept=1", 0);
+  const Prediction one = predict({"copy", wave_blocks * 256}, "block=256,vector=1,ept=1", 0);
+  EXPECT_EQ(one_and_half.waves, 2);
+  EXPECT_EQ(two.waves, 2);
+  EXPECT_NEAR(one_and_half.time_us, two.time_us, 0.01 * two.time_us);
+  const double launch_us = 2.0;
+  EXPECT_NEAR(two.time_us - launch_us, 2.0 * (one.time_us - launch_us), 0.01 * two.time_us);
+}
+
 TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
   // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM
   // issues its memory instructions, FMAs and shared wavefronts one after another and its

@@ -420,6 +420,8 @@ struct Prediction {
   std::string bottleneck; ///< "dram", "l2", "l1", "shared", "latency", ...
   double achieved_bandwidth_gb_per_s = 0.0; ///< useful_bytes / time
   int blocks_per_sm = 0;
+  std::int64_t grid_blocks = 0; ///< blocks the kernel launches
+  int warps_per_block = 0;
   std::int64_t waves = 0;
   /// The time terms combined into time_us, keyed like `bottleneck` ("dram", "l2", "l1",
   /// "shared", "compute", "latency", "issue", "launch").
