@@ -315,12 +315,21 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
 inline constexpr int kStreamingPlaneBatch = 8;
 inline constexpr int kVectorPlaneBatch = 2;
 
-/// 2.5D: each thread walks z_chunk planes of its (x, y) column from z0, keeping z-1, z, z+1 in
-/// registers: in[z0-1] and in[z0] before the first plane, then per plane in[z+1] and the four
-/// in-plane neighbours (the loads the model lists, in its order). The z bounds become plane
-/// counts relative to z0, the pointers advance by one plane per step. kBatch > 0 (z_chunk a
-/// multiple of it): a chunk whose planes are all interior loads kBatch planes' taps before
-/// their stores, so a thread keeps 5 x kBatch loads in flight instead of ~5.
+/// The planes a 2.5D chunk writes: [first, end) = [max(z0, 1), min(z0 + z_chunk, k - 1)).
+struct WrittenPlanes {
+  long long first, end;
+};
+__device__ __forceinline__ WrittenPlanes written_planes(long long z0, int z_chunk, long long k) {
+  return {z0 >= 1 ? z0 : 1, min(z0 + z_chunk, k - 1)};
+}
+
+/// 2.5D: each thread walks the planes its chunk writes, keeping z-1, z, z+1 in registers:
+/// in[first-1] and in[first] first, then per plane in[z+1] and the four in-plane neighbours
+/// (the loads the model lists, in its order; for the bottom chunk in[0], in[1] are the model's
+/// in[z0] and its first in[z+1]). kBatch > 0 (z_chunk a multiple of it): whole batches of
+/// kBatch planes load all their taps before their stores (5 x kBatch loads in flight instead
+/// of ~5), the planes left over one by one -- edge chunks batch too, so they do not outlast
+/// the others in the last wave.
 template <typename T, int kBatch>
 __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                     int z_chunk) {
@@ -330,51 +339,42 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1) return;
   const int row = static_cast<int>(m);
   const int plane = static_cast<int>(n * m);
-  const long long z0 = static_cast<long long>(blockIdx.z) * z_chunk;
-  if (z0 >= k) return;
-  const long long first_offset = z0 * n * m + y * m + x;
+  const WrittenPlanes planes = written_planes(static_cast<long long>(blockIdx.z) * z_chunk, z_chunk, k);
+  if (planes.first >= planes.end) return;
+  const long long first_offset = planes.first * n * m + y * m + x;
   const T* here = in + first_offset;
   T* target = out + first_offset;
-  Acc below = z0 >= 1 ? to_accumulator(here[-plane]) : Acc(0);
+  Acc below = to_accumulator(here[-plane]);
   Acc centre = to_accumulator(here[0]);
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
+  int left = static_cast<int>(planes.end - planes.first);
   if constexpr (kBatch > 0) {
-    if (z0 >= 1 && z0 + z_chunk <= k - 1) {
-      for (int s0 = 0; s0 < z_chunk; s0 += kBatch) {
-        Acc above[kBatch];
-        Acc in_plane[kBatch];
+    for (; left >= kBatch; left -= kBatch) {
+      Acc above[kBatch];
+      Acc in_plane[kBatch];
 #pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const T* p = here + static_cast<long long>(u) * plane;
-          above[u] = to_accumulator(p[plane]);
-          in_plane[u] = to_accumulator(p[-1]) + to_accumulator(p[1]) + to_accumulator(p[-row]) + to_accumulator(p[row]);
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          target[static_cast<long long>(u) * plane] = from_accumulator<T>(c0 * centre + c1 * (in_plane[u] + below + above[u]));
-          below = centre;
-          centre = above[u];
-        }
-        here += static_cast<long long>(kBatch) * plane;
-        target += static_cast<long long>(kBatch) * plane;
+      for (int u = 0; u < kBatch; ++u) {
+        const T* p = here + static_cast<long long>(u) * plane;
+        above[u] = to_accumulator(p[plane]);
+        in_plane[u] = to_accumulator(p[-1]) + to_accumulator(p[1]) + to_accumulator(p[-row]) + to_accumulator(p[row]);
       }
-      return;
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        target[static_cast<long long>(u) * plane] = from_accumulator<T>(c0 * centre + c1 * (in_plane[u] + below + above[u]));
+        below = centre;
+        centre = above[u];
+      }
+      here += static_cast<long long>(kBatch) * plane;
+      target += static_cast<long long>(kBatch) * plane;
     }
   }
-  // Step s is plane z0 + s: it has a plane above while s < planes_below_top, and is written
-  // for first_written <= s < planes_below_top (z in [1, k-1)).
-  const int planes = static_cast<int>(min(static_cast<long long>(z_chunk), k - z0));
-  const int planes_below_top = static_cast<int>(min(static_cast<long long>(planes), k - 1 - z0));
-  const int first_written = z0 >= 1 ? 0 : 1;
 #pragma unroll 4
-  for (int s = 0; s < planes; ++s) {
-    const Acc above = s < planes_below_top ? to_accumulator(here[plane]) : Acc(0);
-    if (s >= first_written && s < planes_below_top) {
-      const Acc in_plane = to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-row]) +
-                           to_accumulator(here[row]);
-      target[0] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
-    }
+  for (; left > 0; --left) {
+    const Acc above = to_accumulator(here[plane]);
+    const Acc in_plane =
+        to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-row]) + to_accumulator(here[row]);
+    target[0] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
     below = centre;
     centre = above;
     here += plane;
@@ -384,8 +384,8 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
 
 /// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
 /// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
-/// neighbours as vectors, in the model's order; stores as store_vector_points. Interior chunks
-/// load kVectorPlaneBatch planes before their stores.
+/// neighbours as vectors, in the model's order; stores as store_vector_points. Planes as
+/// stencil3d_streaming, in batches of kVectorPlaneBatch.
 template <typename T, int kVector>
 __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
                                            long long k, int z_chunk) {
@@ -396,13 +396,12 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
   if (x0 >= m || y < 1 || y >= n - 1) return;
   const int row = static_cast<int>(m);
   const int plane = static_cast<int>(n * m);
-  const long long z0 = static_cast<long long>(blockIdx.z) * z_chunk;
-  if (z0 >= k) return;
-  const long long first_offset = z0 * n * m + y * m + x0;
+  const WrittenPlanes planes = written_planes(static_cast<long long>(blockIdx.z) * z_chunk, z_chunk, k);
+  if (planes.first >= planes.end) return;
+  const long long first_offset = planes.first * n * m + y * m + x0;
   const T* here = in + first_offset;
   T* target = out + first_offset;
-  Pack below{};
-  if (z0 >= 1) below = load_packed<T, kVector>(here - plane);
+  Pack below = load_packed<T, kVector>(here - plane);
   Pack centre = load_packed<T, kVector>(here);
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
@@ -421,8 +420,9 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
     }
     store_vector_points<T, kVector>(plane_target, x0, m, 1, sums);
   };
-  if (z0 >= 1 && z0 + z_chunk <= k - 1 && z_chunk % kVectorPlaneBatch == 0) {
-    for (int s0 = 0; s0 < z_chunk; s0 += kVectorPlaneBatch) {
+  int left_planes = static_cast<int>(planes.end - planes.first);
+  if (z_chunk % kVectorPlaneBatch == 0) {
+    for (; left_planes >= kVectorPlaneBatch; left_planes -= kVectorPlaneBatch) {
       Pack above[kVectorPlaneBatch];
       Pack y_minus[kVectorPlaneBatch];
       Pack y_plus[kVectorPlaneBatch];
@@ -446,22 +446,14 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
       here += static_cast<long long>(kVectorPlaneBatch) * plane;
       target += static_cast<long long>(kVectorPlaneBatch) * plane;
     }
-    return;
   }
-  // Edge chunks: step s is plane z0 + s (as stencil3d_streaming).
-  const int planes = static_cast<int>(min(static_cast<long long>(z_chunk), k - z0));
-  const int planes_below_top = static_cast<int>(min(static_cast<long long>(planes), k - 1 - z0));
-  const int first_written = z0 >= 1 ? 0 : 1;
-  for (int s = 0; s < planes; ++s) {
-    Pack above{};
-    if (s < planes_below_top) above = load_packed<T, kVector>(here + plane);
-    if (s >= first_written && s < planes_below_top) {
-      const Acc left = has_left ? to_accumulator(here[-1]) : Acc(0);
-      const Acc right = has_right ? to_accumulator(here[kVector]) : Acc(0);
-      const Pack y_minus = load_packed<T, kVector>(here - row);
-      const Pack y_plus = load_packed<T, kVector>(here + row);
-      emit(target, above, left, right, y_minus, y_plus);
-    }
+  for (; left_planes > 0; --left_planes) {
+    const Pack above = load_packed<T, kVector>(here + plane);
+    const Acc left = has_left ? to_accumulator(here[-1]) : Acc(0);
+    const Acc right = has_right ? to_accumulator(here[kVector]) : Acc(0);
+    const Pack y_minus = load_packed<T, kVector>(here - row);
+    const Pack y_plus = load_packed<T, kVector>(here + row);
+    emit(target, above, left, right, y_minus, y_plus);
     below = centre;
     centre = above;
     here += plane;
