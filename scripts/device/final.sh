@@ -8,7 +8,8 @@
 #   cp build/tests/probe/probe_{gpu,analysis}_tests .device/final/tests/probe/
 # Runs the gpu tests; with PROBE=1 the probe (scripts/device/probe.sh full: two full probes and a
 # --quick one, writing profiles/h200.json there); with NCU_DIAG=1 ncu sections of two stencil3d
-# configs; the validation report (scripts/device/validate.sh)
+# configs; with BANK_DIAG=1 the shared-memory counters of one padded transpose tile alone and in
+# company; the validation report (scripts/device/validate.sh)
 # against profiles/h200.json; the tuner's convergence table from it; one measured tune. Everything
 # lands in $OUT/results.tar.gz (the device tool returns at most 8 files), the summaries beside it.
 # Never sets clocks.
@@ -35,6 +36,18 @@ if [ "${NCU_DIAG:-0}" = 1 ]; then
     timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy \
       -k regex:stencil3d --launch-count 1 "$final/bin/advisor" validate --pattern stencil3d --n 256 --config "$config" \
       --no-counters --repeats 1 --profile profiles/h200.json >"$work/ncu-stencil3d-${config//[,=]/_}.txt" 2>&1
+  done
+fi
+if [ "${BANK_DIAG:-0}" = 1 ]; then
+  # Conflicts the counter reports for conflict-free padded transposes: do they need company?
+  # One warp alone (n=32, one 32x1 block), a few blocks (n=256), the full problem (n=4096).
+  for n in 32 256 4096; do
+    for block_y in 1 8; do
+      config="block_x=32,block_y=$block_y,pad=1,smem=1,tile=32"
+      "$final/bin/advisor" validate --pattern transpose --n $n --config "$config" --json --profile profiles/h200.json 2>&1 |
+        python3 -c "import json,sys; m=json.load(sys.stdin)['candidates'][0]['measured']['metrics']; print('n=$n $config', *(k.replace('l1tex__data_pipe_lsu_', '').replace('l1tex__data_', '').replace('_pipe_lsu', '').replace('_mem_shared', '') + f'={m[k]:.0f}' for k in sorted(m) if 'shared' in k))" \
+        2>&1 | tee -a "$work/bank-diag.txt"
+    done
   done
 fi
 "$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
