@@ -9,7 +9,7 @@
 # Runs the gpu tests; with PROBE=1 the probe (scripts/device/probe.sh full: two full probes and a
 # --quick one, writing profiles/h200.json there); with NCU_DIAG=1 ncu sections of two stencil3d
 # configs; with BANK_DIAG=1 the shared-memory counters of one padded transpose tile alone and in
-# company; the validation report (scripts/device/validate.sh)
+# company; with DRAM_DIAG=1 the DRAM bytes of copies of 4 KB to 64 MB; the validation report (scripts/device/validate.sh)
 # against profiles/h200.json; the tuner's convergence table from it; one measured tune. Everything
 # lands in $OUT/results.tar.gz (the device tool returns at most 8 files), the summaries beside it.
 # Never sets clocks.
@@ -49,6 +49,27 @@ if [ "${BANK_DIAG:-0}" = 1 ]; then
         2>&1 | tee -a "$work/bank-diag.txt"
     done
   done
+  # A conflicting pattern (stencil2d's 16x2 staged tile): the model's count against the
+  # counter with one block per SM (n=64: 128 blocks) and with many (n=4096).
+  for n in 64 4096; do
+    config="block_x=16,block_y=2,ept_y=1,radius=1,smem=1,vector=1"
+    "$final/bin/advisor" validate --pattern stencil2d --n $n --config "$config" --json --profile profiles/h200.json 2>&1 |
+      python3 -c "import json,sys; c=json.load(sys.stdin)['candidates'][0]; p=c['predicted']['metrics']; m=c['measured']['metrics']; k='l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'; w='l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'; print('n=$n stencil2d $config ld conflicts predicted', p[k], 'measured', m[k], 'ld wavefronts predicted', p[w], 'measured', m[w])" \
+      2>&1 | tee -a "$work/bank-diag.txt"
+  done
+fi
+if [ "${DRAM_DIAG:-0}" = 1 ]; then
+  # The ~4.7 MB of DRAM writes every validated config carries beyond its output: per pass or
+  # per byte? A 4 KB, a 4 MB and a 64 MB copy through validate's counters, then the 4 KB
+  # copy's kernel alone under ncu (its own cache control, no eviction ranges).
+  for n in 1024 1048576 16777216; do
+    "$final/bin/advisor" validate --pattern copy --n $n --config block=128,ept=1,stride=1,vector=4 --json --profile profiles/h200.json 2>&1 |
+      python3 -c "import json,sys; d=json.load(sys.stdin); m=d['candidates'][0]['measured']['metrics']; print('validate copy n=$n dram read', m['dram__bytes_read.sum'], 'write', m['dram__bytes_write.sum'], 'pass baseline', d['pass_baseline_dram_write_bytes'])" \
+      2>&1 | tee -a "$work/dram-diag.txt"
+  done
+  timeout 120 ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum -k regex:copy --launch-count 1 "$final/bin/advisor" validate \
+    --pattern copy --n 1024 --config block=128,ept=1,stride=1,vector=4 --no-counters --repeats 1 --profile profiles/h200.json 2>&1 |
+    grep -E "copy|dram__" | tee -a "$work/dram-diag.txt"
 fi
 "$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
 timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --profile profiles/h200.json --header "$work/tuned-transpose.h" \
