@@ -90,9 +90,6 @@ __global__ void stencil2d_global(const T* __restrict__ in, T* __restrict__ out, 
   }
 }
 
-/// Rows per batch of the vector stencil2d's compiled-rows path (the model's loads in flight).
-inline constexpr int kVectorRowBatch = 2;
-
 /// `kVector` elements moved as one access (the `vector` key): aligned to its whole width.
 template <typename T, int kVector> struct alignas(sizeof(T) * kVector) Packed {
   T lane[kVector];
@@ -190,8 +187,7 @@ __device__ __forceinline__ void star_vector_row(const T* centre, long long x0, l
 }
 
 /// stencil2d smem=0 with `vector` = kVector > 1 points per thread along x (x0 = (bx*block_x +
-/// tx)*kVector); rows as stencil2d_global (kRows > 0: interior threads unrolled, loads first,
-/// kVectorRowBatch rows at a time).
+/// tx)*kVector); rows as stencil2d_global (kRows > 0: interior threads unrolled, loads first).
 /// Measured on the H200 (benchmarks/h200-explore): 93-95% of copy against 83% for scalars.
 template <typename T, int kRadius, int kRows, int kVector>
 __global__ void stencil2d_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
@@ -207,33 +203,24 @@ __global__ void stencil2d_vector(const T* __restrict__ in, T* __restrict__ out, 
   T* first_target = out + y_first * m + x0;
   if constexpr (kRows > 0) {
     if (y_first >= radius && y_first + static_cast<long long>(kRows - 1) * blockDim.y < n - radius) {
-      // Rows in batches of kVectorRowBatch: a batch's taps load before its stores, whose inline
-      // PTX keeps the next batch's loads behind them. All 8 rows of float4 taps at once took 64
-      // registers (ncu on the H200: 43.5% achieved occupancy against 52.5% for 2 rows).
-      constexpr int kBatch = kRows < kVectorRowBatch ? kRows : kVectorRowBatch;
-      // The vector-or-edge choice depends on x0 alone: taken once per thread.
-      const bool full_vector = x0 >= radius && x0 < m - radius - kVector + 1;
+      Acc sums[kRows][kVector];
 #pragma unroll
-      for (int e0 = 0; e0 < kRows; e0 += kBatch) {
-        Acc sums[kBatch][kVector];
+      for (int e = 0; e < kRows; ++e) {
+        star_vector_row<T, kRadius, kVector>(first_centre + e * thread_row_step, x0, m, row, radius, sums[e]);
+      }
+      // The vector-or-edge choice depends on x0 alone: taken once, so nvcc keeps the vector stores
+      // (inside the row loop it turned them into one STG.32 per lane).
+      if (x0 >= radius && x0 < m - radius - kVector + 1) {
 #pragma unroll
-        for (int e = 0; e < kBatch; ++e) {
-          star_vector_row<T, kRadius, kVector>(first_centre + (e0 + e) * thread_row_step, x0, m, row, radius, sums[e]);
+        for (int e = 0; e < kRows; ++e) {
+          Packed<T, kVector> packed;
+#pragma unroll
+          for (int i = 0; i < kVector; ++i) packed.lane[i] = from_accumulator<T>(sums[e][i]);
+          store_packed<T, kVector>(first_target + e * thread_row_step, packed);
         }
-        if (full_vector) {
+      } else {
 #pragma unroll
-          for (int e = 0; e < kBatch; ++e) {
-            Packed<T, kVector> packed;
-#pragma unroll
-            for (int i = 0; i < kVector; ++i) packed.lane[i] = from_accumulator<T>(sums[e][i]);
-            store_packed<T, kVector>(first_target + (e0 + e) * thread_row_step, packed);
-          }
-        } else {
-#pragma unroll
-          for (int e = 0; e < kBatch; ++e) {
-            store_vector_points<T, kVector>(first_target + (e0 + e) * thread_row_step, x0, m, radius, sums[e]);
-          }
-        }
+        for (int e = 0; e < kRows; ++e) store_vector_points<T, kVector>(first_target + e * thread_row_step, x0, m, radius, sums[e]);
       }
       return;
     }

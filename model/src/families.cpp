@@ -122,10 +122,6 @@ constexpr std::int64_t kMoveBatch = 4;
 constexpr std::int64_t kStreamingPlaneBatch = 8;
 constexpr std::int64_t kVectorPlaneBatch = 2;
 
-/// Rows whose taps the vector stencil2d kernel loads at once (kVectorRowBatch in
-/// kernels/src/stencil.cu): more rows of 16-byte taps ran out of registers.
-constexpr std::int64_t kVectorRowBatch = 2;
-
 double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
 // ----- transpose -----------------------------------------------------------------------
@@ -309,14 +305,11 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
   const Loop rows{"e", 0, ept_y, 1};
 
-  // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8: the scalar kernel
-  // then loads every row's taps before the first store, the vector kernel kVectorRowBatch
-  // rows' at a time; otherwise they roll the rows two at a time.
+  // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
+  // row's taps before the first store, otherwise they roll the rows two at a time.
   const std::int64_t taps_per_row = 4 * radius + 1;
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
-  const std::int64_t rows_in_flight =
-      compiled_rows && vector == 1 ? ept_y : std::min<std::int64_t>(ept_y, vector > 1 ? kVectorRowBatch : 2);
-  pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * rows_in_flight;
+  pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2));
   if (smem == 0 && vector == 1) {
     // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
     pattern.registers_per_thread = radius == 1 ? (bytes > 4 ? 40 : 32) : 56;
@@ -341,12 +334,12 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
     }
     append_vector_stores(accesses, "out", {y_at(0)}, x0_at, {row_interior}, vector, radius, m);
     pattern.phases.push_back({{rows}, std::move(accesses)});
-    // The kernel keeps a batch of rows' vector sums. Registers bound ptxas's for radius 1 (f32
-    // vector 4, ept_y 1-8: 40-48; f64 vector 2: 40-50; f16 vector 8: 48-56); a run-time radius
-    // keeps up to 8 rows of taps: 59-130.
+    // The kernel keeps every row's vector sums. Registers bound ptxas's for radius 1 (f32 vector
+    // 4, ept_y 1-8: 38-66; f16 vector 8, ept_y 8: 162, its halves converted in pairs); a run-time
+    // radius keeps up to 8 rows of taps: 59-124.
     const std::int64_t lane_cost = bytes == 2 ? 2 : bytes / 4;
     pattern.registers_per_thread =
-        radius == 1 ? 40 + rows_in_flight * vector * lane_cost + (ept_y > rows_in_flight ? 4 : 0) : std::int64_t{132};
+        radius == 1 ? std::min<std::int64_t>(255, 40 + ept_y * vector * lane_cost) : std::int64_t{128};
     return pattern;
   }
 
