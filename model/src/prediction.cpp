@@ -122,6 +122,11 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
   const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
   const double total_blocks = static_cast<double>(run.total_blocks);
   const double chain_us = block_latency_cycles(run, profile) / clock_mhz;
+  // A block that stages through shared memory waits at its barrier for every load of a round,
+  // under load: on the SM side its chain is the loaded one (the memory side's factor).
+  const bool staged = std::any_of(run.phases.begin(), run.phases.end(),
+                                  [](const PhaseCounts& phase) { return phase.shared_load_instructions > 0; });
+  const double sm_chain_us = (staged ? kLoadedLatencyFactor : 1.0) * chain_us;
 
   TimeEstimate estimate;
   auto add_wave = [&](std::int64_t blocks, std::int64_t count) {
@@ -140,8 +145,8 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
     // An SM's own work does not overlap with itself: its schedulers issue the memory
     // instructions, FMAs and shared-memory wavefronts one after another, and a block's
     // latency chain and barriers stall the very warps that would issue them (docs/model.md).
-    double sm_serial_us = 0;
-    for (const char* name : {"latency", "shared", "compute", "issue", "blocks"}) sm_serial_us += wave.at(name);
+    double sm_serial_us = sm_chain_us;
+    for (const char* name : {"shared", "compute", "issue", "blocks"}) sm_serial_us += wave.at(name);
     // The memory system idles while a block waits on a round: the other blocks resident on
     // its SM stream meanwhile, so 1 / (resident blocks) of the loaded chain stays exposed.
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));

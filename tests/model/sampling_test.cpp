@@ -96,14 +96,15 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOne) {
 TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
   // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM
   // issues its memory instructions, FMAs and shared wavefronts one after another and its
-  // latency chain and barriers stall those same warps: these five add up. DRAM, L2 and L1
-  // traffic stream beside them (soft maximum, exponent 4), plus the loaded chain (3x) that
-  // the 256 / 132 blocks resident per SM leave exposed; the soft maximum of that memory time
-  // and the SM sum, plus 2 us launch.
+  // latency chain and barriers stall those same warps: these five add up, the chain loaded
+  // (3x) since gemm's blocks wait for their tile loads at a barrier. DRAM, L2 and L1 traffic
+  // stream beside them (soft maximum, exponent 4), plus the loaded chain (3x) that the
+  // 256 / 132 blocks resident per SM leave exposed; the soft maximum of that memory time and
+  // the SM sum, plus 2 us launch.
   const Prediction p = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=8,tn=4,pad=1", 0);
   ASSERT_EQ(p.waves, 1);
   const auto& t = p.time_terms_us;
-  const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
+  const double sm_us = 3.0 * t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
   const double memory_us =
       std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4), 0.25) +
       3.0 * t.at("latency") / (256.0 / 132.0);
