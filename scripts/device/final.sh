@@ -40,24 +40,23 @@ if [ "${NCU_DIAG:-0}" = 1 ]; then
 fi
 # One config through validate's counters, its JSON on stdout (the diagnostics below).
 validate_json() { "$final/bin/advisor" validate --pattern "$1" --n "$2" --config "$3" --json --profile profiles/h200.json 2>&1; }
+# Reads that JSON on stdin as d (c: its first candidate), runs the Python statements $1 and appends
+# what they print to $work/$2.
+diag_line() { python3 -c "import json,sys; d=json.load(sys.stdin); c=d['candidates'][0]; $1" 2>&1 | tee -a "$work/$2"; }
 if [ "${BANK_DIAG:-0}" = 1 ]; then
   # Conflicts the counter reports for conflict-free padded transposes: do they need company?
   # One warp alone (n=32, one 32x1 block), a few blocks (n=256), the full problem (n=4096).
   for n in 32 256 4096; do
     for block_y in 1 8; do
       config="block_x=32,block_y=$block_y,pad=1,smem=1,tile=32"
-      validate_json transpose $n "$config" |
-        python3 -c "import json,sys; m=json.load(sys.stdin)['candidates'][0]['measured']['metrics']; print('n=$n $config', *(k.replace('l1tex__data_pipe_lsu_', '').replace('l1tex__data_', '').replace('_pipe_lsu', '').replace('_mem_shared', '') + f'={m[k]:.0f}' for k in sorted(m) if 'shared' in k))" \
-        2>&1 | tee -a "$work/bank-diag.txt"
+      validate_json transpose $n "$config" | diag_line "m=c['measured']['metrics']; print('n=$n $config', *(k.replace('l1tex__data_pipe_lsu_', '').replace('l1tex__data_', '').replace('_pipe_lsu', '').replace('_mem_shared', '') + f'={m[k]:.0f}' for k in sorted(m) if 'shared' in k))" bank-diag.txt
     done
   done
   # A conflicting pattern (stencil2d's 16x2 staged tile): the model's count against the
   # counter with one block per SM (n=64: 128 blocks) and with many (n=4096).
   for n in 64 4096; do
     config="block_x=16,block_y=2,ept_y=1,radius=1,smem=1,vector=1"
-    validate_json stencil2d $n "$config" |
-      python3 -c "import json,sys; c=json.load(sys.stdin)['candidates'][0]; p=c['predicted']['metrics']; m=c['measured']['metrics']; k='l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'; w='l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'; print('n=$n stencil2d $config ld conflicts predicted', p[k], 'measured', m[k], 'ld wavefronts predicted', p[w], 'measured', m[w])" \
-      2>&1 | tee -a "$work/bank-diag.txt"
+    validate_json stencil2d $n "$config" | diag_line "p=c['predicted']['metrics']; m=c['measured']['metrics']; k='l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'; w='l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'; print('n=$n stencil2d $config ld conflicts predicted', p[k], 'measured', m[k], 'ld wavefronts predicted', p[w], 'measured', m[w])" bank-diag.txt
   done
 fi
 if [ "${DRAM_DIAG:-0}" = 1 ]; then
@@ -65,9 +64,7 @@ if [ "${DRAM_DIAG:-0}" = 1 ]; then
   # per byte? A 4 KB, a 4 MB and a 64 MB copy through validate's counters, then the 4 KB
   # copy's kernel alone under ncu (its own cache control, no eviction ranges).
   for n in 1024 1048576 16777216; do
-    validate_json copy $n block=128,ept=1,stride=1,vector=4 |
-      python3 -c "import json,sys; d=json.load(sys.stdin); m=d['candidates'][0]['measured']['metrics']; print('validate copy n=$n dram read', m['dram__bytes_read.sum'], 'write', m['dram__bytes_write.sum'], 'pass baseline', d['pass_baseline_dram_write_bytes'])" \
-      2>&1 | tee -a "$work/dram-diag.txt"
+    validate_json copy $n block=128,ept=1,stride=1,vector=4 | diag_line "m=c['measured']['metrics']; print('validate copy n=$n dram read', m['dram__bytes_read.sum'], 'write', m['dram__bytes_write.sum'], 'pass baseline', d['pass_baseline_dram_write_bytes'])" dram-diag.txt
   done
   timeout 120 ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum -k regex:copy --launch-count 1 "$final/bin/advisor" validate \
     --pattern copy --n 1024 --config block=128,ept=1,stride=1,vector=4 --no-counters --repeats 1 --profile profiles/h200.json 2>&1 |
