@@ -33,7 +33,7 @@ if [ "${NCU_DIAG:-0}" = 1 ]; then
   # Why long z chunks lose on stencil3d n=256 (the model ranks them first): stall reasons and
   # memory throughput of a long-chunk config against the measured best, one launch each.
   for config in block_x=64,block_y=16,block_z=1,mode=1,vector=2,z_chunk=64 block_x=128,block_y=4,block_z=1,mode=1,vector=2,z_chunk=8; do
-    timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy \
+    timeout 120 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy \
       -k regex:stencil3d --launch-count 1 "$final/bin/advisor" validate --pattern stencil3d --n 256 --config "$config" \
       --no-counters --repeats 1 --profile profiles/h200.json >"$work/ncu-stencil3d-${config//[,=]/_}.txt" 2>&1
   done
@@ -66,7 +66,7 @@ if [ "${DRAM_DIAG:-0}" = 1 ]; then
   for n in 1024 1048576 16777216; do
     validate_json copy $n block=128,ept=1,stride=1,vector=4 | diag_line "m=c['measured']['metrics']; print('validate copy n=$n dram read', m['dram__bytes_read.sum'], 'write', m['dram__bytes_write.sum'], 'pass baseline', d['pass_baseline_dram_write_bytes'])" dram-diag.txt
   done
-  timeout 120 ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum -k regex:copy --launch-count 1 "$final/bin/advisor" validate \
+  timeout 120 ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum -k regex:copy --launch-count 1 "$final/bin/advisor" validate \
     --pattern copy --n 1024 --config block=128,ept=1,stride=1,vector=4 --no-counters --repeats 1 --profile profiles/h200.json 2>&1 |
     grep -E "copy|dram__" | tee -a "$work/dram-diag.txt"
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ncu sections of configs the model orders wrongly, side by side with the measured best (run ON
 # the GPU machine, from the repository root, with binaries laid out as scripts/device/final.sh
-# says). One launch of each config's kernel, after advisor validate's warm-up; clocks never set.
+# says). One launch of each config's kernel, after advisor validate's warm-up. Clocks are never
+# set: --clock-control none (ncu's default locks them to base while it profiles).
 #
 #   scripts/device/ncu-compare.sh BUILD_DIR OUT_DIR "family n config" ...
 #
@@ -16,7 +17,7 @@ mkdir -p "$out"
 for item in "$@"; do
   read -r family n config <<<"$item"
   file="$out/ncu-$family-$n-${config//[,=]/_}.txt"
-  timeout 150 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+  timeout 150 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     --section WarpStateStats --section SchedulerStats --section LaunchStats \
     -k "regex:$family" --launch-skip 2 --launch-count 1 \
     "$build/bin/advisor" validate --pattern "$family" --n "$n" --config "$config" --no-counters --repeats 3 \
