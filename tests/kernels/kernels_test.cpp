@@ -85,8 +85,9 @@ TEST(Stencil2d, VectorsMatchReferenceIncludingEdgeVectorsAndRaggedRows) {
 }
 
 TEST(Stencil3d, StreamingVectorsMatchReference) {
-  // m = 40: vectors of 2, 4 and 8 divide it; z_chunk 4 takes the batched interior chunks, 5 the
-  // plane-by-plane path throughout; k = 17 leaves a partial last chunk.
+  // m = 40: vectors of 2, 4 and 8 divide it; z_chunk 4 walks its planes in batches of 2 (the
+  // bottom chunk's 3 written planes: a batch and one left over), 5 plane by plane; k = 17
+  // leaves a last chunk that writes no plane.
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
     const int widest = 16 / static_cast<int>(element_bytes(dtype));
     for (int vector = 2; vector <= widest; vector *= 2) {
@@ -100,8 +101,12 @@ TEST(Stencil3d, StreamingVectorsMatchReference) {
 
 TEST(Stencil3d, MatchesReferenceInBothModes) {
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
+    // Streaming with k = 17: z_chunk 4 plane by plane; 8 a bottom chunk of 7 written planes (all
+    // left over), a full batch of 8, a top chunk writing none; 64 one chunk of 15 (a batch of
+    // 8 and 7 left over).
     for (const std::string config : {"mode=0,block_x=32,block_y=4,block_z=2", "mode=0,block_x=8,block_y=8,block_z=8",
                                      "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=4",
+                                     "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=8",
                                      "mode=1,block_x=16,block_y=16,block_z=1,z_chunk=64"}) {
       expect_matches_reference({problem("stencil3d", 20, 37, 17, dtype), config});
     }
