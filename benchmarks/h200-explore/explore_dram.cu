@@ -8,21 +8,7 @@
 //  - tiles by plane: blocks walk 2 KB rows one plane apart (a stencil3d column tile walking
 //    its chunk), short walks over many tiles to long walks over few.
 // Times: CUDA events, median of 15 back-to-back launches after 5 warm-ups; clocks never set.
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <vector>
-
-#include <cuda_runtime.h>
-#define CK(x)                                                                                                          \
-  do {                                                                                                                 \
-    cudaError_t err_ = (x);                                                                                            \
-    if (err_ != cudaSuccess) {                                                                                         \
-      printf("CUDA %s at %d\n", cudaGetErrorString(err_), __LINE__);                                                   \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "explore_timing.cuh"
 
 constexpr int kThreads = 256;
 
@@ -71,26 +57,7 @@ __global__ void read_tiles_by_plane(const uint4* __restrict__ in, size_t tiles, 
 }
 
 double time_us(const std::function<void()>& launch) {
-  constexpr int kWarmup = 5, kRepeats = 15;
-  std::vector<cudaEvent_t> events(2 * kRepeats);
-  for (auto& e : events) cudaEventCreate(&e);
-  for (int i = 0; i < kWarmup; ++i) launch();
-  for (int i = 0; i < kRepeats; ++i) {
-    cudaEventRecord(events[2 * i]);
-    launch();
-    cudaEventRecord(events[2 * i + 1]);
-  }
-  CK(cudaEventSynchronize(events.back()));
-  CK(cudaGetLastError());
-  std::vector<float> ts;
-  for (int i = 0; i < kRepeats; ++i) {
-    float ms;
-    cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]);
-    ts.push_back(ms * 1000);
-  }
-  for (auto& e : events) cudaEventDestroy(e);
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
+  return median_launch_us([&](int) { launch(); }, 15);
 }
 
 int main() {

@@ -6,21 +6,7 @@
 // (at 64 MiB a step of 16 covers the whole array: one step per thread).
 // Times: CUDA events, median of 15 back-to-back launches after 5 warm-ups, two rotating buffer
 // pairs; clocks never set.
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <vector>
-
-#include <cuda_runtime.h>
-#define CK(x)                                                                                                          \
-  do {                                                                                                                 \
-    cudaError_t err_ = (x);                                                                                            \
-    if (err_ != cudaSuccess) {                                                                                         \
-      printf("CUDA %s at %d\n", cudaGetErrorString(err_), __LINE__);                                                   \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "explore_timing.cuh"
 
 /// A step of thread t moves words base + u*threads + t for u < kBatch: a warp's kBatch loads are
 /// kBatch coalesced 512 B pieces, all issued before the step's stores (the last step's words
@@ -57,28 +43,7 @@ __global__ void read_batched(const uint4* __restrict__ in, size_t words, unsigne
   if (acc == 0x12345678u) *sink = acc;
 }
 
-double time_us(const std::function<void(int)>& launch) {
-  constexpr int kWarmup = 5, kRepeats = 15;
-  std::vector<cudaEvent_t> events(2 * kRepeats);
-  for (auto& e : events) cudaEventCreate(&e);
-  for (int i = 0; i < kWarmup; ++i) launch(i);
-  for (int i = 0; i < kRepeats; ++i) {
-    cudaEventRecord(events[2 * i]);
-    launch(kWarmup + i);
-    cudaEventRecord(events[2 * i + 1]);
-  }
-  CK(cudaEventSynchronize(events.back()));
-  CK(cudaGetLastError());
-  std::vector<float> ts;
-  for (int i = 0; i < kRepeats; ++i) {
-    float ms;
-    cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]);
-    ts.push_back(ms * 1000);
-  }
-  for (auto& e : events) cudaEventDestroy(e);
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
+double time_us(const std::function<void(int)>& launch) { return median_launch_us(launch, 15); }
 
 template <int kBatch> void measure(size_t bytes, uint4* const (&in)[2], uint4* const (&out)[2], unsigned* sink, int grid) {
   const size_t words = bytes / sizeof(uint4);

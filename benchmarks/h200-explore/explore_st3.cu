@@ -8,22 +8,9 @@
 // sets > 3x L2 (as `advisor validate`); the
 // denominator is the library's copy shape (float4, 128-thread blocks) on the same bytes.
 // Interior points only; x-border vectors and y-border rows are skipped (timing probe).
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <vector>
 
-#include <cuda_runtime.h>
-#define CK(x)                                                                                                          \
-  do {                                                                                                                 \
-    cudaError_t err_ = (x);                                                                                            \
-    if (err_ != cudaSuccess) {                                                                                         \
-      printf("CUDA %s at %d\n", cudaGetErrorString(err_), __LINE__);                                                   \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "explore_timing.cuh"
 
 template <int V> struct Vec;
 template <> struct Vec<2> { using type = float2; };
@@ -185,30 +172,9 @@ Buffers make(size_t bytes) {
   return b;
 }
 
-/// Median of 20 launches after 5 warm-ups, back to back with no host synchronisation between
-/// them (as `advisor validate` times), rotating the input sets.
+/// median_launch_us over 20 launches, rotating the input sets.
 double time_us(Buffers& b, const std::function<void(const float*, float*)>& launch) {
-  constexpr int kWarmup = 5, kRepeats = 20;
-  std::vector<cudaEvent_t> events(2 * kRepeats);
-  for (auto& e : events) cudaEventCreate(&e);
-  for (int i = 0; i < kWarmup; ++i) launch(b.in[i % b.in.size()], b.out[i % b.in.size()]);
-  for (int i = 0; i < kRepeats; ++i) {
-    const int k = (kWarmup + i) % b.in.size();
-    cudaEventRecord(events[2 * i]);
-    launch(b.in[k], b.out[k]);
-    cudaEventRecord(events[2 * i + 1]);
-  }
-  CK(cudaEventSynchronize(events.back()));
-  CK(cudaGetLastError());
-  std::vector<float> ts;
-  for (int i = 0; i < kRepeats; ++i) {
-    float ms;
-    cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]);
-    ts.push_back(ms * 1000);
-  }
-  for (auto& e : events) cudaEventDestroy(e);
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
+  return median_launch_us([&](int k) { launch(b.in[k % b.in.size()], b.out[k % b.in.size()]); }, 20);
 }
 
 /// Max |out - reference| over the interior the variants write (x-border vectors skipped).
