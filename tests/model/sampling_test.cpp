@@ -79,7 +79,7 @@ TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
 TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOne) {
   // copy with one 256-thread block per 256 elements: a wave is sm_count x blocks_per_sm blocks.
   // One and a half waves of blocks cost what two do (each block's traffic is the same, so a
-  // whole wave costs the same in both), and more than one and a quarter waves' share would.
+  // whole wave costs the same in both), and two cost twice one.
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   const Prediction probe = predict({"copy", 1 << 20}, "block=256,vector=1,ept=1", 0);
   const std::int64_t wave_blocks = static_cast<std::int64_t>(profile.device.sm_count) * probe.blocks_per_sm;
