@@ -127,6 +127,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
                 number_text(profile.dram.write_bandwidth_gb_per_s.value) + " GB/s");
   with_optional(dram, "copy bandwidth", profile.dram.copy_bandwidth_gb_per_s, " GB/s");
   with_optional(dram, "fetch granularity", profile.dram.fetch_granularity_bytes, " B");
+  for (const auto& [burst, slowdown] : profile.dram.store_burst_slowdown) {
+    dram.measured("copy time, " + std::to_string(burst) + " stores per burst", slowdown,
+                  "x" + number_text(slowdown.value, 3) + " of 1 per thread");
+  }
   dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
   section("DRAM", dram);
 

@@ -158,6 +158,7 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   const bool power_of_two_shape = std::has_single_bit(static_cast<std::uint64_t>(tile / block_x)) &&
                                   std::has_single_bit(static_cast<std::uint64_t>(tile / block_y)) && tile / block_x <= 8;
   pattern.loads_in_flight = std::min<std::int64_t>(per_thread, power_of_two_shape ? 16 : 8);
+  pattern.store_burst = pattern.loads_in_flight; // a batch's stores follow its loads
   pattern.registers_per_thread = (smem == 1 ? 48 : 32) + (bytes > 4 ? 16 : 0);
 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
@@ -215,6 +216,7 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
                             {load("in", {element(stride)}, {}, static_cast<int>(vector)),
                              store("out", {element(1)}, {}, static_cast<int>(vector))}});
   pattern.loads_in_flight = std::min<std::int64_t>(ept, kMoveBatch); // batched_moves
+  pattern.store_burst = pattern.loads_in_flight;
   return pattern;
 }
 
@@ -310,6 +312,9 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const std::int64_t taps_per_row = 4 * radius + 1;
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
   pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2));
+  // The rows whose taps are loaded together are stored together; staged, a thread stores all
+  // its rows from the tile after the barrier.
+  pattern.store_burst = smem == 1 || compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2);
   if (smem == 0 && vector == 1) {
     // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
     pattern.registers_per_thread = radius == 1 ? (bytes > 4 ? 40 : 32) : 56;
@@ -406,6 +411,7 @@ void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, con
   const std::int64_t lane_words = std::max<std::int64_t>(1, pattern.arrays[0].element_bytes / 4);
   pattern.registers_per_thread = 24 + 6 * vector * lane_words;
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
+  pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
 
 KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
@@ -446,6 +452,7 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
   pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
+  pattern.store_burst = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 1;
   // ptxas: the 8-plane batch takes 48 registers (56 for f64), the other kernels 20-32.
   pattern.registers_per_thread = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? (bytes > 4 ? 56 : 48) : 32;
   if (mode == 0) {
@@ -534,6 +541,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   pattern.registers_per_thread =
       std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (tm * tn + tm + tn) * accumulator_words);
   pattern.loads_in_flight = kMoveBatch;
+  pattern.store_burst = tm * tn; // the thread tile of C, once at the end
 
   // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
   // The kernel issues a thread's loads in this order kMoveBatch at a time, then their stores.

@@ -78,6 +78,10 @@ void validate_pattern(const KernelPattern& pattern) {
     invalid(root + ".loads_in_flight",
             "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.loads_in_flight));
   }
+  if (pattern.store_burst < 1 || pattern.store_burst > kMaxLoadsInFlight) {
+    invalid(root + ".store_burst",
+            "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.store_burst));
+  }
   if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
   if (pattern.useful_bytes < 0) invalid(root + ".useful_bytes", "expected an integer >= 0");
 

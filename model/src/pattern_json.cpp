@@ -206,14 +206,15 @@ json write_loop(const Loop& loop) {
 
 KernelPattern pattern_from_json(const json& document) {
   const Node root(document, "pattern");
-  check_keys(root, {"name", "grid", "block", "arrays", "phases", "phase_loops", "registers_per_thread", "loads_in_flight", "flops",
-                    "useful_bytes"});
+  check_keys(root, {"name", "grid", "block", "arrays", "phases", "phase_loops", "registers_per_thread", "loads_in_flight",
+                    "store_burst", "flops", "useful_bytes"});
   KernelPattern pattern;
   pattern.name = root.string("name");
   pattern.grid = read_dim3(root, "grid");
   pattern.block = read_dim3(root, "block");
   pattern.registers_per_thread = integer_or(root, "registers_per_thread", 32, 1, 255);
   pattern.loads_in_flight = integer_or(root, "loads_in_flight", 4, 1, kMaxLoadsInFlight);
+  pattern.store_burst = integer_or(root, "store_burst", 1, 1, kMaxLoadsInFlight);
   pattern.flops = root.has("flops") ? root.number("flops") : 0.0;
   pattern.useful_bytes = integer_or(root, "useful_bytes", 0, 0, kAnyInteger);
   const json& arrays = array_of(root, "arrays");
@@ -264,6 +265,7 @@ json pattern_to_json(const KernelPattern& pattern) {
            {"block", {{"x", pattern.block.x}, {"y", pattern.block.y}, {"z", pattern.block.z}}},
            {"registers_per_thread", pattern.registers_per_thread},
            {"loads_in_flight", pattern.loads_in_flight},
+           {"store_burst", pattern.store_burst},
            {"flops", pattern.flops},
            {"useful_bytes", pattern.useful_bytes},
            {"arrays", arrays},

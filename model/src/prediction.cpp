@@ -52,6 +52,23 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
   return cycles;
 }
 
+/// A thread's burst of `burst` stores after its loads, over one store at a time: the profile's
+/// measured slowdowns, linear in log2(burst) between them (1 at burst 1), the largest's beyond.
+double store_burst_slowdown(const DeviceProfile& profile, std::int64_t burst) {
+  double below_burst = 1;
+  double below_value = 1;
+  for (const auto& [point, slowdown] : profile.dram.store_burst_slowdown) {
+    if (burst <= point) {
+      const double fraction = std::log2(static_cast<double>(burst) / below_burst) /
+                              std::log2(static_cast<double>(point) / below_burst);
+      return below_value + (slowdown.value - below_value) * std::max(0.0, fraction);
+    }
+    below_burst = static_cast<double>(point);
+    below_value = slowdown.value;
+  }
+  return below_value;
+}
+
 struct WholeKernelTerms {
   double dram_us = 0;
   double l2_us = 0;
@@ -76,6 +93,12 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
     terms.dram_us = std::max(terms.dram_us, (t.dram_read_bytes + t.dram_write_bytes) /
                                                 bytes_per_us(profile.dram.copy_bandwidth_gb_per_s->value));
   }
+  // Bursts of stores after loads cost DRAM time where reads and writes mix (the probe's copy
+  // with 1-8 vectors per thread; reads alone or writes alone barely move on the H200): the
+  // slowdown counts in proportion to how evenly the two mix.
+  const double dram_bytes = t.dram_read_bytes + t.dram_write_bytes;
+  const double mixed = dram_bytes > 0 ? 2.0 * std::min(t.dram_read_bytes, t.dram_write_bytes) / dram_bytes : 0.0;
+  terms.dram_us *= 1.0 + (store_burst_slowdown(profile, pattern.store_burst) - 1.0) * mixed;
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
                                 ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)

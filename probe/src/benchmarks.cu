@@ -4,6 +4,7 @@
 #include "benchmarks.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -589,39 +590,23 @@ std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
   return bandwidth_iterations(run) * kBandwidthStreams * threads_per_group(run) * sizeof(uint4) * groups_of(run);
 }
 
-std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
-  check_range(buffer, 0, run.bytes * groups_of(run), "bandwidth");
-  DeviceArray<uint4> sink(1);
-  auto* data = static_cast<uint4*>(buffer.data());
-  const unsigned long long count = run.bytes / sizeof(uint4);
-  const unsigned long long iterations = bandwidth_iterations(run);
-  const bool per_block = run.sharing == Sharing::per_block;
-  // Two blocks of 1024 threads per SM: the most resident threads an SM takes.
-  const unsigned blocks = static_cast<unsigned>(2 * current_sm_count());
-  auto launch = [&] {
-    auto kernel = bandwidth_kernel<false, CacheOp::plain>;
-    if (run.store) {
-      kernel = run.op == CacheOp::cg ? bandwidth_kernel<true, CacheOp::cg> : bandwidth_kernel<true, CacheOp::plain>;
-    } else if (run.op == CacheOp::ca) {
-      kernel = bandwidth_kernel<false, CacheOp::ca>;
-    } else if (run.op == CacheOp::cg) {
-      kernel = bandwidth_kernel<false, CacheOp::cg>;
-    }
-    kernel<<<blocks, kBandwidthThreads>>>(data, count, iterations, per_block, sink.get());
-  };
+namespace {
+/// Seconds per `launch()` by CUDA events, `repeats` times after one warm-up launch (module
+/// load, TLB, and the cache state the repeats then see).
+std::vector<double> event_seconds(const std::function<void()>& launch, int repeats, const char* kernel_name) {
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
   check_cuda(cudaEventCreate(&start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
   std::vector<double> seconds;
   try {
-    launch(); // warm-up: module load, TLB, and the cache state the repeats then see
-    finish_launch("bandwidth_kernel");
-    for (int r = 0; r < run.repeats; ++r) {
+    launch();
+    finish_launch(kernel_name);
+    for (int r = 0; r < repeats; ++r) {
       check_cuda(cudaEventRecord(start), "cudaEventRecord");
       launch();
       check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-      finish_launch("bandwidth_kernel");
+      finish_launch(kernel_name);
       float milliseconds = 0;
       check_cuda(cudaEventElapsedTime(&milliseconds, start, stop), "cudaEventElapsedTime");
       seconds.push_back(milliseconds * 1e-3);
@@ -634,6 +619,60 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return seconds;
+}
+
+/// A thread copies kBurst 16-byte vectors, all loads before its stores; a block's vectors are
+/// contiguous (vector e of thread t at block_base + e * blockDim.x + t).
+template <int kBurst> __global__ void burst_copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out) {
+  const unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * kBurst * blockDim.x + threadIdx.x;
+  uint4 values[kBurst];
+#pragma unroll
+  for (int e = 0; e < kBurst; ++e) values[e] = in[base + e * blockDim.x];
+#pragma unroll
+  for (int e = 0; e < kBurst; ++e) out[base + e * blockDim.x] = values[e];
+}
+} // namespace
+
+std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
+  check_range(buffer, 0, run.bytes * groups_of(run), "bandwidth");
+  DeviceArray<uint4> sink(1);
+  auto* data = static_cast<uint4*>(buffer.data());
+  const unsigned long long count = run.bytes / sizeof(uint4);
+  const unsigned long long iterations = bandwidth_iterations(run);
+  const bool per_block = run.sharing == Sharing::per_block;
+  // Two blocks of 1024 threads per SM: the most resident threads an SM takes.
+  const unsigned blocks = static_cast<unsigned>(2 * current_sm_count());
+  auto kernel = bandwidth_kernel<false, CacheOp::plain>;
+  if (run.store) {
+    kernel = run.op == CacheOp::cg ? bandwidth_kernel<true, CacheOp::cg> : bandwidth_kernel<true, CacheOp::plain>;
+  } else if (run.op == CacheOp::ca) {
+    kernel = bandwidth_kernel<false, CacheOp::ca>;
+  } else if (run.op == CacheOp::cg) {
+    kernel = bandwidth_kernel<false, CacheOp::cg>;
+  }
+  return event_seconds([&] { kernel<<<blocks, kBandwidthThreads>>>(data, count, iterations, per_block, sink.get()); },
+                       run.repeats, "bandwidth_kernel");
+}
+
+std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats) {
+  constexpr unsigned kThreads = 128;
+  const std::uint64_t block_bytes = static_cast<std::uint64_t>(burst) * kThreads * sizeof(uint4);
+  if (burst < 1 || bytes == 0 || bytes % block_bytes != 0) {
+    throw std::runtime_error("burst_copy: bytes must be a positive multiple of burst x 128 x 16");
+  }
+  check_range(buffer, 0, 2 * bytes, "burst_copy");
+  const auto* in = static_cast<const uint4*>(buffer.data());
+  auto* out = reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes);
+  const auto blocks = static_cast<unsigned>(bytes / block_bytes);
+  auto kernel = burst_copy_kernel<1>;
+  switch (burst) {
+  case 1: break;
+  case 2: kernel = burst_copy_kernel<2>; break;
+  case 4: kernel = burst_copy_kernel<4>; break;
+  case 8: kernel = burst_copy_kernel<8>; break;
+  default: throw std::runtime_error("burst_copy: burst must be 1, 2, 4 or 8, got " + std::to_string(burst));
+  }
+  return event_seconds([&] { kernel<<<blocks, kThreads>>>(in, out); }, repeats, "burst_copy_kernel");
 }
 
 double shared_load_cycles(int stride_bytes, int iterations) {

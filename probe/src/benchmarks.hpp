@@ -126,6 +126,11 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
 /// Bytes one launch of `run` moves (what bandwidth_seconds' times divide).
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
 
+/// Seconds per copy of the buffer's first `bytes` to the next `bytes` (after one warm-up): 16-byte
+/// vectors, `burst` (1, 2, 4 or 8) per thread in one batch, its loads then its stores, in
+/// 128-thread blocks whose vectors are contiguous (the library's copy kernel's shape).
+std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats);
+
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).
 double shared_load_cycles(int stride_bytes, int iterations);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -1112,6 +1113,32 @@ private:
                                          ", bytes read + written over CUDA-event time, median of 15 copies; median "
                                          "of those medians",
                                      copy));
+    store_burst_slowdowns(bytes / 4);
+  }
+
+  /// A copy of `copy_bytes` with 1, 2, 4 and 8 vectors per thread (a thread's loads, then its
+  /// stores): the model's store_burst slowdowns. Each repeat times every burst back to back
+  /// and contributes that repeat's ratio to 1 vector per thread, so clock drift cancels.
+  void store_burst_slowdowns(std::uint64_t copy_bytes) {
+    constexpr int kTimesPerPoint = 5;
+    const std::vector<int> bursts{2, 4, 8};
+    std::map<int, std::vector<double>> ratios;
+    for (int r = 0; r < repeats(); ++r) {
+      const double one = summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, 1, kTimesPerPoint)).median;
+      for (int burst : bursts) {
+        ratios[burst].push_back(summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, burst, kTimesPerPoint)).median / one);
+      }
+    }
+    for (int burst : bursts) {
+      const Summary slowdown = summarize(ratios[burst]);
+      profile_.dram.store_burst_slowdown[burst] = measured(
+          slowdown.median,
+          provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) + " with " + std::to_string(burst) +
+                              " 16-byte vectors per thread (its loads, then its stores; 128-thread blocks, a block's "
+                              "vectors contiguous), time over the same copy with 1 per thread; median of " +
+                              std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios",
+                          slowdown));
+    }
   }
 
   void shared_banks() {

@@ -107,6 +107,29 @@ TEST(Families, BlocksPerSmFollowTheTightestLimit) {
   EXPECT_EQ(blocks_per_sm(build_pattern({"copy", 4096}, Config::parse("block=32,vector=1,ept=1")), profile), 32);
 }
 
+TEST(Families, StoreBurstIsTheStoresAThreadIssuesAfterItsBatchOfLoads) {
+  const auto burst = [](const ProblemSpec& problem, const char* config) {
+    return build_pattern(problem, Config::parse(config)).store_burst;
+  };
+  // copy and transpose store each batch after loading it: batches of up to 4 (copy), the
+  // tile's elements per thread up to 16 (a compiled transpose shape).
+  EXPECT_EQ(burst({"copy", 1 << 20}, "block=128,vector=4,ept=2"), 2);
+  EXPECT_EQ(burst({"copy", 1 << 20}, "block=128,vector=4,ept=8"), 4);
+  EXPECT_EQ(burst({"transpose", 1024}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 16);
+  // stencil2d: compiled rows (radius 1) store all ept_y rows together, a run-time radius two
+  // rows at a time, a staged tile every row after the barrier.
+  EXPECT_EQ(burst({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=8,smem=0,vector=4"), 8);
+  EXPECT_EQ(burst({"stencil2d", 1024}, "radius=2,block_x=32,block_y=4,ept_y=4,smem=0"), 2);
+  EXPECT_EQ(burst({"stencil2d", 1024}, "radius=1,block_x=32,block_y=8,ept_y=4,smem=1"), 4);
+  // stencil3d: the vector kernel's 2-plane batches, the scalar streaming kernel's 8, blocking 1.
+  EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 2);
+  EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=1"), 1);
+  EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=16"), 8);
+  EXPECT_EQ(burst({"stencil3d", 256}, "mode=0,block_x=32,block_y=4,block_z=2"), 1);
+  // gemm writes its thread tile of C once, at the end.
+  EXPECT_EQ(burst({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=2,pad=1"), 8);
+}
+
 TEST(Families, GemmRegistersHoldTheLoadBatchBesideTheAccumulators) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   // f64 4x4 tile, 256 threads: 40 + 4 doubles in flight x 2 + (16 + 4 + 4) x 2 = 96 registers,

@@ -103,6 +103,15 @@ TEST(PatternJson, LoadsInFlightShortenTheLatencyChain) {
   expect_rejected(document, "pattern.loads_in_flight: expected an integer in [1, 256], got 0");
 }
 
+TEST(PatternJson, StoreBurstDefaultsToOneAndIsBounded) {
+  json document = minimal();
+  EXPECT_EQ(pattern_from_json(document).store_burst, 1);
+  document["store_burst"] = 8;
+  EXPECT_EQ(pattern_from_json(pattern_to_json(pattern_from_json(document))).store_burst, 8);
+  document["store_burst"] = 257;
+  expect_rejected(document, "pattern.store_burst: expected an integer in [1, 256], got 257");
+}
+
 TEST(PatternJson, UnknownArrayNamesThePath) {
   json document = minimal();
   document["phases"][0]["accesses"][1]["array"] = "nope";

@@ -61,6 +61,30 @@ TEST(Profile, WriteThenReadJsonIsIdentity) {
   EXPECT_EQ(profile_from_json(written), profile_from_json(original));
 }
 
+TEST(Profile, StoreBurstSlowdownsRoundTripByBurst) {
+  DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  profile.dram.store_burst_slowdown[8] = {1.06, {"copy, 8 per thread", 7, 0.004, Confidence::high}};
+  profile.dram.store_burst_slowdown[2] = {1.01, {"copy, 2 per thread", 7, 0.002, Confidence::high}};
+  const json written = profile_to_json(profile);
+  EXPECT_DOUBLE_EQ(written["dram"]["store_burst_slowdown"]["8"]["value"].get<double>(), 1.06);
+  EXPECT_EQ(profile_from_json(written), profile);
+}
+
+TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
+  json document = example_json();
+  const json slowdown{{"value", 1.05}, {"method", "copy"}, {"samples", 7}, {"spread", 0.01}, {"confidence", "high"}};
+  for (const char* key : {"1", "257", "4x", "-2", ""}) {
+    document["dram"]["store_burst_slowdown"] = json{{key, slowdown}};
+    expect_rejected(document, std::string("profile.dram.store_burst_slowdown.") + key +
+                                  ": expected a store burst as the key, an integer in [2, 256]");
+  }
+  document["dram"]["store_burst_slowdown"] = json{{"4", slowdown}};
+  document["dram"]["store_burst_slowdown"]["4"]["value"] = 0;
+  expect_rejected(document, "profile.dram.store_burst_slowdown.4.value: expected a value > 0, got 0");
+  document["dram"]["store_burst_slowdown"] = 3;
+  expect_rejected(document, "profile.dram.store_burst_slowdown: expected an object, got a number");
+}
+
 TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {
   json document = example_json();
   document["l2"]["line_bytes"]["value"] = 100;

@@ -114,6 +114,40 @@ TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
   EXPECT_GT(sm_us, 2.0 * t.at("shared"));
 }
 
+TEST(TimeEstimate, StoreBurstsSlowMixedDramTrafficByTheProfilesFactor) {
+  // Measured slowdowns 1.02 at a burst of 2, 1.08 at 4, 1.10 at 8: linear in log2(burst)
+  // between them, 1 at 1, 1.10 past 8, weighted by how evenly DRAM reads and writes mix.
+  const DeviceProfile plain = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  DeviceProfile slowed = plain;
+  const Provenance by_test{"test", 1, 0.0, Confidence::high};
+  slowed.dram.store_burst_slowdown = {{2, {1.02, by_test}}, {4, {1.08, by_test}}, {8, {1.10, by_test}}};
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  KernelPattern copy = build_pattern({"copy", 1 << 22}, Config::parse("block=256,vector=4,ept=4"));
+  ASSERT_EQ(copy.store_burst, 4);
+  const Prediction reference = simulate(copy, plain, exact);
+  const double read_bytes = reference.metric("dram__bytes_read.sum");
+  const double write_bytes = reference.metric("dram__bytes_write.sum");
+  const double mixed = 2.0 * std::min(read_bytes, write_bytes) / (read_bytes + write_bytes);
+  EXPECT_GT(mixed, 0.99); // a copy reads and writes the same bytes
+  const auto dram_ratio = [&](const KernelPattern& pattern) {
+    return simulate(pattern, slowed, exact).time_terms_us.at("dram") / simulate(pattern, plain, exact).time_terms_us.at("dram");
+  };
+  EXPECT_NEAR(dram_ratio(copy), 1.0 + 0.08 * mixed, 1e-9);
+  copy.store_burst = 3;
+  EXPECT_NEAR(dram_ratio(copy), 1.0 + (0.02 + 0.06 * std::log2(1.5)) * mixed, 1e-9);
+  copy.store_burst = 16;
+  EXPECT_NEAR(dram_ratio(copy), 1.0 + 0.10 * mixed, 1e-9);
+  copy.store_burst = 1;
+  EXPECT_NEAR(dram_ratio(copy), 1.0, 1e-12);
+  // Reads alone: nothing to mix with, whatever the burst.
+  KernelPattern read_only = copy;
+  read_only.store_burst = 4;
+  ASSERT_TRUE(read_only.phases[0].accesses.back().is_store);
+  read_only.phases[0].accesses.pop_back();
+  EXPECT_NEAR(dram_ratio(read_only), 1.0, 1e-12);
+}
+
 TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposesItAll) {
   // copy n=2^14, 256-thread blocks, 8 scalar loads per thread in batches of 4: 8 blocks, each
   // thread's loads are cold lines, so both rounds wait for DRAM: chain = 2 x DRAM latency.

@@ -75,6 +75,21 @@ TEST_F(QuickProbe, BandwidthsAreOrdered) {
   EXPECT_GT(p.dram.write_bandwidth_gb_per_s.value, 0);
 }
 
+TEST_F(QuickProbe, StoreBurstSlowdownsAreMeasuredForTwoFourAndEight) {
+  // The same copy with 2, 4, 8 vectors per thread against 1: the same bytes either way, so
+  // a ratio far from 1 would be a broken timing (the H200 measured 1.00-1.06).
+  const DeviceProfile& p = profile();
+  ASSERT_EQ(p.dram.store_burst_slowdown.size(), 3u);
+  for (const std::int64_t burst : {2, 4, 8}) {
+    ASSERT_TRUE(p.dram.store_burst_slowdown.contains(burst)) << burst;
+    const Measured& slowdown = p.dram.store_burst_slowdown.at(burst);
+    EXPECT_GT(slowdown.value, 0.8) << burst;
+    EXPECT_LT(slowdown.value, 1.5) << burst;
+    EXPECT_GT(slowdown.provenance.samples, 0);
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(burst) + " 16-byte vectors per thread"), std::string::npos);
+  }
+}
+
 TEST_F(QuickProbe, SharedMemoryBanksSpanAWarpOfWords) {
   const DeviceProfile& p = profile();
   EXPECT_GE(p.shared_memory.banks.value * p.shared_memory.bank_width_bytes.value, 64);

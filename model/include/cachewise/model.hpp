@@ -133,6 +133,9 @@ struct DramProfile {
   Measured write_bandwidth_gb_per_s;
   std::optional<Measured> copy_bandwidth_gb_per_s; ///< device-to-device, bytes read + written
   std::optional<Measured> fetch_granularity_bytes;
+  /// By store burst B (2, 4, 8, ...): a copy's time with B vectors per thread (B loads, then B
+  /// stores) over its time with 1; empty when the probe did not measure it.
+  std::map<std::int64_t, Measured> store_burst_slowdown;
   friend bool operator==(const DramProfile&, const DramProfile&) = default;
 };
 
@@ -342,6 +345,7 @@ struct KernelPattern {
   std::vector<PhaseLoop> phase_loops;
   std::int64_t registers_per_thread = 32; ///< estimate, for occupancy
   std::int64_t loads_in_flight = 4;       ///< independent global loads a thread keeps outstanding (latency chain)
+  std::int64_t store_burst = 1;           ///< global stores a thread issues back to back after the loads they need
   double flops = 0.0;                     ///< f32-equivalent arithmetic (an f64 flop counts 2), for the time estimate
   std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
   friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
