@@ -41,7 +41,7 @@ lines, errors, ratios, bandwidth_rows = [], {q[0]: [] for q in quantities}, [], 
 # Bank conflicts split by what the model says of the pattern: where it predicts some, the
 # relative error; where it predicts none, what the counter still reports as a share of the
 # shared wavefronts (arbitration with other L1 traffic, which no access pattern causes).
-conflict_errors, spurious_shares, launch_failures = [], [], []
+conflict_errors, spurious_shares, launch_failures, confirmed_ratios = [], [], [], []
 large_dram_errors = []  # relative DRAM-byte errors where the kernel moves > 100 MB
 device = cases[0]["device"] if cases else "?"
 copy_bw = [c["copy_bandwidth_gb_per_s"] for c in cases]
@@ -64,13 +64,18 @@ for case in cases:
     p, s = case["problem"], case["summary"]
     title = f"{p['family']} n={p['n']}" + (f" m={p['m']}" if p["m"] else "") + (f" k={p['k']}" if p["k"] else "") + f" {p['dtype']}"
     ratios.append((s["top1_over_best"], title))
+    if "confirmed_top1_over_best" in s:
+        confirmed_ratios.append((s["confirmed_top1_over_best"], title))
     bandwidth_rows.append((p["family"], title, s["best_bandwidth_gb_per_s"], case["copy_bandwidth_gb_per_s"], s["best_config"]))
     lines.append(f"## {title}")
     lines.append("")
     lines.append(f"{s['candidates']} configs timed. Advisor top-1 `{s['top1_config']}`: {s['top1_measured_us']:,.1f} us; "
                  f"best measured `{s['best_config']}` (predicted rank {s['best_predicted_rank']}): {s['best_measured_us']:,.1f} us; "
                  f"**top-1/best = {s['top1_over_best']:.3f}**; best = {100 * s['best_fraction_of_copy']:.1f}% of copy bandwidth. "
-                 f"Checked against the CPU reference: {'all correct' if s['checked_all_correct'] else '**MISMATCH**'}.")
+                 f"Checked against the CPU reference: {'all correct' if s['checked_all_correct'] else '**MISMATCH**'}."
+                 + (f" Timed again {s['confirmation_rounds']} times each, alternating: top-1 {s['confirmed_top1_us']:,.1f} us, "
+                    f"best {s['confirmed_best_us']:,.1f} us, **top-1/best = {s['confirmed_top1_over_best']:.3f}**."
+                    if "confirmed_top1_over_best" in s else ""))
     lines.append("")
     for failure in case.get("launch_failures", []):
         launch_failures.append(title)
@@ -133,6 +138,14 @@ if ratios:
     worst = max(ratios)
     summary.append(f"Advisor top-1 measured time / best measured time in the exhaustive sweep: median "
                    f"**{statistics.median(values):.3f}**, worst **{worst[0]:.3f}** ({worst[1]}).")
+    if confirmed_ratios:
+        confirmed_values = [r for r, _ in confirmed_ratios]
+        confirmed_worst = max(confirmed_ratios)
+        summary.append(f"The same two configs per case timed again, alternating, {cases[0]['summary']['confirmation_rounds']} "
+                       f"times each (the sweep's best is the fastest of many noisy medians, biased low): median "
+                       f"**{statistics.median(confirmed_values):.3f}**, worst **{confirmed_worst[0]:.3f}** "
+                       f"({confirmed_worst[1]}); per case: "
+                       + ", ".join(f"{title} {r:.3f}" for r, title in confirmed_ratios) + ".")
     summary.append("")
 summary.append("| family | case | best measured GB/s | copy GB/s | % of copy | best config |")
 summary.append("|---|---|---|---|---|---|")
