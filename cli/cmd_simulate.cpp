@@ -16,6 +16,7 @@ struct SimulateArgs {
   ProblemOptions problem;
   std::string config;
   bool json = false;
+  std::int64_t work_budget = SimulationOptions{}.work_budget;
 };
 
 std::string fixed(double value, int precision) {
@@ -65,7 +66,10 @@ void run_simulate(const SimulateArgs& args) {
     title = options.family + " n=" + std::to_string(options.n) + (options.m ? " m=" + std::to_string(options.m) : "") +
             (options.k ? " k=" + std::to_string(options.k) : "") + " " + options.dtype + "  config " + config.to_string();
   }
-  const Prediction prediction = simulate(pattern, profile.profile);
+  if (args.work_budget < 0) throw InputError("simulate: --work-budget must be >= 0 (0 simulates everything)");
+  SimulationOptions simulation;
+  simulation.work_budget = args.work_budget;
+  const Prediction prediction = simulate(pattern, profile.profile, simulation);
   if (args.json) {
     print_json(prediction_to_json(prediction));
   } else {
@@ -79,6 +83,8 @@ void add_simulate(CLI::App& root) {
   add_problem_options(*command, args->problem, PatternFileOption::offered);
   command->add_option("--config", args->config, "Config, e.g. smem=1,tile=32,block_x=32,block_y=8,pad=1");
   command->add_flag("--json", args->json, "Print the prediction as JSON (metrics under their CUPTI names)");
+  command->add_option("--work-budget", args->work_budget,
+                      "Simulation work before steady-state sampling scales the counts (0 = simulate everything)");
   command->callback([args] { run_simulate(*args); });
 }
 

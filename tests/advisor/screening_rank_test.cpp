@@ -1,6 +1,6 @@
 // The default suggest() screens every candidate cheaply (4 simulated SMs, small budget) and
-// refines the best 16 (SuggestOptions). Against ranking every candidate with the model's
-// default simulation: the screened best 16 hold the true best three (or a config tied with
+// refines the best 32 (SuggestOptions). Against ranking every candidate with the model's
+// default simulation: the screened best 32 hold the true best three (or a config tied with
 // each, within 0.1 %), and the final pick is the true best up to such a tie.
 #include <map>
 #include <string>

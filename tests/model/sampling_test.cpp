@@ -50,6 +50,22 @@ TEST(Sampling, StencilAndCopySamplesStayWithinOnePercent) {
   expect_close(copy, predict({"copy", 1 << 22}, "block=256,vector=4,ept=1", 0));
 }
 
+TEST(Sampling, Stencil3dSampleFindsTheLayerBelowInL2) {
+  // A z chunk's halo planes are the chunk below's last planes, one grid layer (grid.x x
+  // grid.y blocks) back, further than the warm-up before the sample reaches: the sample runs
+  // its blocks' layer below first. Without it the sample read more from DRAM than the full
+  // simulation (H200 profile, n=192: 5.3% more at z_chunk=8, 2.0% at z_chunk=1).
+  for (const char* config : {"mode=1,block_x=64,block_y=4,vector=2,z_chunk=8", "mode=1,block_x=16,block_y=2,z_chunk=1"}) {
+    const Prediction sampled = predict({"stencil3d", 192}, config, SimulationOptions{}.work_budget);
+    ASSERT_TRUE(sampled.sampled) << config;
+    const Prediction full = predict({"stencil3d", 192}, config, 0);
+    EXPECT_NEAR(sampled.metric("dram__bytes_read.sum"), full.metric("dram__bytes_read.sum"),
+                0.01 * full.metric("dram__bytes_read.sum"))
+        << config;
+    EXPECT_NEAR(sampled.time_us, full.time_us, 0.02 * full.time_us) << config;
+  }
+}
+
 TEST(Sampling, GemmPhaseLoopSampleStaysWithinOnePercent) {
   // 512 k-steps cut to the first few: per-step traffic is the same, so counts scale.
   const Prediction sampled = predict({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 1 << 16);
