@@ -406,10 +406,12 @@ void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, con
       load("in", {z, y_at(1), x0_at(0)}, {interior_rows, interior_plane}, width)};
   append_vector_stores(accesses, "out", {z, y_at(0)}, x0_at, {interior_rows, interior_plane}, vector, 1, m);
   pattern.phases.push_back({{{"p", 0, z_chunk, 1}}, std::move(accesses)});
-  // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers bound
-  // ptxas's (f32 vector 2/4: 32/48; f16 2/4/8: 32/40/66; f64 2: 48); f16 lanes cost like f32.
-  const std::int64_t lane_words = std::max<std::int64_t>(1, pattern.arrays[0].element_bytes / 4);
-  pattern.registers_per_thread = 24 + 6 * vector * lane_words;
+  // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers as ptxas allots them
+  // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
+  // vector 2/4/8: 32/48/72 (ptxas 31-32, 46-47, 72), f64 vector 2: 48. An estimate above that
+  // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8).
+  const bool wide_lanes = pattern.arrays[0].element_bytes > 4;
+  pattern.registers_per_thread = wide_lanes ? 48 : vector == 2 ? 32 : vector == 4 ? 48 : 72;
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
   pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
@@ -453,8 +455,8 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
   pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
   pattern.store_burst = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 1;
-  // ptxas: the 8-plane batch takes 48 registers (56 for f64), the other kernels 20-32.
-  pattern.registers_per_thread = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? (bytes > 4 ? 56 : 48) : 32;
+  // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f64), blocking 24.
+  pattern.registers_per_thread = mode == 0 ? 24 : (bytes > 4 && z_chunk % kStreamingPlaneBatch == 0 ? 40 : 32);
   if (mode == 0) {
     const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
     std::vector<Guard> interior = column_interior;
