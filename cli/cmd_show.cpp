@@ -131,10 +131,6 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
     dram.measured("copy time, " + std::to_string(burst) + " stores per burst", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of 1 per thread");
   }
-  for (const auto& [rounds, slowdown] : profile.dram.block_walk_slowdown) {
-    dram.measured("copy time, " + std::to_string(rounds) + " rounds per thread", slowdown,
-                  "x" + number_text(slowdown.value, 3) + " of 1 per thread");
-  }
   dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
   section("DRAM", dram);
 

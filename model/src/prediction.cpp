@@ -52,17 +52,18 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
   return cycles;
 }
 
-/// A measured slowdown curve (store bursts, rounds per block) at x: linear in log2(x) between
-/// the measured points, 1 at x = 1 and below, the largest point's value beyond it.
-double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x) {
-  double below_x = 1;
+/// A thread's burst of `burst` stores after its loads, over one store at a time: the profile's
+/// measured slowdowns, linear in log2(burst) between them (1 at burst 1), the largest's beyond.
+double store_burst_slowdown(const DeviceProfile& profile, std::int64_t burst) {
+  double below_burst = 1;
   double below_value = 1;
-  for (const auto& [point, slowdown] : measured) {
-    if (x <= static_cast<double>(point)) {
-      const double fraction = std::log2(x / below_x) / std::log2(static_cast<double>(point) / below_x);
+  for (const auto& [point, slowdown] : profile.dram.store_burst_slowdown) {
+    if (burst <= point) {
+      const double fraction = std::log2(static_cast<double>(burst) / below_burst) /
+                              std::log2(static_cast<double>(point) / below_burst);
       return below_value + (slowdown.value - below_value) * std::max(0.0, fraction);
     }
-    below_x = static_cast<double>(point);
+    below_burst = static_cast<double>(point);
     below_value = slowdown.value;
   }
   return below_value;
@@ -97,13 +98,7 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   // slowdown counts in proportion to how evenly the two mix.
   const double dram_bytes = t.dram_read_bytes + t.dram_write_bytes;
   const double mixed = dram_bytes > 0 ? 2.0 * std::min(t.dram_read_bytes, t.dram_write_bytes) / dram_bytes : 0.0;
-  // Blocks that walk many rounds of loads lose DRAM bandwidth too (the probe's copy whose
-  // threads move 4-64 vectors one after another): by the mean warp's rounds.
-  double rounds = 0;
-  for (const PhaseCounts& phase : run.phases) rounds += phase.load_rounds;
-  rounds /= std::max(1.0, static_cast<double>(run.total_blocks) * run.warps_per_block);
-  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, static_cast<double>(pattern.store_burst)) - 1.0) * mixed;
-  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
+  terms.dram_us *= 1.0 + (store_burst_slowdown(profile, pattern.store_burst) - 1.0) * mixed;
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
                                 ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)

@@ -272,18 +272,17 @@ json write_l2(const L2Profile& l2) {
   return out;
 }
 
-/// {"2": Measured, "4": Measured, ...}: keys are integers in [2, max_key] (store bursts, rounds).
-std::map<std::int64_t, Measured> read_slowdowns(const Node& parent, std::string_view key, std::string_view what,
-                                                std::int64_t max_key) {
+/// {"2": Measured, "4": Measured, ...}: keys are store bursts, integers in [2, kMaxLoadsInFlight].
+std::map<std::int64_t, Measured> read_burst_slowdowns(const Node& parent, std::string_view key) {
   std::map<std::int64_t, Measured> slowdowns;
   if (!parent.has(key)) return slowdowns;
   const Node node = parent.object(key);
   for (const auto& [burst_text, value] : node.raw().items()) {
     std::int64_t burst = 0;
     const auto [end, error] = std::from_chars(burst_text.data(), burst_text.data() + burst_text.size(), burst);
-    if (error != std::errc() || end != burst_text.data() + burst_text.size() || burst < 2 || burst > max_key) {
+    if (error != std::errc() || end != burst_text.data() + burst_text.size() || burst < 2 || burst > kMaxLoadsInFlight) {
       Node::fail(node.at(burst_text),
-                 "expected " + std::string(what) + " as the key, an integer in [2, " + std::to_string(max_key) + "]");
+                 "expected a store burst as the key, an integer in [2, " + std::to_string(kMaxLoadsInFlight) + "]");
     }
     slowdowns[burst] = read_measured(node, burst_text, Rule::positive);
   }
@@ -297,8 +296,7 @@ DramProfile read_dram(const Node& node) {
   dram.write_bandwidth_gb_per_s = read_measured(node, "write_bandwidth_gb_per_s", Rule::positive);
   dram.copy_bandwidth_gb_per_s = read_optional(node, "copy_bandwidth_gb_per_s", Rule::positive);
   dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", Rule::power_of_two);
-  dram.store_burst_slowdown = read_slowdowns(node, "store_burst_slowdown", "a store burst", kMaxLoadsInFlight);
-  dram.block_walk_slowdown = read_slowdowns(node, "block_walk_slowdown", "rounds per block", kMaxBlockWalkRounds);
+  dram.store_burst_slowdown = read_burst_slowdowns(node, "store_burst_slowdown");
   return dram;
 }
 
@@ -310,9 +308,6 @@ json write_dram(const DramProfile& dram) {
   write_optional(out, "fetch_granularity_bytes", dram.fetch_granularity_bytes);
   for (const auto& [burst, slowdown] : dram.store_burst_slowdown) {
     out["store_burst_slowdown"][std::to_string(burst)] = write_measured(slowdown);
-  }
-  for (const auto& [rounds, slowdown] : dram.block_walk_slowdown) {
-    out["block_walk_slowdown"][std::to_string(rounds)] = write_measured(slowdown);
   }
   return out;
 }

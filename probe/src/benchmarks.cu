@@ -621,18 +621,15 @@ std::vector<double> event_seconds(const std::function<void()>& launch, int repea
   return seconds;
 }
 
-/// A thread copies `rounds` batches of kBurst 16-byte vectors, each batch's loads before its
-/// stores; a block's vectors are contiguous (vector e of round r of thread t at block_base +
-/// (r * kBurst + e) * blockDim.x + t).
-template <int kBurst> __global__ void copy_walk_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, int rounds) {
-  unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * rounds * kBurst * blockDim.x + threadIdx.x;
-  for (int r = 0; r < rounds; ++r, base += kBurst * blockDim.x) {
-    uint4 values[kBurst];
+/// A thread copies kBurst 16-byte vectors, all loads before its stores; a block's vectors are
+/// contiguous (vector e of thread t at block_base + e * blockDim.x + t).
+template <int kBurst> __global__ void burst_copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out) {
+  const unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * kBurst * blockDim.x + threadIdx.x;
+  uint4 values[kBurst];
 #pragma unroll
-    for (int e = 0; e < kBurst; ++e) values[e] = in[base + e * blockDim.x];
+  for (int e = 0; e < kBurst; ++e) values[e] = in[base + e * blockDim.x];
 #pragma unroll
-    for (int e = 0; e < kBurst; ++e) out[base + e * blockDim.x] = values[e];
-  }
+  for (int e = 0; e < kBurst; ++e) out[base + e * blockDim.x] = values[e];
 }
 } // namespace
 
@@ -657,25 +654,25 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
                        run.repeats, "bandwidth_kernel");
 }
 
-std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int rounds, int repeats) {
+std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats) {
   constexpr unsigned kThreads = 128;
-  const std::uint64_t block_bytes = static_cast<std::uint64_t>(burst) * static_cast<std::uint64_t>(rounds) * kThreads * sizeof(uint4);
-  if (burst < 1 || rounds < 1 || bytes == 0 || bytes % block_bytes != 0) {
-    throw std::runtime_error("copy_walk: bytes must be a positive multiple of burst x rounds x 128 x 16");
+  const std::uint64_t block_bytes = static_cast<std::uint64_t>(burst) * kThreads * sizeof(uint4);
+  if (burst < 1 || bytes == 0 || bytes % block_bytes != 0) {
+    throw std::runtime_error("burst_copy: bytes must be a positive multiple of burst x 128 x 16");
   }
-  check_range(buffer, 0, 2 * bytes, "copy_walk");
+  check_range(buffer, 0, 2 * bytes, "burst_copy");
   const auto* in = static_cast<const uint4*>(buffer.data());
   auto* out = reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes);
   const auto blocks = static_cast<unsigned>(bytes / block_bytes);
-  auto kernel = copy_walk_kernel<1>;
+  auto kernel = burst_copy_kernel<1>;
   switch (burst) {
   case 1: break;
-  case 2: kernel = copy_walk_kernel<2>; break;
-  case 4: kernel = copy_walk_kernel<4>; break;
-  case 8: kernel = copy_walk_kernel<8>; break;
-  default: throw std::runtime_error("copy_walk: burst must be 1, 2, 4 or 8, got " + std::to_string(burst));
+  case 2: kernel = burst_copy_kernel<2>; break;
+  case 4: kernel = burst_copy_kernel<4>; break;
+  case 8: kernel = burst_copy_kernel<8>; break;
+  default: throw std::runtime_error("burst_copy: burst must be 1, 2, 4 or 8, got " + std::to_string(burst));
   }
-  return event_seconds([&] { kernel<<<blocks, kThreads>>>(in, out, rounds); }, repeats, "copy_walk_kernel");
+  return event_seconds([&] { kernel<<<blocks, kThreads>>>(in, out); }, repeats, "burst_copy_kernel");
 }
 
 double shared_load_cycles(int stride_bytes, int iterations) {

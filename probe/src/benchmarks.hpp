@@ -127,10 +127,9 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
 
 /// Seconds per copy of the buffer's first `bytes` to the next `bytes` (after one warm-up): 16-byte
-/// vectors in 128-thread blocks whose vectors are contiguous (the library's copy kernel's
-/// shape); a thread moves `rounds` batches one after another, each `burst` (1, 2, 4 or 8)
-/// vectors, its loads then its stores.
-std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int rounds, int repeats);
+/// vectors, `burst` (1, 2, 4 or 8) per thread in one batch, its loads then its stores, in
+/// 128-thread blocks whose vectors are contiguous (the library's copy kernel's shape).
+std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats);
 
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).

@@ -1113,43 +1113,30 @@ private:
                                          ", bytes read + written over CUDA-event time, median of 15 copies; median "
                                          "of those medians",
                                      copy));
-    copy_shape_slowdowns(bytes / 4);
+    store_burst_slowdowns(bytes / 4);
   }
 
-  /// The same copy of `copy_bytes` in other shapes, against 1 vector per thread and block:
-  /// bursts of 2, 4, 8 vectors per thread (its loads, then its stores: the model's
-  /// store_burst) and walks of 4, 16, 64 rounds of one vector per thread (blocks that live
-  /// that many times longer: the model's rounds per block). Each repeat times every shape back
-  /// to back and contributes its ratios to the 1-vector copy, so clock drift cancels.
-  void copy_shape_slowdowns(std::uint64_t copy_bytes) {
+  /// A copy of `copy_bytes` with 1, 2, 4 and 8 vectors per thread (a thread's loads, then its
+  /// stores): the model's store_burst slowdowns. Each repeat times every burst back to back
+  /// and contributes that repeat's ratio to 1 vector per thread, so clock drift cancels.
+  void store_burst_slowdowns(std::uint64_t copy_bytes) {
     constexpr int kTimesPerPoint = 5;
     const std::vector<int> bursts{2, 4, 8};
-    const std::vector<int> walks{4, 16, 64};
-    std::map<int, std::vector<double>> burst_ratios;
-    std::map<int, std::vector<double>> walk_ratios;
-    const auto seconds = [&](int burst, int rounds) {
-      return summarize(gpu::copy_walk_seconds(*buffer_, copy_bytes, burst, rounds, kTimesPerPoint)).median;
-    };
+    std::map<int, std::vector<double>> ratios;
     for (int r = 0; r < repeats(); ++r) {
-      const double one = seconds(1, 1);
-      for (int burst : bursts) burst_ratios[burst].push_back(seconds(burst, 1) / one);
-      for (int rounds : walks) walk_ratios[rounds].push_back(seconds(1, rounds) / one);
+      const double one = summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, 1, kTimesPerPoint)).median;
+      for (int burst : bursts) {
+        ratios[burst].push_back(summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, burst, kTimesPerPoint)).median / one);
+      }
     }
-    const std::string copy = "copy of " + format_bytes(static_cast<double>(copy_bytes)) + " (128-thread blocks, a block's 16-byte vectors contiguous) with ";
-    const std::string against = ", time over the same copy with 1 vector per thread; median of " +
-                                std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios";
     for (int burst : bursts) {
-      const Summary slowdown = summarize(burst_ratios[burst]);
+      const Summary slowdown = summarize(ratios[burst]);
       profile_.dram.store_burst_slowdown[burst] = measured(
           slowdown.median,
-          provenance_from(copy + std::to_string(burst) + " 16-byte vectors per thread (its loads, then its stores)" + against,
-                          slowdown));
-    }
-    for (int rounds : walks) {
-      const Summary slowdown = summarize(walk_ratios[rounds]);
-      profile_.dram.block_walk_slowdown[rounds] = measured(
-          slowdown.median,
-          provenance_from(copy + std::to_string(rounds) + " rounds of 1 vector per thread, one after another" + against,
+          provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) + " with " + std::to_string(burst) +
+                              " 16-byte vectors per thread (its loads, then its stores; 128-thread blocks, a block's "
+                              "vectors contiguous), time over the same copy with 1 per thread; median of " +
+                              std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios",
                           slowdown));
     }
   }

@@ -164,28 +164,6 @@ TEST(TimeEstimate, StoreBurstsSlowMixedDramTrafficByTheProfilesFactor) {
   EXPECT_NEAR(dram_ratio(read_only), 1.0, 1e-12);
 }
 
-TEST(TimeEstimate, BlocksThatWalkManyRoundsSlowMixedDramTrafficByTheProfilesFactor) {
-  // copy, 8 scalar loads per thread in batches of 4: every warp walks 2 rounds. Measured
-  // slowdowns 1.04 at 4 rounds and 1.08 at 16: at 2, 1 + 0.04 x log2(2) / log2(4) = 1.02.
-  const DeviceProfile plain = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  DeviceProfile slowed = plain;
-  const Provenance by_test{"test", 1, 0.0, Confidence::high};
-  slowed.dram.block_walk_slowdown = {{4, {1.04, by_test}}, {16, {1.08, by_test}}};
-  SimulationOptions exact;
-  exact.work_budget = 0;
-  const auto dram_us = [&](const char* config, const DeviceProfile& profile) {
-    const Prediction p = simulate(build_pattern({"copy", 1 << 20}, Config::parse(config)), profile, exact);
-    const double read = p.metric("dram__bytes_read.sum");
-    const double write = p.metric("dram__bytes_write.sum");
-    return std::make_pair(p.time_terms_us.at("dram"), 2.0 * std::min(read, write) / (read + write));
-  };
-  const auto [two_rounds_us, mixed] = dram_us("block=256,vector=1,ept=8", slowed);
-  EXPECT_NEAR(two_rounds_us / dram_us("block=256,vector=1,ept=8", plain).first, 1.0 + 0.02 * mixed, 1e-9);
-  // One round (ept 4, one batch): nothing to walk.
-  EXPECT_NEAR(dram_us("block=256,vector=1,ept=4", slowed).first / dram_us("block=256,vector=1,ept=4", plain).first, 1.0,
-              1e-12);
-}
-
 TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposesItAll) {
   // copy n=2^14, 256-thread blocks, 8 scalar loads per thread in batches of 4: 8 blocks, each
   // thread's loads are cold lines, so both rounds wait for DRAM: chain = 2 x DRAM latency.

@@ -136,9 +136,6 @@ struct DramProfile {
   /// By store burst B (2, 4, 8, ...): a copy's time with B vectors per thread (B loads, then B
   /// stores) over its time with 1; empty when the probe did not measure it.
   std::map<std::int64_t, Measured> store_burst_slowdown;
-  /// By rounds R: a copy's time when each thread moves R vectors one after another (blocks
-  /// that live R times longer) over its time with 1; empty when the probe did not measure it.
-  std::map<std::int64_t, Measured> block_walk_slowdown;
   friend bool operator==(const DramProfile&, const DramProfile&) = default;
 };
 
@@ -338,8 +335,6 @@ struct PhaseLoop {
 
 /// The most independent loads a thread can keep outstanding that a pattern may declare.
 inline constexpr std::int64_t kMaxLoadsInFlight = 256;
-/// The most rounds per block a profile's block_walk_slowdown may name.
-inline constexpr std::int64_t kMaxBlockWalkRounds = 1 << 20;
 
 struct KernelPattern {
   std::string name;
