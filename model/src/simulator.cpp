@@ -793,6 +793,9 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
            begin += step) {
         run_wave(runner, begin, std::min(end, begin + step), discarded_traffic, discarded_stats);
       }
+      // Those blocks ran long before the sample, their L1 lines gone with them: only L2 keeps
+      // their planes.
+      memory.invalidate_l1s();
     }
     run_wave(runner, first_block - warm_up, first_block, discarded_traffic, discarded_stats);
     runner.set_skip_shared(false);
