@@ -2,6 +2,7 @@
 // Every family emits exactly the per-thread address order the contract states, so the CUDA
 // kernels and the model count the same sectors.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 
@@ -126,6 +127,27 @@ double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
 // ----- transpose -----------------------------------------------------------------------
 
+/// Registers of the transpose kernels as ptxas allots them (nvcc 13.0, sm_90, rounded up to the
+/// 8 per thread a warp is allotted in), by element bytes (f16 as f32), shared or direct, the
+/// compiled columns per thread (0: the bounds-checked walk) and batch.
+std::int64_t transpose_registers(int element_bytes, bool shared, std::int64_t cols, std::int64_t batch) {
+  struct Shape {
+    std::int64_t cols, batch, f32_shared, f32_direct, f64_shared, f64_direct;
+  };
+  static constexpr std::array<Shape, 15> kShapes{{{8, 16, 48, 32, 64, 40}, {8, 8, 48, 32, 64, 40}, {4, 16, 48, 40, 64, 64},
+                                                  {4, 8, 48, 32, 64, 40},  {4, 4, 56, 32, 64, 48}, {2, 16, 48, 32, 64, 40},
+                                                  {2, 8, 56, 32, 64, 40},  {2, 4, 48, 32, 64, 48}, {2, 2, 56, 40, 64, 48},
+                                                  {1, 16, 40, 32, 48, 40}, {1, 8, 48, 32, 48, 40}, {1, 4, 48, 32, 48, 40},
+                                                  {1, 2, 56, 32, 64, 40},  {1, 1, 48, 32, 64, 40}, {0, 1, 40, 32, 48, 48}}};
+  const bool wide = element_bytes > 4;
+  for (const Shape& shape : kShapes) {
+    if (shape.cols == cols && shape.batch == batch) {
+      return wide ? (shared ? shape.f64_shared : shape.f64_direct) : (shared ? shape.f32_shared : shape.f32_direct);
+    }
+  }
+  return wide ? 64 : 56; // no compiled kernel has this shape: the most any of them takes
+}
+
 KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
@@ -152,14 +174,15 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   pattern.useful_bytes = checked_product(family, {n, m, bytes, 2});
   // The kernels move a batch of elements (loads, then stores) at a time: a full tile of a
   // compiled shape (power-of-two rows and at most 8 columns per thread) up to 16 per batch,
-  // otherwise the bounds-checked walk's 8 (kernels/src/transpose.cu). Registers as ptxas gives
-  // them, within 8 whatever the batch: direct 32, shared 48, +16 for 8-byte elements.
+  // otherwise the bounds-checked walk's 8 (kernels/src/transpose.cu).
   const std::int64_t per_thread = (tile / block_x) * (tile / block_y);
   const bool power_of_two_shape = std::has_single_bit(static_cast<std::uint64_t>(tile / block_x)) &&
                                   std::has_single_bit(static_cast<std::uint64_t>(tile / block_y)) && tile / block_x <= 8;
   pattern.loads_in_flight = std::min<std::int64_t>(per_thread, power_of_two_shape ? 16 : 8);
   pattern.store_burst = pattern.loads_in_flight; // a batch's stores follow its loads
-  pattern.registers_per_thread = (smem == 1 ? 48 : 32) + (bytes > 4 ? 16 : 0);
+  pattern.registers_per_thread = power_of_two_shape
+                                     ? transpose_registers(bytes, smem == 1, tile / block_x, pattern.loads_in_flight)
+                                     : transpose_registers(bytes, smem == 1, 0, 1);
 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
   const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});
@@ -217,6 +240,9 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
                              store("out", {element(1)}, {}, static_cast<int>(vector))}});
   pattern.loads_in_flight = std::min<std::int64_t>(ept, kMoveBatch); // batched_moves
   pattern.store_burst = pattern.loads_in_flight;
+  // ptxas (nvcc 13.0, sm_90, rounded up to 8): 28 with 16-byte words, 58-63 with 2- to 8-byte
+  // ones: the narrow copies hold half the threads per SM the default 32 would allow.
+  pattern.registers_per_thread = vector * bytes == 16 ? 32 : 64;
   return pattern;
 }
 
@@ -269,6 +295,23 @@ std::vector<Access> star_taps(const std::string& array, const RowAt& row_at, con
     taps.push_back(load(array, {row_at(d), col_at(0)}, guards));
   }
   return taps;
+}
+
+/// Registers of the vector stencil2d kernels as ptxas allots them (nvcc 13.0, sm_90, rounded up
+/// to the 8 per thread a warp is allotted in), by element bytes, vector and compiled rows
+/// (`rows` 0: a run-time radius); rows that are not compiled roll two at a time.
+std::int64_t stencil2d_vector_registers(int element_bytes, std::int64_t vector, std::int64_t rows, bool compiled_rows) {
+  const bool half = element_bytes == 2;
+  const bool wide = element_bytes == 8;
+  if (rows == 0) return wide ? 136 : half ? (vector == 8 ? 128 : vector == 4 ? 72 : 64) : (vector == 4 ? 112 : 72);
+  if (!compiled_rows) return half && vector == 8 ? 40 : 32;
+  // Columns: 1, 2, 4, 8 rows.
+  static constexpr std::array<std::int64_t, 4> f32_v2{40, 40, 40, 48}, f32_v4{40, 48, 48, 64}, f16_v2{32, 40, 40, 48},
+      f16_v4{40, 48, 48, 72}, f16_v8{48, 48, 72, 104}, f64_v2{40, 48, 64, 72};
+  const auto column = static_cast<std::size_t>(std::countr_zero(static_cast<std::uint64_t>(rows)));
+  if (wide) return f64_v2[column];
+  if (half) return (vector == 8 ? f16_v8 : vector == 4 ? f16_v4 : f16_v2)[column];
+  return (vector == 4 ? f32_v4 : f32_v2)[column];
 }
 
 KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
@@ -339,12 +382,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
     }
     append_vector_stores(accesses, "out", {y_at(0)}, x0_at, {row_interior}, vector, radius, m);
     pattern.phases.push_back({{rows}, std::move(accesses)});
-    // The kernel keeps every row's vector sums. Registers bound ptxas's for radius 1 (f32 vector
-    // 4, ept_y 1-8: 38-66; f16 vector 8, ept_y 8: 162, its halves converted in pairs); a run-time
-    // radius keeps up to 8 rows of taps: 59-124.
-    const std::int64_t lane_cost = bytes == 2 ? 2 : bytes / 4;
-    pattern.registers_per_thread =
-        radius == 1 ? std::min<std::int64_t>(255, 40 + ept_y * vector * lane_cost) : std::int64_t{128};
+    pattern.registers_per_thread = stencil2d_vector_registers(bytes, vector, radius == 1 ? ept_y : 0, compiled_rows);
     return pattern;
   }
 

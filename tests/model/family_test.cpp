@@ -130,6 +130,28 @@ TEST(Families, StoreBurstIsTheStoresAThreadIssuesAfterItsBatchOfLoads) {
   EXPECT_EQ(burst({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=2,pad=1"), 8);
 }
 
+TEST(Families, RegistersAreThoseOfTheCompiledKernelTheConfigSelects) {
+  const auto registers = [](const ProblemSpec& problem, const char* config) {
+    return build_pattern(problem, Config::parse(config)).registers_per_thread;
+  };
+  // transpose: tile 32 over 32x2 threads is 1 column x 16 rows per thread, batch 16: ptxas
+  // gives the shared kernel <1, 16> 40 registers; tile 64 over 32x8 is 2 columns x 8 rows,
+  // batch 16: <2, 16>, 48 (64 with 8-byte elements); tile 32 over 8x8, direct: <4, 16>, 40.
+  EXPECT_EQ(registers({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"), 40);
+  EXPECT_EQ(registers({"transpose", 1024}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 48);
+  EXPECT_EQ(registers({"transpose", 1024, 0, 0, DataType::f64}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 64);
+  EXPECT_EQ(registers({"transpose", 1024}, "smem=0,tile=32,block_x=8,block_y=8"), 40);
+  // copy: 16-byte words 32, narrower words 64.
+  EXPECT_EQ(registers({"copy", 1 << 20}, "block=128,vector=4,ept=1"), 32);
+  EXPECT_EQ(registers({"copy", 1 << 20}, "block=128,vector=1,ept=1"), 64);
+  EXPECT_EQ(registers({"copy", 1 << 20, 0, 0, DataType::f64}, "block=128,vector=2,ept=1"), 32);
+  // vector stencil2d by rows: f32 vector 4 with 2, 4, 8 rows: 48, 48, 64.
+  EXPECT_EQ(registers({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=2,smem=0,vector=4"), 48);
+  EXPECT_EQ(registers({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=8,smem=0,vector=4"), 64);
+  // stencil3d vector 2 chunks: 32 (the upper bound it replaced, 36, cost a quarter of the blocks).
+  EXPECT_EQ(registers({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 32);
+}
+
 TEST(Families, GemmRegistersHoldTheLoadBatchBesideTheAccumulators) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   // f64 4x4 tile, 256 threads: 40 + 4 doubles in flight x 2 + (16 + 4 + 4) x 2 = 96 registers,
