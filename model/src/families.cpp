@@ -573,13 +573,26 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
                          checked_product(family, {M, N, bytes});
   pattern.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
   // The kernel keeps kMoveBatch tile elements in flight per thread (kernels/src/batched_moves.cuh)
-  // beside its accumulators and a/b fragments (two registers each for f64) and the two tiles'
-  // sweep cursors. 40 + these bounds what nvcc 13.0 allots on sm_90 (f32 1x1, 4x4, 8x8: 42, 66,
-  // 115 against 47, 68, 124 here), so a block the model accepts also launches.
-  const std::int64_t element_words = (bytes + 3) / 4;
-  const std::int64_t accumulator_words = problem.dtype == DataType::f64 ? 2 : 1;
-  pattern.registers_per_thread =
-      std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (tm * tn + tm + tn) * accumulator_words);
+  // beside its accumulators and a/b fragments. Registers as ptxas allots them (nvcc 13.0,
+  // sm_90; the occupancy rounds them up to the 8 per thread a warp is allotted in), by element
+  // type, tm and tn; the estimate they replace (40 + batch + fragments) gave 8x2 f32 tiles 70
+  // for 64, one 512-thread block per SM instead of two.
+  static constexpr std::array<std::int64_t, 16> kF32{42, 48, 48, 48, 45, 48, 56, 64, 48, 52, 66, 74, 56, 64, 80, 115};
+  static constexpr std::array<std::int64_t, 16> kF64{47, 52, 56, 64, 48, 56, 64, 80, 56, 66, 82, 125, 70, 106, 128, 193};
+  static constexpr std::array<std::int64_t, 16> kF16{42, 48, 48, 48, 43, 48, 50, 56, 48, 48, 62, 75, 56, 56, 80, 115};
+  const auto compiled = [](std::int64_t v) { return std::has_single_bit(static_cast<std::uint64_t>(v)) && v <= 8; };
+  if (compiled(tm) && compiled(tn)) {
+    const auto tile_index = static_cast<std::size_t>(4 * std::countr_zero(static_cast<std::uint64_t>(tm)) +
+                                                     std::countr_zero(static_cast<std::uint64_t>(tn)));
+    pattern.registers_per_thread = (problem.dtype == DataType::f64   ? kF64
+                                    : problem.dtype == DataType::f16 ? kF16
+                                                                     : kF32)[tile_index];
+  } else { // no compiled kernel: the estimate, accumulators and fragments beside the batch
+    const std::int64_t element_words = (bytes + 3) / 4;
+    const std::int64_t accumulator_words = problem.dtype == DataType::f64 ? 2 : 1;
+    pattern.registers_per_thread =
+        std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (tm * tn + tm + tn) * accumulator_words);
+  }
   pattern.loads_in_flight = kMoveBatch;
   pattern.store_burst = tm * tn; // the thread tile of C, once at the end
 
