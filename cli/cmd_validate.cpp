@@ -13,6 +13,7 @@
 #include "cachewise/advisor.hpp"
 #include "cachewise/cupti.hpp"
 #include "cachewise/kernels.hpp"
+#include "cachewise/tuner.hpp"
 #include "command.hpp"
 #include "common.hpp"
 
@@ -123,12 +124,6 @@ std::vector<std::size_t> rows_to_profile(const Options& options, const std::vect
   return chosen;
 }
 
-double median_of(std::vector<double> values) {
-  std::ranges::sort(values);
-  const std::size_t half = values.size() / 2;
-  return values.size() % 2 == 1 ? values[half] : 0.5 * (values[half - 1] + values[half]);
-}
-
 /// Times the top-1 and the best `rounds` times each, one after the other (each time as the
 /// sweep timed them: warm-up, then the repeats' median), so both see the same drift.
 Confirmation confirm_top1_and_best(const ProblemSpec& problem, const std::vector<Row>& rows, kernels::Workload& workload,
@@ -142,7 +137,7 @@ Confirmation confirm_top1_and_best(const ProblemSpec& problem, const std::vector
     best_ms.push_back(&best == &top ? top_ms.back()
                                     : kernels::time_kernel(problem, best.candidate.config, workload, timing).median_ms);
   }
-  return {median_of(top_ms), median_of(best_ms), kConfirmationRounds};
+  return {tuner::estimate_median(top_ms).median, tuner::estimate_median(best_ms).median, kConfirmationRounds};
 }
 
 nlohmann::json metrics_json(const std::map<std::string, double>& metrics) {
@@ -190,18 +185,18 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
         {{"config", failure.config}, {"predicted_rank", failure.predicted_rank}, {"error", failure.error}});
   }
   const Row& top = rows.front();
-  const Row* best = &fastest_row(rows);
+  const Row& best = fastest_row(rows);
   json["summary"] = {{"candidates", rows.size()},
                      {"checked_all_correct",
                       std::ranges::all_of(rows, [](const Row& row) { return !row.max_relative_error || row.correct; })},
                      {"top1_config", top.candidate.config.to_string()},
                      {"top1_measured_us", top.timing.median_ms * 1e3},
-                     {"best_config", best->candidate.config.to_string()},
-                     {"best_measured_us", best->timing.median_ms * 1e3},
-                     {"best_predicted_rank", best->predicted_rank},
-                     {"top1_over_best", top.timing.median_ms / best->timing.median_ms},
-                     {"best_bandwidth_gb_per_s", best->timing.bandwidth_gb_per_s},
-                     {"best_fraction_of_copy", best->timing.bandwidth_gb_per_s / copy_gb_per_s},
+                     {"best_config", best.candidate.config.to_string()},
+                     {"best_measured_us", best.timing.median_ms * 1e3},
+                     {"best_predicted_rank", best.predicted_rank},
+                     {"top1_over_best", top.timing.median_ms / best.timing.median_ms},
+                     {"best_bandwidth_gb_per_s", best.timing.bandwidth_gb_per_s},
+                     {"best_fraction_of_copy", best.timing.bandwidth_gb_per_s / copy_gb_per_s},
                      {"confirmation_rounds", confirmation.rounds},
                      {"confirmed_top1_us", confirmation.top1_ms * 1e3},
                      {"confirmed_best_us", confirmation.best_ms * 1e3},
@@ -248,12 +243,12 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
   for (const LaunchFailure& failure : failures) {
     out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error << '\n';
   }
-  const Row* best = &fastest_row(rows);
+  const Row& best = fastest_row(rows);
   out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " us; best measured "
-      << number(best->timing.median_ms * 1e3, 1) << " us (rank " << best->predicted_rank << ", "
-      << best->candidate.config.to_string() << "): top-1/best = "
-      << number(rows.front().timing.median_ms / best->timing.median_ms, 3) << "; best = "
-      << number(100.0 * best->timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
+      << number(best.timing.median_ms * 1e3, 1) << " us (rank " << best.predicted_rank << ", "
+      << best.candidate.config.to_string() << "): top-1/best = "
+      << number(rows.front().timing.median_ms / best.timing.median_ms, 3) << "; best = "
+      << number(100.0 * best.timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
       << "timed again " << confirmation.rounds << " times each, alternating: top-1 " << number(confirmation.top1_ms * 1e3, 1)
       << " us, best " << number(confirmation.best_ms * 1e3, 1)
       << " us: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
