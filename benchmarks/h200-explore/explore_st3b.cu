@@ -136,24 +136,10 @@ int main(int argc, char** argv) {
   for (int n : {256, 512}) {
     const size_t bytes = static_cast<size_t>(n) * n * n * 4;
     Buffers b = make(bytes);
-    const double moved = 2.0 * bytes;
-    auto copies = [&](const char* when) {
-      const double copy = time_us(
-          b, [&](const float* i, float* o) { copy4<<<bytes / 16 / 128, 128>>>((const float4*)i, (float4*)o, bytes / 16); });
-      const double memcpy_us =
-          time_us(b, [&](const float* i, float* o) { cudaMemcpyAsync(o, i, bytes, cudaMemcpyDeviceToDevice); });
-      printf("n3=%d %s: copy4x128 %.1f us, cudaMemcpy %.1f us (%.0f GB/s)\n", n, when, copy, memcpy_us,
-             moved / memcpy_us / 1e3);
-      return memcpy_us;
-    };
+    auto copies = [&](const char* when) { return time_copies(b, n, when); };
     const double memcpy_us = copies("before");
     auto rep = [&](const char* name, int v, const std::function<void(const float*, float*)>& l) {
-      if (only && !strstr(name, only)) return;
-      const double err = check(b, n, v, l);
-      const double t = time_us(b, l);
-      printf("n3=%d %-36s %7.1f us %6.0f GB/s %5.1f%% of cudaMemcpy  max_err %.1e\n", n, name, t, moved / t / 1e3,
-             100 * memcpy_us / t, err);
-      fflush(stdout);
+      report_variant(b, n, memcpy_us, only, 36, name, v, l);
     };
 #define ROWS(V, BX, BY, R, NB, SHFL, CS, ZC)                                                                           \
   rep("v" #V " " #BX "x" #BY " R" #R " nb" #NB " shfl" #SHFL " cs" #CS " z" #ZC, V, [&](const float* i, float* o) {  \
@@ -181,11 +167,8 @@ int main(int argc, char** argv) {
     ROWS(4, 64, 1, 4, 1, 1, 0, 8);
     ROWS(4, 64, 2, 2, 1, 1, 1, 8);
     copies("after");
-    for (auto p : b.in) cudaFree(p);
-    for (auto p : b.out) cudaFree(p);
+    free_buffers(b);
   }
-  int clock_khz = 0;
-  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-  printf("device max SM clock %d MHz (clocks never set)\n", clock_khz / 1000);
+  print_max_clock();
   return 0;
 }
