@@ -42,6 +42,10 @@ lines, errors, ratios, bandwidth_rows = [], {q[0]: [] for q in quantities}, [], 
 # relative error; where it predicts none, what the counter still reports as a share of the
 # shared wavefronts (arbitration with other L1 traffic, which no access pattern causes).
 conflict_errors, spurious_shares, launch_failures, confirmed_ratios = [], [], [], []
+# Per profiled config using shared memory: is the counter's excess over the model's conflicts
+# within the arbitration conflicts read in the same pass (runs that read them)?
+ARBITRATION = "l1tex__data_bank_conflicts_type_arbitration.sum"
+excess_within_arbitration = []  # (excess, arbitration) per config
 large_dram_errors = []  # relative DRAM-byte errors where the kernel moves > 100 MB
 device = cases[0]["device"] if cases else "?"
 copy_bw = [c["copy_bandwidth_gb_per_s"] for c in cases]
@@ -105,6 +109,8 @@ for case in cases:
                         conflict_errors.append(abs(pv - mv) / max(pv, mv))
                     elif wavefronts > 0:
                         spurious_shares.append(mv / wavefronts)
+                    if wavefronts > 0 and ARBITRATION in measured:
+                        excess_within_arbitration.append((mv - pv, measured[ARBITRATION]))
                 if label == "DRAM MB" and mv > 100 and relative is not None:
                     large_dram_errors.append(relative)
         lines.append("| " + " | ".join(cells) + " |")
@@ -129,6 +135,13 @@ if spurious_shares:
     summary.append(f"Where it predicts none but the kernel uses shared memory ({len(spurious_shares)} configs): the counter's "
                    f"conflicts are a median {100 * statistics.median(spurious_shares):.2f}% (worst "
                    f"{100 * max(spurious_shares):.2f}%) of the shared wavefronts.")
+if excess_within_arbitration:
+    within = sum(1 for excess, arbitration in excess_within_arbitration if 0 <= excess <= arbitration)
+    below = sum(1 for excess, _ in excess_within_arbitration if excess < 0)
+    summary.append(f"The counter's conflicts minus the model's, against the L1 data-bank arbitration conflicts read in "
+                   f"the same pass (`{ARBITRATION}`, all clients): between 0 and that count in {within} of "
+                   f"{len(excess_within_arbitration)} configs using shared memory"
+                   + (f", below the model's in {below}" if below else "") + ".")
 if large_dram_errors:
     summary.append(f"DRAM bytes where the kernel moves > 100 MB ({len(large_dram_errors)} configs): median relative error "
                    f"{100 * statistics.median(large_dram_errors):.1f}%, worst {100 * max(large_dram_errors):.1f}%.")
