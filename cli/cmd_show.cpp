@@ -116,6 +116,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
               number_text(profile.l2.far_hit_latency_cycles.value, 1) + " cycles");
   with_optional(l2, "read bandwidth", profile.l2.read_bandwidth_gb_per_s, " GB/s");
   with_optional(l2, "write bandwidth", profile.l2.write_bandwidth_gb_per_s, " GB/s");
+  if (profile.l2.sparse_line_write_slowdown) {
+    l2.measured("one sector per line written", *profile.l2.sparse_line_write_slowdown,
+                "x" + number_text(profile.l2.sparse_line_write_slowdown->value, 3) + " of whole lines, per sector");
+  }
   l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
   section("L2", l2);
 
@@ -129,6 +133,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
   with_optional(dram, "fetch granularity", profile.dram.fetch_granularity_bytes, " B");
   for (const auto& [burst, slowdown] : profile.dram.store_burst_slowdown) {
     dram.measured("copy time, " + std::to_string(burst) + " stores per burst", slowdown,
+                  "x" + number_text(slowdown.value, 3) + " of 1 per thread");
+  }
+  for (const auto& [rounds, slowdown] : profile.dram.block_walk_slowdown) {
+    dram.measured("copy time, " + std::to_string(rounds) + " rounds per thread", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of 1 per thread");
   }
   dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));

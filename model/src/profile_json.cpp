@@ -250,6 +250,7 @@ L2Profile read_l2(const Node& node) {
   l2.far_hit_latency_cycles = read_measured(node, "far_hit_latency_cycles", Rule::positive);
   l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
   l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", Rule::positive);
+  l2.sparse_line_write_slowdown = read_optional(node, "sparse_line_write_slowdown", Rule::positive);
   l2.allocates_on_store = read_flag(node, "allocates_on_store");
   return l2;
 }
@@ -269,20 +270,22 @@ json write_l2(const L2Profile& l2) {
   write_optional(out, "ways", l2.ways);
   write_optional(out, "read_bandwidth_gb_per_s", l2.read_bandwidth_gb_per_s);
   write_optional(out, "write_bandwidth_gb_per_s", l2.write_bandwidth_gb_per_s);
+  write_optional(out, "sparse_line_write_slowdown", l2.sparse_line_write_slowdown);
   return out;
 }
 
-/// {"2": Measured, "4": Measured, ...}: keys are store bursts, integers in [2, kMaxLoadsInFlight].
-std::map<std::int64_t, Measured> read_burst_slowdowns(const Node& parent, std::string_view key) {
+/// {"2": Measured, "4": Measured, ...}: keys are integers in [2, max_key] (store bursts, rounds).
+std::map<std::int64_t, Measured> read_slowdowns(const Node& parent, std::string_view key, std::string_view what,
+                                                std::int64_t max_key) {
   std::map<std::int64_t, Measured> slowdowns;
   if (!parent.has(key)) return slowdowns;
   const Node node = parent.object(key);
   for (const auto& [burst_text, value] : node.raw().items()) {
     std::int64_t burst = 0;
     const auto [end, error] = std::from_chars(burst_text.data(), burst_text.data() + burst_text.size(), burst);
-    if (error != std::errc() || end != burst_text.data() + burst_text.size() || burst < 2 || burst > kMaxLoadsInFlight) {
+    if (error != std::errc() || end != burst_text.data() + burst_text.size() || burst < 2 || burst > max_key) {
       Node::fail(node.at(burst_text),
-                 "expected a store burst as the key, an integer in [2, " + std::to_string(kMaxLoadsInFlight) + "]");
+                 "expected " + std::string(what) + " as the key, an integer in [2, " + std::to_string(max_key) + "]");
     }
     slowdowns[burst] = read_measured(node, burst_text, Rule::positive);
   }
@@ -296,7 +299,8 @@ DramProfile read_dram(const Node& node) {
   dram.write_bandwidth_gb_per_s = read_measured(node, "write_bandwidth_gb_per_s", Rule::positive);
   dram.copy_bandwidth_gb_per_s = read_optional(node, "copy_bandwidth_gb_per_s", Rule::positive);
   dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", Rule::power_of_two);
-  dram.store_burst_slowdown = read_burst_slowdowns(node, "store_burst_slowdown");
+  dram.store_burst_slowdown = read_slowdowns(node, "store_burst_slowdown", "a store burst", kMaxLoadsInFlight);
+  dram.block_walk_slowdown = read_slowdowns(node, "block_walk_slowdown", "rounds per block", kMaxBlockWalkRounds);
   return dram;
 }
 
@@ -308,6 +312,9 @@ json write_dram(const DramProfile& dram) {
   write_optional(out, "fetch_granularity_bytes", dram.fetch_granularity_bytes);
   for (const auto& [burst, slowdown] : dram.store_burst_slowdown) {
     out["store_burst_slowdown"][std::to_string(burst)] = write_measured(slowdown);
+  }
+  for (const auto& [rounds, slowdown] : dram.block_walk_slowdown) {
+    out["block_walk_slowdown"][std::to_string(rounds)] = write_measured(slowdown);
   }
   return out;
 }

@@ -584,7 +584,18 @@ unsigned long long bandwidth_iterations(const BandwidthRun& run) {
   const unsigned long long accesses = run.bytes / sizeof(uint4) * static_cast<unsigned long long>(run.passes);
   return std::max(1ull, accesses / (kBandwidthStreams * threads_per_group(run)));
 }
+
+/// Loop iterations of each of the grid's threads so sparse-line stores touch every line of the
+/// range `passes` times (a warp store: 32 lines).
+unsigned long long sparse_line_store_iterations(const BandwidthRun& run) {
+  const unsigned long long line_stores = run.bytes / 128 * static_cast<unsigned long long>(run.passes);
+  return std::max(1ull, line_stores / (kBandwidthStreams * threads_per_group({run.bytes, run.passes})));
+}
 } // namespace
+
+std::uint64_t sparse_line_stores(const BandwidthRun& run) {
+  return sparse_line_store_iterations(run) * kBandwidthStreams * threads_per_group({run.bytes, run.passes});
+}
 
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
   return bandwidth_iterations(run) * kBandwidthStreams * threads_per_group(run) * sizeof(uint4) * groups_of(run);
@@ -631,6 +642,34 @@ template <int kBurst> __global__ void burst_copy_kernel(const uint4* __restrict_
 #pragma unroll
   for (int e = 0; e < kBurst; ++e) out[base + e * blockDim.x] = values[e];
 }
+
+/// Stores of 4 bytes, each lane of a warp into its own 128-byte line (a transpose without
+/// shared memory stores so): a warp store writes one sector of each of 32 lines. kStreams stores
+/// in flight per thread; a warp's successive stores walk groups of 32 lines over the range.
+__global__ void sparse_line_store_kernel(unsigned char* data, unsigned long long groups, unsigned long long iterations) {
+  constexpr int kStreams = static_cast<int>(kBandwidthStreams);
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * blockDim.x / 32;
+  const unsigned long long warp = (blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) / 32;
+  unsigned long long group[kStreams];
+  for (int u = 0; u < kStreams; ++u) group[u] = (warp + u * warps) % groups;
+  const unsigned long long advance = kStreams * warps % groups;
+  for (unsigned long long it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int u = 0; u < kStreams; ++u) {
+      *reinterpret_cast<unsigned*>(data + 128 * (group[u] * 32 + lane)) = static_cast<unsigned>(it) ^ u;
+      group[u] += advance;
+      if (group[u] >= groups) group[u] -= groups;
+    }
+  }
+}
+
+/// A thread copies `rounds` 16-byte vectors one after another (each loaded, then stored); a
+/// block's vectors are contiguous (round r of thread t at block_base + r * blockDim.x + t).
+__global__ void copy_walk_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, int rounds) {
+  unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * rounds * blockDim.x + threadIdx.x;
+  for (int r = 0; r < rounds; ++r, base += blockDim.x) out[base] = in[base];
+}
 } // namespace
 
 std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
@@ -673,6 +712,30 @@ std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t
   default: throw std::runtime_error("burst_copy: burst must be 1, 2, 4 or 8, got " + std::to_string(burst));
   }
   return event_seconds([&] { kernel<<<blocks, kThreads>>>(in, out); }, repeats, "burst_copy_kernel");
+}
+
+std::vector<double> sparse_line_store_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
+  check_range(buffer, 0, run.bytes, "sparse_line_store");
+  const unsigned long long groups = run.bytes / (128 * 32);
+  if (groups == 0) throw std::runtime_error("sparse_line_store: the range must hold at least 32 lines");
+  const unsigned blocks = static_cast<unsigned>(2 * current_sm_count());
+  const unsigned long long iterations = sparse_line_store_iterations(run);
+  auto* data = static_cast<unsigned char*>(buffer.data());
+  return event_seconds([&] { sparse_line_store_kernel<<<blocks, kBandwidthThreads>>>(data, groups, iterations); },
+                       run.repeats, "sparse_line_store_kernel");
+}
+
+std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int rounds, int repeats) {
+  constexpr unsigned kThreads = 128;
+  const std::uint64_t block_bytes = static_cast<std::uint64_t>(rounds) * kThreads * sizeof(uint4);
+  if (rounds < 1 || bytes == 0 || bytes % block_bytes != 0) {
+    throw std::runtime_error("copy_walk: bytes must be a positive multiple of rounds x 128 x 16");
+  }
+  check_range(buffer, 0, 2 * bytes, "copy_walk");
+  const auto* in = static_cast<const uint4*>(buffer.data());
+  auto* out = reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes);
+  const auto blocks = static_cast<unsigned>(bytes / block_bytes);
+  return event_seconds([&] { copy_walk_kernel<<<blocks, kThreads>>>(in, out, rounds); }, repeats, "copy_walk_kernel");
 }
 
 double shared_load_cycles(int stride_bytes, int iterations) {

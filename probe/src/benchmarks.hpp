@@ -131,6 +131,18 @@ std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
 /// 128-thread blocks whose vectors are contiguous (the library's copy kernel's shape).
 std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats);
 
+/// Seconds per launch of 4-byte stores of which each lane of a warp writes into its own
+/// 128-byte line of [0, run.bytes) (one sector of each of 32 lines per warp store), the whole
+/// grid (2 blocks x 1024 threads per SM, 4 stores in flight per thread) walking the range
+/// `run.passes` times; run.sharing, op and store are ignored. sparse_line_stores: the
+/// (one-sector) line stores one launch makes.
+std::vector<double> sparse_line_store_seconds(const DeviceBuffer& buffer, const BandwidthRun& run);
+std::uint64_t sparse_line_stores(const BandwidthRun& run);
+
+/// Seconds per copy of the same shape walked: a thread moves `rounds` vectors one after another
+/// (each loaded, then stored), so a block lives `rounds` times longer than with one.
+std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int rounds, int repeats);
+
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).
 double shared_load_cycles(int stride_bytes, int iterations);

@@ -993,6 +993,21 @@ private:
         measured(write.median, provenance_from("all SMs re-write an 8 MiB L2-resident range with plain 16-byte "
                                                "stores; CUDA events",
                                                write));
+    // The same range written one sector per line: 4 bytes per lane, each lane its own line (a
+    // transpose without shared memory stores so); time per sector over the whole-line stores'.
+    const double whole_sectors_per_s = write.median * 1e9 / 32;
+    const auto sparse_sectors = static_cast<double>(gpu::sparse_line_stores(run));
+    std::vector<double> slowdowns;
+    for (double seconds : gpu::sparse_line_store_seconds(*buffer_, run)) {
+      slowdowns.push_back(whole_sectors_per_s / (sparse_sectors / seconds));
+    }
+    const Summary sparse = summarize(slowdowns);
+    profile_.l2.sparse_line_write_slowdown = measured(
+        sparse.median, provenance_from("all SMs re-write the same 8 MiB L2-resident range 4 bytes per lane, each lane "
+                                       "of a warp store in its own line (one sector of each of 32 lines, 4 stores in "
+                                       "flight per thread): time per sector over the 16-byte stores' (" +
+                                           format_number(write.median, 0) + " GB/s, whole lines); CUDA events",
+                                       sparse));
   }
 
   void l2_line() {
@@ -1113,30 +1128,50 @@ private:
                                          ", bytes read + written over CUDA-event time, median of 15 copies; median "
                                          "of those medians",
                                      copy));
-    store_burst_slowdowns(bytes / 4);
+    copy_shape_slowdowns(bytes / 4);
   }
 
-  /// A copy of `copy_bytes` with 1, 2, 4 and 8 vectors per thread (a thread's loads, then its
-  /// stores): the model's store_burst slowdowns. Each repeat times every burst back to back
-  /// and contributes that repeat's ratio to 1 vector per thread, so clock drift cancels.
-  void store_burst_slowdowns(std::uint64_t copy_bytes) {
+  /// The same copy of `copy_bytes` in other shapes, each against its one-vector form: 2, 4, 8
+  /// vectors per thread (a thread's loads, then its stores: the model's store_burst), and walks
+  /// of 4, 16, 64 vectors per thread one after another (blocks that live that many times
+  /// longer: the model's block_walk_slowdown by load rounds). Each repeat times every shape back
+  /// to back and contributes its ratios, so clock drift cancels.
+  void copy_shape_slowdowns(std::uint64_t copy_bytes) {
     constexpr int kTimesPerPoint = 5;
     const std::vector<int> bursts{2, 4, 8};
-    std::map<int, std::vector<double>> ratios;
+    const std::vector<int> walks{4, 16, 64};
+    std::map<int, std::vector<double>> burst_ratios;
+    std::map<int, std::vector<double>> walk_ratios;
+    const auto burst_seconds = [&](int burst) {
+      return summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, burst, kTimesPerPoint)).median;
+    };
+    const auto walk_seconds = [&](int rounds) {
+      return summarize(gpu::copy_walk_seconds(*buffer_, copy_bytes, rounds, kTimesPerPoint)).median;
+    };
     for (int r = 0; r < repeats(); ++r) {
-      const double one = summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, 1, kTimesPerPoint)).median;
-      for (int burst : bursts) {
-        ratios[burst].push_back(summarize(gpu::burst_copy_seconds(*buffer_, copy_bytes, burst, kTimesPerPoint)).median / one);
-      }
+      const double one = burst_seconds(1);
+      for (int burst : bursts) burst_ratios[burst].push_back(burst_seconds(burst) / one);
+      const double one_round = walk_seconds(1);
+      for (int rounds : walks) walk_ratios[rounds].push_back(walk_seconds(rounds) / one_round);
     }
+    const std::string against = ", time over the same copy with 1 vector per thread; median of " +
+                                std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios";
     for (int burst : bursts) {
-      const Summary slowdown = summarize(ratios[burst]);
+      const Summary slowdown = summarize(burst_ratios[burst]);
       profile_.dram.store_burst_slowdown[burst] = measured(
           slowdown.median,
           provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) + " with " + std::to_string(burst) +
                               " 16-byte vectors per thread (its loads, then its stores; 128-thread blocks, a block's "
-                              "vectors contiguous), time over the same copy with 1 per thread; median of " +
-                              std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios",
+                              "vectors contiguous)" + against,
+                          slowdown));
+    }
+    for (int rounds : walks) {
+      const Summary slowdown = summarize(walk_ratios[rounds]);
+      profile_.dram.block_walk_slowdown[rounds] = measured(
+          slowdown.median,
+          provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) +
+                              " (128-thread blocks, a block's 16-byte vectors contiguous) with " + std::to_string(rounds) +
+                              " rounds of 1 vector per thread, one after another" + against,
                           slowdown));
     }
   }

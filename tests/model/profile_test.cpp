@@ -65,6 +65,7 @@ TEST(Profile, StoreBurstSlowdownsRoundTripByBurst) {
   DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   profile.dram.store_burst_slowdown[8] = {1.06, {"copy, 8 per thread", 7, 0.004, Confidence::high}};
   profile.dram.store_burst_slowdown[2] = {1.01, {"copy, 2 per thread", 7, 0.002, Confidence::high}};
+  profile.dram.block_walk_slowdown[16] = {1.03, {"copy, 16 rounds", 7, 0.003, Confidence::high}};
   const json written = profile_to_json(profile);
   EXPECT_DOUBLE_EQ(written["dram"]["store_burst_slowdown"]["8"]["value"].get<double>(), 1.06);
   EXPECT_EQ(profile_from_json(written), profile);
@@ -83,6 +84,11 @@ TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
   expect_rejected(document, "profile.dram.store_burst_slowdown.4.value: expected a value > 0, got 0");
   document["dram"]["store_burst_slowdown"] = 3;
   expect_rejected(document, "profile.dram.store_burst_slowdown: expected an object, got a number");
+  document = example_json();
+  document["dram"]["block_walk_slowdown"] = json{{"1", slowdown}};
+  expect_rejected(document, "profile.dram.block_walk_slowdown.1: expected rounds per block as the key, an integer in [2, 1048576]");
+  document["dram"]["block_walk_slowdown"] = json{{"64", slowdown}};
+  EXPECT_DOUBLE_EQ(profile_from_json(document).dram.block_walk_slowdown.at(64).value, 1.05);
 }
 
 TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {

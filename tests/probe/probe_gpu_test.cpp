@@ -90,6 +90,28 @@ TEST_F(QuickProbe, StoreBurstSlowdownsAreMeasuredForTwoFourAndEight) {
   }
 }
 
+TEST_F(QuickProbe, BlockWalkSlowdownsAreMeasuredForFourSixteenAndSixtyFourRounds) {
+  const DeviceProfile& p = profile();
+  ASSERT_EQ(p.dram.block_walk_slowdown.size(), 3u);
+  for (const std::int64_t rounds : {4, 16, 64}) {
+    ASSERT_TRUE(p.dram.block_walk_slowdown.contains(rounds)) << rounds;
+    const Measured& slowdown = p.dram.block_walk_slowdown.at(rounds);
+    EXPECT_GT(slowdown.value, 0.8) << rounds;
+    EXPECT_LT(slowdown.value, 1.5) << rounds;
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(rounds) + " rounds of 1 vector per thread"), std::string::npos);
+  }
+}
+
+TEST_F(QuickProbe, StoresOfOneSectorPerLineAreSlowerPerSectorThanWholeLines) {
+  // H200: 1.91x (benchmarks/h200-explore, explore_scatter); never faster than whole lines.
+  const DeviceProfile& p = profile();
+  ASSERT_TRUE(p.l2.sparse_line_write_slowdown);
+  EXPECT_GT(p.l2.sparse_line_write_slowdown->value, 0.95);
+  EXPECT_LT(p.l2.sparse_line_write_slowdown->value, 8.0);
+  EXPECT_NE(p.l2.sparse_line_write_slowdown->provenance.method.find("each lane of a warp store in its own line"),
+            std::string::npos);
+}
+
 TEST_F(QuickProbe, SharedMemoryBanksSpanAWarpOfWords) {
   const DeviceProfile& p = profile();
   EXPECT_GE(p.shared_memory.banks.value * p.shared_memory.bank_width_bytes.value, 64);

@@ -123,6 +123,9 @@ struct L2Profile {
   Measured far_hit_latency_cycles;
   std::optional<Measured> read_bandwidth_gb_per_s;
   std::optional<Measured> write_bandwidth_gb_per_s;
+  /// A store's time per sector when it writes one sector of each line it touches, over stores
+  /// that write whole lines (L2-resident data); absent when the probe did not measure it.
+  std::optional<Measured> sparse_line_write_slowdown;
   MeasuredFlag allocates_on_store;
   friend bool operator==(const L2Profile&, const L2Profile&) = default;
 };
@@ -136,6 +139,9 @@ struct DramProfile {
   /// By store burst B (2, 4, 8, ...): a copy's time with B vectors per thread (B loads, then B
   /// stores) over its time with 1; empty when the probe did not measure it.
   std::map<std::int64_t, Measured> store_burst_slowdown;
+  /// By rounds R: a copy's time when each thread moves R vectors one after another (blocks
+  /// that live R times longer) over its time with 1; empty when the probe did not measure it.
+  std::map<std::int64_t, Measured> block_walk_slowdown;
   friend bool operator==(const DramProfile&, const DramProfile&) = default;
 };
 
@@ -335,6 +341,8 @@ struct PhaseLoop {
 
 /// The most independent loads a thread can keep outstanding that a pattern may declare.
 inline constexpr std::int64_t kMaxLoadsInFlight = 256;
+/// The most rounds per block a profile's block_walk_slowdown may name.
+inline constexpr std::int64_t kMaxBlockWalkRounds = 1 << 20;
 
 struct KernelPattern {
   std::string name;
