@@ -52,18 +52,17 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
   return cycles;
 }
 
-/// A thread's burst of `burst` stores after its loads, over one store at a time: the profile's
-/// measured slowdowns, linear in log2(burst) between them (1 at burst 1), the largest's beyond.
-double store_burst_slowdown(const DeviceProfile& profile, std::int64_t burst) {
-  double below_burst = 1;
+/// A measured slowdown curve (store bursts, rounds per block) at x: linear in log2(x) between
+/// the measured points, 1 at x = 1 and below, the largest point's value beyond it.
+double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x) {
+  double below_x = 1;
   double below_value = 1;
-  for (const auto& [point, slowdown] : profile.dram.store_burst_slowdown) {
-    if (burst <= point) {
-      const double fraction = std::log2(static_cast<double>(burst) / below_burst) /
-                              std::log2(static_cast<double>(point) / below_burst);
+  for (const auto& [point, slowdown] : measured) {
+    if (x <= static_cast<double>(point)) {
+      const double fraction = std::log2(x / below_x) / std::log2(static_cast<double>(point) / below_x);
       return below_value + (slowdown.value - below_value) * std::max(0.0, fraction);
     }
-    below_burst = static_cast<double>(point);
+    below_x = static_cast<double>(point);
     below_value = slowdown.value;
   }
   return below_value;
@@ -98,14 +97,35 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   // slowdown counts in proportion to how evenly the two mix.
   const double dram_bytes = t.dram_read_bytes + t.dram_write_bytes;
   const double mixed = dram_bytes > 0 ? 2.0 * std::min(t.dram_read_bytes, t.dram_write_bytes) / dram_bytes : 0.0;
-  terms.dram_us *= 1.0 + (store_burst_slowdown(profile, pattern.store_burst) - 1.0) * mixed;
+  // Blocks that walk many rounds of loads lose DRAM bandwidth too (the probe's copy whose
+  // threads move 4-64 vectors one after another): by the mean warp's rounds.
+  double rounds = 0;
+  for (const PhaseCounts& phase : run.phases) rounds += phase.load_rounds;
+  rounds /= std::max(1.0, static_cast<double>(run.total_blocks) * run.warps_per_block);
+  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, static_cast<double>(pattern.store_burst)) - 1.0) * mixed;
+  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
                                 ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)
                                 : read_bw * kL2OverDramBandwidth;
-  const double l2_write_bw =
-      profile.l2.write_bandwidth_gb_per_s ? bytes_per_us(profile.l2.write_bandwidth_gb_per_s->value) : l2_read_bw;
-  terms.l2_us = t.l2_read_lookups * sector_bytes / l2_read_bw + t.l2_write_lookups * sector_bytes / l2_write_bw;
+  // The counts are lookups (lts__t_sectors_op_*), the probe's bandwidths bytes re-read or
+  // re-written. Its re-reads hit copies in the near partition (1.00 lookups per sector on the
+  // H200, ncu), but every store to a far-homed line is looked up in the near partition and again
+  // at home: 1 + (partitions - 1) / partitions lookups per sector written (H200: 1.500).
+  const double partitions = std::max(1, profile.l2.partitions);
+  const double write_lookups_per_sector = 1.0 + (partitions - 1.0) / partitions;
+  const double l2_write_bw = profile.l2.write_bandwidth_gb_per_s
+                                 ? bytes_per_us(profile.l2.write_bandwidth_gb_per_s->value) * write_lookups_per_sector
+                                 : l2_read_bw;
+  // A store's cost per line it writes: a + b x its sectors there, in whole-line sector-times:
+  // m sectors per line cost m (the probe's write test), one sector costs the probe's measured
+  // sparse-line slowdown s (H200: 1.9; a transpose without shared memory writes so).
+  const double sectors_per_line = profile.l2.line_bytes.value / sector_bytes;
+  const double sparse = profile.l2.sparse_line_write_slowdown ? profile.l2.sparse_line_write_slowdown->value : 1.0;
+  const double per_sector = sectors_per_line > 1 ? (sectors_per_line - sparse) / (sectors_per_line - 1) : 1.0;
+  const double per_line = sparse - per_sector;
+  const double write_cost = per_line * t.l2_write_line_lookups + per_sector * t.l2_write_lookups;
+  terms.l2_us = t.l2_read_lookups * sector_bytes / l2_read_bw + write_cost * sector_bytes / l2_write_bw;
 
   const double l1_bw = profile.l1.read_bandwidth_gb_per_s ? bytes_per_us(profile.l1.read_bandwidth_gb_per_s->value)
                                                           : kL1BytesPerSmCycle * sm_count * clock_mhz;

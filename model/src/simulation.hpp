@@ -20,6 +20,7 @@ struct TrafficCounts {
   double l2_read_hits = 0;
   double l2_far_read_lookups = 0;
   double l2_write_lookups = 0;
+  double l2_write_line_lookups = 0; ///< the lines those sectors are in, looked up as they are
   double l2_write_hits = 0;
   double dram_read_bytes = 0;
   double dram_write_bytes = 0;

@@ -24,6 +24,7 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
   l2_read_hits += other.l2_read_hits * factor;
   l2_far_read_lookups += other.l2_far_read_lookups * factor;
   l2_write_lookups += other.l2_write_lookups * factor;
+  l2_write_line_lookups += other.l2_write_line_lookups * factor;
   l2_write_hits += other.l2_write_hits * factor;
   dram_read_bytes += other.dram_read_bytes * factor;
   dram_write_bytes += other.dram_write_bytes * factor;
@@ -184,14 +185,13 @@ public:
     const int home = home_partition(request.line);
     SectorCache& partition = l2_[static_cast<std::size_t>(home)];
     const int sectors = sector_count(request.sectors);
-    counts.l2_write_lookups += sectors;
-    if (home != near_partition(sm)) {
-      // A far-home store passes through the near partition, and the lts counters count it
-      // there too: on the H200, uniformly spread stores measure 1.5x the stored sectors in
-      // lts__t_sectors_op_write, all hits (docs/validation-h200.md).
-      counts.l2_write_lookups += sectors;
-      if (l2_allocates_on_store_) counts.l2_write_hits += sectors;
-    }
+    // A far-home store passes through the near partition, and the lts counters count it there
+    // too: on the H200, uniformly spread stores measure 1.5x the stored sectors in
+    // lts__t_sectors_op_write, all hits (docs/validation-h200.md).
+    const int lookups_per_sector = home != near_partition(sm) ? 2 : 1;
+    counts.l2_write_lookups += sectors * lookups_per_sector;
+    counts.l2_write_line_lookups += lookups_per_sector;
+    if (home != near_partition(sm) && l2_allocates_on_store_) counts.l2_write_hits += sectors;
     const SectorCache::Probe probed_home = partition.probe(request.line);
     if (l2_allocates_on_store_) {
       const std::int64_t target = allocate(partition, probed_home, request.line, counts);

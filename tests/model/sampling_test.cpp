@@ -166,6 +166,82 @@ TEST(TimeEstimate, StoreBurstsSlowMixedDramTrafficByTheProfilesFactor) {
   EXPECT_NEAR(dram_ratio(read_only), 1.0, 1e-12);
 }
 
+TEST(TimeEstimate, BlocksThatWalkManyRoundsSlowMixedDramTrafficByTheProfilesFactor) {
+  // copy, 8 scalar loads per thread in batches of 4: every warp walks 2 rounds. Measured
+  // slowdowns 1.04 at 4 rounds and 1.08 at 16: at 2, 1 + 0.04 x log2(2) / log2(4) = 1.02.
+  const DeviceProfile plain = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  DeviceProfile slowed = plain;
+  const Provenance by_test{"test", 1, 0.0, Confidence::high};
+  slowed.dram.block_walk_slowdown = {{4, {1.04, by_test}}, {16, {1.08, by_test}}};
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const auto dram_us = [&](const char* config, const DeviceProfile& profile) {
+    const Prediction p = simulate(build_pattern({"copy", 1 << 20}, Config::parse(config)), profile, exact);
+    const double read = p.metric("dram__bytes_read.sum");
+    const double write = p.metric("dram__bytes_write.sum");
+    return std::make_pair(p.time_terms_us.at("dram"), 2.0 * std::min(read, write) / (read + write));
+  };
+  const auto [two_rounds_us, mixed] = dram_us("block=256,vector=1,ept=8", slowed);
+  EXPECT_NEAR(two_rounds_us / dram_us("block=256,vector=1,ept=8", plain).first, 1.0 + 0.02 * mixed, 1e-9);
+  // One round (ept 4, one batch): nothing to walk.
+  EXPECT_NEAR(dram_us("block=256,vector=1,ept=4", slowed).first / dram_us("block=256,vector=1,ept=4", plain).first, 1.0,
+              1e-12);
+}
+
+TEST(TimeEstimate, L2WritesCostTheProbesWriteRateInLookupsPerSectorWritten) {
+  // The probe re-writes an L2-resident range: every store to a far-homed line is looked up in
+  // the near partition and again at home, 1 + (P - 1) / P lookups per sector written (H200 ncu:
+  // 162.2 M for 108.1 M, 1.500); its re-reads hit near copies, 1 lookup per sector. The l2 term
+  // charges the simulated lookups at those rates: writes at 7000 x 1.5 GB/s of lookups with the
+  // example profile's two partitions (its warp stores write whole lines, so the sparse-line
+  // slowdown adds nothing).
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  ASSERT_EQ(profile.l2.partitions, 2);
+  ASSERT_TRUE(profile.l2.write_bandwidth_gb_per_s && profile.l2.read_bandwidth_gb_per_s);
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  // Stores only: copy n=2^18 (1 MiB, 8192 lines) without its loads, 256 blocks: one wave.
+  KernelPattern stores = build_pattern({"copy", 1 << 18}, Config::parse("block=256,vector=4,ept=1"));
+  ASSERT_FALSE(stores.phases[0].accesses.front().is_store);
+  stores.phases[0].accesses.erase(stores.phases[0].accesses.begin());
+  const Prediction p = simulate(stores, profile, exact);
+  ASSERT_EQ(p.waves, 1);
+  const double write_lookups = p.metric("lts__t_sectors_op_write.sum");
+  const double sectors_written = p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
+  EXPECT_EQ(sectors_written, (1 << 18) * 4 / 32);
+  EXPECT_NEAR(write_lookups / sectors_written, 1.5, 0.03); // half the lines are homed far
+  const double read_lookups = p.metric("lts__t_sectors_op_read.sum");
+  const double expected_us = read_lookups * 32 / (9800 * 1e3) + write_lookups * 32 / (7000 * 1.5 * 1e3);
+  EXPECT_NEAR(p.time_terms_us.at("l2"), expected_us, 1e-9 * expected_us);
+}
+
+TEST(TimeEstimate, StoresOfOneSectorPerLineCostTheProbesSparseLineSlowdown) {
+  // Per line a store writes, a + b x its sectors there (whole-line sector-times): 4 sectors cost
+  // 4, one costs the measured slowdown s. A copy of 16-byte vectors writes whole lines; a
+  // transpose without shared memory (32x8 threads) writes 4 bytes into one sector of each of
+  // 32 lines per warp store. With s = 2.0 the copy's l2 term does not move and every write
+  // lookup of the transpose costs double.
+  DeviceProfile plain = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  plain.l2.sparse_line_write_slowdown.reset();
+  ASSERT_EQ(plain.l2.line_bytes.value / plain.l2.sector_bytes.value, 4);
+  DeviceProfile slowed = plain;
+  slowed.l2.sparse_line_write_slowdown = Measured{2.0, {"test", 1, 0.0, Confidence::high}};
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const auto l2_us = [&](const KernelPattern& pattern, const DeviceProfile& profile) {
+    return simulate(pattern, profile, exact).time_terms_us.at("l2");
+  };
+  const KernelPattern copy = build_pattern({"copy", 1 << 18}, Config::parse("block=256,vector=4,ept=1"));
+  EXPECT_NEAR(l2_us(copy, slowed), l2_us(copy, plain), 1e-12 * l2_us(copy, plain));
+  // n=256, 32x32 tiles of 32x8 threads: 64 blocks, one wave.
+  const KernelPattern naive = build_pattern({"transpose", 256}, Config::parse("smem=0,tile=32,block_x=32,block_y=8"));
+  const Prediction p = simulate(naive, plain, exact);
+  ASSERT_EQ(p.waves, 1);
+  EXPECT_EQ(p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 256.0 * 256); // a sector per element
+  const double write_us = p.metric("lts__t_sectors_op_write.sum") * 32 / (7000 * 1.5 * 1e3);
+  EXPECT_NEAR(l2_us(naive, slowed) - l2_us(naive, plain), write_us, 1e-9 * write_us);
+}
+
 TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposesItAll) {
   // copy n=2^14, 256-thread blocks, 8 scalar loads per thread in batches of 4: 8 blocks, each
   // thread's loads are cold lines, so both rounds wait for DRAM: chain = 2 x DRAM latency.
