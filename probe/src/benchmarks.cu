@@ -693,16 +693,30 @@ std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const Bandwidt
                        run.repeats, "bandwidth_kernel");
 }
 
-std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats) {
-  constexpr unsigned kThreads = 128;
-  const std::uint64_t block_bytes = static_cast<std::uint64_t>(burst) * kThreads * sizeof(uint4);
-  if (burst < 1 || bytes == 0 || bytes % block_bytes != 0) {
-    throw std::runtime_error("burst_copy: bytes must be a positive multiple of burst x 128 x 16");
+namespace {
+constexpr unsigned kCopyThreads = 128;
+
+/// The copies' launch: the buffer's first `bytes` into the next `bytes`, in 128-thread blocks of
+/// `vectors` 16-byte vectors per thread (`vectors_name` says what they are in the error).
+struct CopyLaunch {
+  const uint4* in;
+  uint4* out;
+  unsigned blocks;
+};
+CopyLaunch copy_launch(const DeviceBuffer& buffer, std::uint64_t bytes, int vectors, const char* what,
+                       const char* vectors_name) {
+  const std::uint64_t block_bytes = static_cast<std::uint64_t>(vectors) * kCopyThreads * sizeof(uint4);
+  if (vectors < 1 || bytes == 0 || bytes % block_bytes != 0) {
+    throw std::runtime_error(std::string(what) + ": bytes must be a positive multiple of " + vectors_name + " x 128 x 16");
   }
-  check_range(buffer, 0, 2 * bytes, "burst_copy");
-  const auto* in = static_cast<const uint4*>(buffer.data());
-  auto* out = reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes);
-  const auto blocks = static_cast<unsigned>(bytes / block_bytes);
+  check_range(buffer, 0, 2 * bytes, what);
+  return {static_cast<const uint4*>(buffer.data()), reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes),
+          static_cast<unsigned>(bytes / block_bytes)};
+}
+} // namespace
+
+std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int burst, int repeats) {
+  const CopyLaunch copy = copy_launch(buffer, bytes, burst, "burst_copy", "burst");
   auto kernel = burst_copy_kernel<1>;
   switch (burst) {
   case 1: break;
@@ -711,7 +725,7 @@ std::vector<double> burst_copy_seconds(const DeviceBuffer& buffer, std::uint64_t
   case 8: kernel = burst_copy_kernel<8>; break;
   default: throw std::runtime_error("burst_copy: burst must be 1, 2, 4 or 8, got " + std::to_string(burst));
   }
-  return event_seconds([&] { kernel<<<blocks, kThreads>>>(in, out); }, repeats, "burst_copy_kernel");
+  return event_seconds([&] { kernel<<<copy.blocks, kCopyThreads>>>(copy.in, copy.out); }, repeats, "burst_copy_kernel");
 }
 
 std::vector<double> sparse_line_store_seconds(const DeviceBuffer& buffer, const BandwidthRun& run) {
@@ -726,16 +740,9 @@ std::vector<double> sparse_line_store_seconds(const DeviceBuffer& buffer, const 
 }
 
 std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int rounds, int repeats) {
-  constexpr unsigned kThreads = 128;
-  const std::uint64_t block_bytes = static_cast<std::uint64_t>(rounds) * kThreads * sizeof(uint4);
-  if (rounds < 1 || bytes == 0 || bytes % block_bytes != 0) {
-    throw std::runtime_error("copy_walk: bytes must be a positive multiple of rounds x 128 x 16");
-  }
-  check_range(buffer, 0, 2 * bytes, "copy_walk");
-  const auto* in = static_cast<const uint4*>(buffer.data());
-  auto* out = reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes);
-  const auto blocks = static_cast<unsigned>(bytes / block_bytes);
-  return event_seconds([&] { copy_walk_kernel<<<blocks, kThreads>>>(in, out, rounds); }, repeats, "copy_walk_kernel");
+  const CopyLaunch copy = copy_launch(buffer, bytes, rounds, "copy_walk", "rounds");
+  return event_seconds([&] { copy_walk_kernel<<<copy.blocks, kCopyThreads>>>(copy.in, copy.out, rounds); }, repeats,
+                       "copy_walk_kernel");
 }
 
 double shared_load_cycles(int stride_bytes, int iterations) {
