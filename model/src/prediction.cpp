@@ -119,7 +119,7 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
                                  : l2_read_bw;
   // A store's cost per line it writes: a + b x its sectors there, in whole-line sector-times:
   // m sectors per line cost m (the probe's write test), one sector costs the probe's measured
-  // sparse-line slowdown s (H200: 1.9; a transpose without shared memory writes so).
+  // sparse-line slowdown s (H200: 1.97; a transpose without shared memory writes so).
   const double sectors_per_line = profile.l2.line_bytes.value / sector_bytes;
   const double sparse = profile.l2.sparse_line_write_slowdown ? profile.l2.sparse_line_write_slowdown->value : 1.0;
   const double per_sector = sectors_per_line > 1 ? (sectors_per_line - sparse) / (sectors_per_line - 1) : 1.0;
