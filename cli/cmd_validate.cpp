@@ -45,11 +45,11 @@ const std::vector<std::string> kCompared = {
 const std::vector<std::string> kMeasuredOnly = {"l1tex__data_bank_conflicts_type_arbitration.sum"};
 
 /// kCompared, then kMeasuredOnly: what one counter pass reads.
-std::vector<std::string> counters_read() {
+const std::vector<std::string> kCountersRead = [] {
   std::vector<std::string> names = kCompared;
   names.insert(names.end(), kMeasuredOnly.begin(), kMeasuredOnly.end());
   return names;
-}
+}();
 
 constexpr std::string_view kDramWrite = "dram__bytes_write.sum";
 
@@ -246,7 +246,7 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
     out << "\ncounters, rank " << row.predicted_rank << " (" << row.candidate.config.to_string() << ")\n";
     out << "  " << std::left << std::setw(58) << "metric" << std::right << std::setw(16) << "predicted" << std::setw(16)
         << "measured" << '\n';
-    for (const std::string& name : counters_read()) {
+    for (const std::string& name : kCountersRead) {
       const auto predicted = row.candidate.prediction.metrics.find(name);
       out << "  " << std::left << std::setw(58) << name << std::right << std::setw(16)
           << (predicted == row.candidate.prediction.metrics.end() ? "-" : number(predicted->second, 1)) << std::setw(16)
@@ -330,7 +330,7 @@ void run_validate(const Options& options) {
     // replay). It also counts the dirty lines the kernel leaves in L2 as DRAM writes: they are
     // written back by the eviction right after the kernel, its own range here.
     const std::vector<cupti::RangeValues> ranges = cupti::measure_kernels(
-        counters_read(),
+        kCountersRead,
         [&] {
           kernels::launch(problem, row.candidate.config, workload);
           kernels::evict_l2();

@@ -568,10 +568,14 @@ namespace {
 constexpr unsigned kBandwidthThreads = 1024;
 constexpr unsigned long long kBandwidthStreams = 4;
 
+/// The bandwidth kernels' grid: 2 blocks of kBandwidthThreads per SM.
+unsigned long long grid_threads() {
+  return 2ull * static_cast<unsigned long long>(current_sm_count()) * kBandwidthThreads;
+}
+
 /// Threads that share one copy of the range: the block (per_block) or the whole grid.
 unsigned long long threads_per_group(const BandwidthRun& run) {
-  return run.sharing == Sharing::per_block ? kBandwidthThreads
-                                           : 2ull * static_cast<unsigned long long>(current_sm_count()) * kBandwidthThreads;
+  return run.sharing == Sharing::per_block ? kBandwidthThreads : grid_threads();
 }
 
 /// Groups that each work on their own copy of the range: every block (per_block) or the one grid.
@@ -589,12 +593,12 @@ unsigned long long bandwidth_iterations(const BandwidthRun& run) {
 /// range `passes` times (a warp store: 32 lines).
 unsigned long long sparse_line_store_iterations(const BandwidthRun& run) {
   const unsigned long long line_stores = run.bytes / 128 * static_cast<unsigned long long>(run.passes);
-  return std::max(1ull, line_stores / (kBandwidthStreams * threads_per_group({run.bytes, run.passes})));
+  return std::max(1ull, line_stores / (kBandwidthStreams * grid_threads()));
 }
 } // namespace
 
 std::uint64_t sparse_line_stores(const BandwidthRun& run) {
-  return sparse_line_store_iterations(run) * kBandwidthStreams * threads_per_group({run.bytes, run.passes});
+  return sparse_line_store_iterations(run) * kBandwidthStreams * grid_threads();
 }
 
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
