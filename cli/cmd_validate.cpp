@@ -36,6 +36,7 @@ const std::vector<std::string> kCompared = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__inst_executed.sum",
 };
 
 /// Read beside them, with no prediction: data-bank conflicts from arbitration between L1's

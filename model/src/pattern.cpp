@@ -83,6 +83,7 @@ void validate_pattern(const KernelPattern& pattern) {
             "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.store_burst));
   }
   if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
+  if (!(pattern.overhead_instructions >= 0)) invalid(root + ".overhead_instructions", "expected a number >= 0");
   if (pattern.useful_bytes < 0) invalid(root + ".useful_bytes", "expected an integer >= 0");
 
   std::set<std::string> names;

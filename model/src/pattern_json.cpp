@@ -207,7 +207,7 @@ json write_loop(const Loop& loop) {
 KernelPattern pattern_from_json(const json& document) {
   const Node root(document, "pattern");
   check_keys(root, {"name", "grid", "block", "arrays", "phases", "phase_loops", "registers_per_thread", "loads_in_flight",
-                    "store_burst", "flops", "useful_bytes"});
+                    "store_burst", "flops", "overhead_instructions", "useful_bytes"});
   KernelPattern pattern;
   pattern.name = root.string("name");
   pattern.grid = read_dim3(root, "grid");
@@ -216,6 +216,7 @@ KernelPattern pattern_from_json(const json& document) {
   pattern.loads_in_flight = integer_or(root, "loads_in_flight", 4, 1, kMaxLoadsInFlight);
   pattern.store_burst = integer_or(root, "store_burst", 1, 1, kMaxLoadsInFlight);
   pattern.flops = root.has("flops") ? root.number("flops") : 0.0;
+  pattern.overhead_instructions = root.has("overhead_instructions") ? root.number("overhead_instructions") : 0.0;
   pattern.useful_bytes = integer_or(root, "useful_bytes", 0, 0, kAnyInteger);
   const json& arrays = array_of(root, "arrays");
   for (std::size_t a = 0; a < arrays.size(); ++a) pattern.arrays.push_back(read_array(arrays[a], element(root.at("arrays"), a)));
@@ -267,6 +268,7 @@ json pattern_to_json(const KernelPattern& pattern) {
            {"loads_in_flight", pattern.loads_in_flight},
            {"store_burst", pattern.store_burst},
            {"flops", pattern.flops},
+           {"overhead_instructions", pattern.overhead_instructions},
            {"useful_bytes", pattern.useful_bytes},
            {"arrays", arrays},
            {"phases", phases}};

@@ -32,6 +32,9 @@ quantities = [
                                           + m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0.0)),
     ("DRAM MB", "count", lambda m: (m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)) / 1e6),
     ("L2 sectors (M)", "count", lambda m: (m.get("lts__t_sectors_op_read.sum", 0.0) + m.get("lts__t_sectors_op_write.sum", 0.0)) / 1e6),
+    # Runs before session 6 did not read it: None leaves those configs out of its row.
+    ("warp instructions (M)", "count",
+     lambda m: m["smsp__inst_executed.sum"] / 1e6 if "smsp__inst_executed.sum" in m else None),
 ]
 
 def fmt(value, digits=1):

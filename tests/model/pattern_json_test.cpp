@@ -112,6 +112,15 @@ TEST(PatternJson, StoreBurstDefaultsToOneAndIsBounded) {
   expect_rejected(document, "pattern.store_burst: expected an integer in [1, 256], got 257");
 }
 
+TEST(PatternJson, OverheadInstructionsDefaultToNoneRoundTripAndAreNonNegative) {
+  json document = minimal();
+  EXPECT_EQ(pattern_from_json(document).overhead_instructions, 0.0);
+  document["overhead_instructions"] = 2.5e6;
+  EXPECT_EQ(pattern_from_json(pattern_to_json(pattern_from_json(document))).overhead_instructions, 2.5e6);
+  document["overhead_instructions"] = -1;
+  expect_rejected(document, "pattern.overhead_instructions: expected a number >= 0");
+}
+
 TEST(PatternJson, UnknownArrayNamesThePath) {
   json document = minimal();
   document["phases"][0]["accesses"][1]["array"] = "nope";

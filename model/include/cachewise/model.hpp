@@ -355,6 +355,9 @@ struct KernelPattern {
   std::int64_t loads_in_flight = 4;       ///< independent global loads a thread keeps outstanding (latency chain)
   std::int64_t store_burst = 1;           ///< global stores a thread issues back to back after the loads they need
   double flops = 0.0;                     ///< f32-equivalent arithmetic (an f64 flop counts 2), for the time estimate
+  /// Warp instructions of the whole kernel beyond its global and shared accesses and one FMA per
+  /// 2 x 32 flops: address arithmetic, loop control, conversions. They take issue slots.
+  double overhead_instructions = 0.0;
   std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
   friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
 };
