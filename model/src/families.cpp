@@ -581,9 +581,11 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   static constexpr std::array<std::int64_t, 16> kF64{47, 52, 56, 64, 48, 56, 64, 80, 56, 66, 82, 125, 70, 106, 128, 193};
   static constexpr std::array<std::int64_t, 16> kF16{42, 48, 48, 48, 43, 48, 50, 56, 48, 48, 62, 75, 56, 56, 80, 115};
   const auto compiled = [](std::int64_t v) { return std::has_single_bit(static_cast<std::uint64_t>(v)) && v <= 8; };
-  if (compiled(tm) && compiled(tn)) {
-    const auto tile_index = static_cast<std::size_t>(4 * std::countr_zero(static_cast<std::uint64_t>(tm)) +
-                                                     std::countr_zero(static_cast<std::uint64_t>(tn)));
+  const bool compiled_tile = compiled(tm) && compiled(tn);
+  const auto tile_index = compiled_tile ? static_cast<std::size_t>(4 * std::countr_zero(static_cast<std::uint64_t>(tm)) +
+                                                                   std::countr_zero(static_cast<std::uint64_t>(tn)))
+                                        : 0;
+  if (compiled_tile) {
     pattern.registers_per_thread = (problem.dtype == DataType::f64   ? kF64
                                     : problem.dtype == DataType::f16 ? kF16
                                                                      : kF32)[tile_index];
@@ -595,6 +597,22 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   }
   pattern.loads_in_flight = kMoveBatch;
   pattern.store_burst = tm * tn; // the thread tile of C, once at the end
+  // Instructions beyond the accesses and FMAs (smsp__inst_executed.sum on the H200, f32, 140
+  // configs of every compiled thread tile at n=512 and 1024, fitted within 1.7% on average,
+  // scripts/eval/fit_gemm_overhead.py, docs/model.md "Session 6"; the two slightly negative
+  // inner-step fits set to 0): each tile element a thread loads costs 55 (the sweep cursor,
+  // the A-or-B choice, 64-bit addresses), a k-step 79, an inner-product step a few by thread
+  // tile. The other element types are assumed to cost as f32.
+  static constexpr std::array<double, 16> kInnerStepOverhead{1.4, 1.0, 0.8, 1.3, 0.5, 0.6, 0.0, 2.2,
+                                                             0.3, 0.0, 2.4, 8.7, 4.3, 4.4, 8.5, 15.8};
+  constexpr double kPerTileElementOverhead = 55.1;
+  constexpr double kPerKStepOverhead = 78.9;
+  const double inner_step_overhead = compiled_tile ? kInnerStepOverhead[tile_index] : 0.0;
+  const double warps = static_cast<double>(pattern.grid.count()) * static_cast<double>(threads) / 32.0;
+  const double tile_elements_per_thread = static_cast<double>(bm * bk + bk * bn) / static_cast<double>(threads);
+  pattern.overhead_instructions =
+      warps * static_cast<double>(K / bk) *
+      (static_cast<double>(bk) * inner_step_overhead + tile_elements_per_thread * kPerTileElementOverhead + kPerKStepOverhead);
 
   // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
   // The kernel issues a thread's loads in this order kMoveBatch at a time, then their stores.

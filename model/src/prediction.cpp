@@ -14,6 +14,7 @@ constexpr double kLaunchOverheadUs = 2.0;        // an empty kernel's duration, 
 constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
 constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM (sm_80 and later)
 constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
+constexpr double kFlopsPerWarpInstruction = 64.0;   // an FMA: 2 flops in each of 32 lanes
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
@@ -25,6 +26,13 @@ constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain betw
 constexpr double kLoadedLatencyFactor = 3.0;
 
 double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }
+
+/// Global and shared accesses the warps issue (the simulator's count, scaled to the kernel).
+double memory_warp_instructions(const SimulationRun& run) {
+  double instructions = 0;
+  for (const PhaseCounts& phase : run.phases) instructions += phase.warp_instructions;
+  return instructions;
+}
 
 /// Soft maximum: close to the largest term when one dominates, and still growing with the
 /// others, so every term moves the estimate in the right direction (the ranking needs that).
@@ -138,9 +146,8 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   terms.shared_us = (ideal + conflicts * extra_cycles) / (sm_count * clock_mhz);
 
   terms.compute_us = pattern.flops / (kF32FlopsPerSmCycle * sm_count * clock_mhz);
-  double instructions = 0;
-  for (const PhaseCounts& phase : run.phases) instructions += phase.warp_instructions;
-  terms.issue_us = instructions / (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
+  terms.issue_us = (memory_warp_instructions(run) + pattern.overhead_instructions) /
+                   (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
   double phase_runs = 0;
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
   terms.blocks_us = static_cast<double>(run.total_blocks) * (kBlockLaunchCycles + (phase_runs - 1.0) * kBarrierCycles) /
@@ -185,11 +192,12 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
                                                           {"issue", whole.issue_us * sm_share},
                                                           {"blocks", whole.blocks_us * sm_share},
                                                           {"latency", chain_us}};
-    // An SM's own work does not overlap with itself: its schedulers issue the memory
-    // instructions, FMAs and shared-memory wavefronts one after another, and a block's
+    // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
+    // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
     // latency chain and barriers stall the very warps that would issue them (docs/model.md).
-    double sm_serial_us = sm_chain_us;
-    for (const char* name : {"shared", "compute", "issue", "blocks"}) sm_serial_us += wave.at(name);
+    const double sm_serial_us =
+        sm_chain_us + wave.at("blocks") +
+        combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}});
     // The memory system idles while a block waits on a round: the other blocks resident on
     // its SM stream meanwhile, so 1 / (resident blocks) of the loaded chain stays exposed.
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));
@@ -251,6 +259,8 @@ Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& pr
   m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = t.shared_load_wavefronts - t.shared_load_ideal_wavefronts;
   m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] =
       t.shared_store_wavefronts - t.shared_store_ideal_wavefronts;
+  m["smsp__inst_executed.sum"] =
+      memory_warp_instructions(run) + pattern.overhead_instructions + pattern.flops / kFlopsPerWarpInstruction;
 
   const TimeEstimate estimate = estimate_time(pattern, profile, run);
   prediction.time_us = estimate.time_us;

@@ -6,11 +6,12 @@ For each case: Spearman rank correlation of predicted vs measured time, and top-
 measured time of the config the model ranks first / best measured time. Reported for the
 predictions stored in the validation file ("before") and for the current binary ("after").
 Usage: scripts/eval/rescore.py [--advisor build-calib/bin/advisor] [--validation FILE]
-       [--profile profiles/h200.json] [--jobs 2]
+       [--profile profiles/h200.json] [--jobs 2] [--only REGEX] [--dump FILE]
 """
 import argparse
 import concurrent.futures
 import json
+import re
 import statistics
 import subprocess
 
@@ -42,6 +43,11 @@ def top1_over_best(predicted, measured):
     return measured[chosen] / min(measured)
 
 
+def case_name(problem):
+    return "{} n={}{}".format(problem["family"], problem["n"],
+                              "".join(" {}={}".format(k, problem[k]) for k in ("m", "k") if problem.get(k)))
+
+
 def simulate(advisor, profile, problem, config):
     command = [advisor, "simulate", "--pattern", problem["family"], "--n", str(problem["n"]),
                "--config", config, "--profile", profile, "--json"]
@@ -61,6 +67,7 @@ def main():
     parser.add_argument("--profile", default="profiles/h200.json")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--dump", help="also write every re-prediction (simulate --json) to this file")
+    parser.add_argument("--only", default="", help="re-predict only the cases whose name (e.g. 'gemm n=1024') matches this regex")
     args = parser.parse_args()
     with open(args.validation) as file:
         cases = json.load(file)
@@ -70,6 +77,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for case in cases:
             problem = case["problem"]
+            if not re.search(args.only, case_name(problem)):
+                continue
             timed = [c for c in case["candidates"] if c.get("measured", {}).get("median_us")]
             measured = [c["measured"]["median_us"] for c in timed]
             before = [c["predicted"]["time_us"] for c in timed]
@@ -77,9 +86,7 @@ def main():
             dumped.append({"problem": problem, "configs": [c["config"] for c in timed], "measured_us": measured,
                            "predictions": predictions})
             after = [p["time_us"] for p in predictions]
-            name = "{} n={}{}".format(problem["family"], problem["n"],
-                                      "".join(" {}={}".format(k, problem[k]) for k in ("m", "k") if problem.get(k)))
-            rows.append((name, len(timed), spearman(before, measured), spearman(after, measured),
+            rows.append((case_name(problem), len(timed), spearman(before, measured), spearman(after, measured),
                          top1_over_best(before, measured), top1_over_best(after, measured)))
 
     if args.dump:

@@ -111,25 +111,66 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOne) {
   EXPECT_NEAR(two.time_us - launch_us, 2.0 * (one.time_us - launch_us), 0.01 * two.time_us);
 }
 
-TEST(TimeEstimate, SmSideTermsAddWhileMemoryTermsOverlap) {
-  // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM
-  // issues its memory instructions, FMAs and shared wavefronts one after another and its
-  // latency chain and barriers stall those same warps: these five add up, the chain loaded
-  // (3x) since gemm's blocks wait for their tile loads at a barrier. DRAM, L2 and L1 traffic
-  // stream beside them (soft maximum, exponent 4), plus the loaded chain (3x) that the
-  // 256 / 132 blocks resident per SM leave exposed; the soft maximum of that memory time and
-  // the SM sum, plus 2 us launch.
+TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
+  // One wave (256 blocks of 4 warps, 2 per SM), so the reported terms are that wave's. An SM's
+  // schedulers issue the FMAs (compute) and every other instruction (issue) one slot each: those
+  // add; its shared-memory pipe serves the wavefronts beside them (soft maximum, exponent 4);
+  // the latency chain and barriers stall those same warps and add, the chain loaded (3x) since
+  // gemm's blocks wait for their tile loads at a barrier. DRAM, L2 and L1 traffic stream beside
+  // the SM (soft maximum), plus the loaded chain (3x) that the 256 / 132 blocks resident per SM
+  // leave exposed; the soft maximum of that memory time and the SM time, plus 2 us launch.
   const Prediction p = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=8,tn=4,pad=1", 0);
   ASSERT_EQ(p.waves, 1);
   const auto& t = p.time_terms_us;
-  const double sm_us = 3.0 * t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
+  const double slots_us = t.at("compute") + t.at("issue");
+  const double sm_us = 3.0 * t.at("latency") + t.at("blocks") + std::pow(std::pow(slots_us, 4) + std::pow(t.at("shared"), 4), 0.25);
   const double memory_us =
       std::pow(std::pow(t.at("dram"), 4) + std::pow(t.at("l2"), 4) + std::pow(t.at("l1"), 4), 0.25) +
       3.0 * t.at("latency") / (256.0 / 132.0);
   const double expected_us = 2.0 + std::pow(std::pow(memory_us, 4) + std::pow(sm_us, 4), 0.25);
   EXPECT_NEAR(p.time_us, expected_us, 1e-9 * expected_us);
-  EXPECT_GT(p.time_us - 2.0, sm_us); // not the largest single term (shared) alone
-  EXPECT_GT(sm_us, 2.0 * t.at("shared"));
+  EXPECT_GT(p.time_us - 2.0, sm_us);
+  EXPECT_GT(sm_us, slots_us + 3.0 * t.at("latency")); // the shared pipe still adds a little
+}
+
+TEST(TimeEstimate, OverheadInstructionsTakeIssueSlotsAndCountAsExecuted) {
+  // A pattern's declared overhead (addresses, loop control) adds to its memory instructions in
+  // the issue term, at 4 warp instructions per SM and cycle, and to smsp__inst_executed.sum
+  // beside one FMA per 64 flops. Copy of 132 x 8 blocks of 256 threads, vector 4: one full wave
+  // (8 blocks on every SM), 8448 warps of one load and one store.
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  KernelPattern pattern = build_pattern({"copy", 132 * 8 * 256 * 4}, Config::parse("block=256,vector=4,ept=1"));
+  ASSERT_EQ(blocks_per_sm(pattern, profile), 8);
+  pattern.flops = 64.0 * 1000;
+  pattern.overhead_instructions = 0;
+  const Prediction bare = simulate(pattern, profile, exact);
+  EXPECT_DOUBLE_EQ(bare.metric("smsp__inst_executed.sum"), 2.0 * 8448 + 1000);
+  pattern.overhead_instructions = 3.0e6;
+  const Prediction loaded = simulate(pattern, profile, exact);
+  EXPECT_DOUBLE_EQ(loaded.metric("smsp__inst_executed.sum"), 2.0 * 8448 + 1000 + 3.0e6);
+  const int observed_mhz = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  const double clock_mhz = observed_mhz > 0 ? observed_mhz : 1500.0; // the model's fallback
+  const double slot_us = 1.0 / (4.0 * profile.device.sm_count * clock_mhz);
+  EXPECT_NEAR(loaded.time_terms_us.at("issue") - bare.time_terms_us.at("issue"), 3.0e6 * slot_us, 1e-9);
+  EXPECT_GT(loaded.time_us, bare.time_us);
+}
+
+TEST(TimeEstimate, GemmTileLoadsCostTheirMeasuredInstructions) {
+  // The compiled gemm's overhead per warp (H200, smsp__inst_executed.sum): per k-step 78.9, per
+  // tile element a thread loads 55.1, per inner-product step 0.6 for a 2x2 thread tile.
+  // n=512, 64x32x32 tiles, 2x2 threads: 512 threads (16 warps) per block, 128 blocks, 16
+  // k-steps, each thread loading (64x32 + 32x32) / 512 = 6 tile elements per k-step.
+  const KernelPattern gemm = build_pattern({"gemm", 512}, Config::parse("bm=64,bn=32,bk=32,tm=2,tn=2,pad=1"));
+  const double per_warp = 16 * (32 * 0.6 + 6 * 55.1 + 78.9);
+  EXPECT_NEAR(gemm.overhead_instructions, 128 * 16 * per_warp, 1e-6 * gemm.overhead_instructions);
+  // Larger block tiles load fewer elements per FMA: 64x128 with 8x2 threads issues fewer
+  // instructions than 128x32 with 4x4 at n=1024 (H200: 113.7 M against 135.3 M).
+  const Prediction wide = predict({"gemm", 1024}, "bm=64,bn=128,bk=32,tm=8,tn=2,pad=0", 0);
+  const Prediction tall = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=4,tn=4,pad=1", 0);
+  EXPECT_NEAR(wide.metric("smsp__inst_executed.sum"), 113.7e6, 0.03 * 113.7e6);
+  EXPECT_NEAR(tall.metric("smsp__inst_executed.sum"), 135.3e6, 0.03 * 135.3e6);
 }
 
 TEST(TimeEstimate, StoreBurstsSlowMixedDramTrafficByTheProfilesFactor) {
@@ -249,7 +290,8 @@ TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposes
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   const Prediction p = predict({"copy", 1 << 14}, "block=256,vector=1,ept=8", 0);
   ASSERT_EQ(p.waves, 1);
-  const double clock_mhz = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  const int observed_mhz = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  const double clock_mhz = observed_mhz > 0 ? observed_mhz : 1500.0; // the model's fallback
   const auto& t = p.time_terms_us;
   EXPECT_NEAR(t.at("latency"), 2.0 * profile.dram.latency_cycles.value / clock_mhz, 1e-9);
   const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");

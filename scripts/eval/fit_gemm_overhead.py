@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Fits the compiled gemm's overhead instructions (model/src/families.cpp, docs/model.md
+"Session 6") to measured smsp__inst_executed.sum: per warp, overhead = measured - the model's
+memory + FMA count (run with a model that declares no gemm overhead, as the session-6 runs did)
+= k-steps x (bk x inner[tm, tn] + tile elements per thread x per_element + per_step).
+Needs numpy (Debian: python3-numpy).
+Usage: scripts/eval/fit_gemm_overhead.py [docs/h200-runs/session6/instructions]
+"""
+import glob
+import json
+import sys
+
+import numpy as np
+
+
+def configs(folder):
+    for path in sorted(glob.glob(f"{folder}/gemm-*.json")):
+        with open(path) as file:
+            data = json.load(file)
+        n = data["problem"]["n"]
+        for candidate in data["candidates"]:
+            measured = candidate.get("measured", {}).get("metrics")
+            if not measured or "smsp__inst_executed.sum" not in measured:
+                continue
+            c = {k: int(v) for k, v in (kv.split("=") for kv in candidate["config"].split(","))}
+            threads = (c["bm"] // c["tm"]) * (c["bn"] // c["tn"])
+            yield {"name": f"n={n} {candidate['config']}", "tile": (c["tm"], c["tn"]), "bk": c["bk"],
+                   "warps": (n // c["bm"]) * (n // c["bn"]) * threads / 32, "steps": n // c["bk"],
+                   "elements": (c["bm"] + c["bn"]) * c["bk"] / threads,
+                   "measured": measured["smsp__inst_executed.sum"],
+                   "counted": candidate["predicted"]["metrics"]["smsp__inst_executed.sum"]}
+
+
+def main():
+    rows = list(configs(sys.argv[1] if len(sys.argv) > 1 else "docs/h200-runs/session6/instructions"))
+    tiles = sorted({r["tile"] for r in rows})
+    index = {t: i for i, t in enumerate(tiles)}
+    features = np.zeros((len(rows), len(tiles) + 2))
+    for i, r in enumerate(rows):
+        features[i, index[r["tile"]]] = r["steps"] * r["bk"]
+        features[i, len(tiles)] = r["steps"] * r["elements"]
+        features[i, len(tiles) + 1] = r["steps"]
+    per_warp = np.array([(r["measured"] - r["counted"]) / r["warps"] for r in rows])
+    fit = np.linalg.lstsq(features, per_warp, rcond=None)[0]
+    errors = [abs(features[i] @ fit * r["warps"] + r["counted"] - r["measured"]) / r["measured"] for i, r in enumerate(rows)]
+    print(f"{len(rows)} configs; per tile element {fit[len(tiles)]:.1f}, per k-step {fit[len(tiles) + 1]:.1f}")
+    print("per inner-product step, tm x tn:", ", ".join(f"{t[0]}x{t[1]} {fit[index[t]]:.1f}" for t in tiles))
+    print(f"error of the total: mean {100 * np.mean(errors):.1f}%, worst {100 * max(errors):.1f}% "
+          f"({rows[int(np.argmax(errors))]['name']})")
+
+
+if __name__ == "__main__":
+    main()
