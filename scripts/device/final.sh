@@ -20,7 +20,8 @@ work=$(mktemp -d)
 mkdir -p "$out" "$work/probe"
 export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$work/gpu.txt"
-for test in kernels/kernels_tests cupti/cupti_tests probe/probe_gpu_tests; do
+# GPU_TESTS picks the test binaries (default all three); TUNE_TIMEOUT_S bounds the measured tune.
+for test in ${GPU_TESTS:-kernels/kernels_tests cupti/cupti_tests probe/probe_gpu_tests}; do
   echo "== $test"
   "$final/tests/$test" 2>&1 | grep -E "FAILED|PASSED|SKIPPED|tests ran" | tail -n 12
 done | tee "$work/gpu-tests.log"
@@ -71,7 +72,7 @@ if [ "${DRAM_DIAG:-0}" = 1 ]; then
     grep -E "copy|dram__" | tee -a "$work/dram-diag.txt"
 fi
 "$final/bin/advisor" tune --convergence-from "$work/validation-h200.json" | tee "$work/convergence.txt"
-timeout 100 "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --profile profiles/h200.json --header "$work/tuned-transpose.h" \
+timeout "${TUNE_TIMEOUT_S:-100}" "$final/bin/advisor" tune --pattern transpose --n 4096 --strategy model --profile profiles/h200.json --header "$work/tuned-transpose.h" \
   --json "$work/tuned-transpose.json" 2>&1 | tail -n 15
 nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | tee -a "$work/gpu.txt"
 tar -czf "$out/results.tar.gz" -C "$work" .
