@@ -4,8 +4,8 @@
 # "Session 6"). Run ON the GPU machine from the repository root with an advisor binary:
 #   scripts/device/instructions.sh BUILD_DIR OUT_DIR [PROFILE]
 # gemm: every compiled f32 thread tile at n=512, a few block tiles each (--fix tm,tn, the
-# predicted best 6 profiled) and the two thread tiles of n=1024's ranking question; the other
-# families: their predicted best configs. Also dumps the SASS of the gemm kernels. Never sets clocks.
+# predicted best 6 profiled), and n=1024's predicted best 24; the other families: their
+# predicted best 24-32. Also dumps the SASS of the gemm kernels. Never sets clocks.
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?out dir}
