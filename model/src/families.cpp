@@ -351,10 +351,16 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const Loop rows{"e", 0, ept_y, 1};
 
   // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
-  // row's taps before the first store, otherwise they roll the rows two at a time.
+  // row's taps before the first store, otherwise they roll the rows two at a time. ptxas issues
+  // at most 14 of them before it consumes the first (H200 SASS, f32: all 10 of 2 rows, 4-5 of 4
+  // rows' 20 with the other 15 right after, 12-14 of 8 rows' 40), so those rows take rounds.
   const std::int64_t taps_per_row = 4 * radius + 1;
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
-  pattern.loads_in_flight = smem == 1 ? kMoveBatch : taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2));
+  constexpr std::int64_t kStencil2dLoadsAheadOfUse = 14;
+  pattern.loads_in_flight =
+      smem == 1 ? kMoveBatch
+                : std::min(kStencil2dLoadsAheadOfUse,
+                           taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2)));
   // The rows whose taps are loaded together are stored together; staged, a thread stores all
   // its rows from the tile after the barrier.
   pattern.store_burst = smem == 1 || compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2);
@@ -490,8 +496,12 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const std::vector<Guard> column_interior = {interior_guard(y_at(0), 1, n), interior_guard(x_at(0), 1, m)};
 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
-  // of a multiple of kStreamingPlaneBatch planes load that many planes' taps at once.
-  pattern.loads_in_flight = mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch : 5);
+  // of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
+  // ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
+  // SASS, f32), the rest as those arrive.
+  constexpr std::int64_t kStreamingBatchRounds = 2;
+  pattern.loads_in_flight =
+      mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
   pattern.store_burst = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 1;
   // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f64), blocking 24.
   pattern.registers_per_thread = mode == 0 ? 24 : (bytes > 4 && z_chunk % kStreamingPlaneBatch == 0 ? 40 : 32);

@@ -130,6 +130,25 @@ TEST(Families, StoreBurstIsTheStoresAThreadIssuesAfterItsBatchOfLoads) {
   EXPECT_EQ(burst({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=2,pad=1"), 8);
 }
 
+TEST(Families, LoadsInFlightAreThoseTheCompiledKernelIssuesBeforeItsFirstUse) {
+  const auto in_flight = [](const ProblemSpec& problem, const char* config) {
+    return build_pattern(problem, Config::parse(config)).loads_in_flight;
+  };
+  // stencil2d, compiled rows: 5 taps per row, all of 1-2 rows at once; ptxas issues at most 14
+  // ahead of their first use, so 4 rows (20 taps) and 8 rows (40) go out in rounds.
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0,vector=4"), 5);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=2,smem=0,vector=4"), 10);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 14);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=8,smem=0,vector=2"), 14);
+  // A run-time radius rolls two rows: 2 x 9 taps for radius 2, capped the same way.
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=2,block_x=32,block_y=4,ept_y=4,smem=0"), 14);
+  // stencil3d streaming, scalar: an 8-plane batch's 40 taps in two rounds of 20; chunks that are
+  // not a multiple of 8 walk plane by plane (5). The vector kernel: 2 planes of 5.
+  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=16"), 20);
+  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=4"), 5);
+  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 10);
+}
+
 TEST(Families, RegistersAreThoseOfTheCompiledKernelTheConfigSelects) {
   const auto registers = [](const ProblemSpec& problem, const char* config) {
     return build_pattern(problem, Config::parse(config)).registers_per_thread;
