@@ -25,9 +25,12 @@ constexpr double kMemoryLevelsCombineExponent = 16.0;
 constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
 constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
 // A round's loads queue behind the other warps' traffic: its latency under load, as a multiple
-// of the profile's idle latencies (H200 ncu, stencil3d n=256 with one block per SM: the time
-// beyond the DRAM term was 2-3x the idle chain).
-constexpr double kLoadedLatencyFactor = 3.0;
+// of the profile's idle latencies. Rounds that wait for DRAM: 3 (H200 ncu, stencil3d n=256
+// with one block per SM: the time beyond the DRAM term was 2-3x the idle chain). Rounds served
+// by L2 or L1: 2 (H200, gemm's L2-resident tiles: with 3 its times were 12-15% high, with 2
+// 4-7%; docs/model.md, "Session 7").
+constexpr double kLoadedDramLatencyFactor = 3.0;
+constexpr double kLoadedCacheLatencyFactor = 2.0;
 
 double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }
 
@@ -62,6 +65,16 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
     if (phase.shared_load_instructions > 0) cycles += phase.runs_per_block * profile.l1.hit_latency_cycles.value;
   }
   return cycles;
+}
+
+/// The same chain under load: rounds that wait for DRAM at kLoadedDramLatencyFactor, the rest
+/// (L2 and L1 hits, the shared-load latency) at kLoadedCacheLatencyFactor.
+double loaded_block_latency_cycles(const SimulationRun& run, const DeviceProfile& profile) {
+  const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
+  double dram_cycles = 0;
+  for (const PhaseCounts& phase : run.phases) dram_cycles += phase.dram_round_latency_cycles / warps;
+  const double cache_cycles = block_latency_cycles(run, profile) - dram_cycles;
+  return kLoadedDramLatencyFactor * dram_cycles + kLoadedCacheLatencyFactor * cache_cycles;
 }
 
 /// A measured slowdown curve (store bursts, rounds per block) at x: linear in log2(x) between
@@ -176,11 +189,12 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
   const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
   const double total_blocks = static_cast<double>(run.total_blocks);
   const double chain_us = block_latency_cycles(run, profile) / clock_mhz;
+  const double loaded_chain_us = loaded_block_latency_cycles(run, profile) / clock_mhz;
   // A block that stages through shared memory waits at its barrier for every load of a round,
-  // under load: on the SM side its chain is the loaded one (the memory side's factor).
+  // under load: on the SM side its chain is the loaded one (as on the memory side).
   const bool staged = std::any_of(run.phases.begin(), run.phases.end(),
                                   [](const PhaseCounts& phase) { return phase.shared_load_instructions > 0; });
-  const double sm_chain_us = (staged ? kLoadedLatencyFactor : 1.0) * chain_us;
+  const double sm_chain_us = staged ? loaded_chain_us : chain_us;
 
   TimeEstimate estimate;
   auto add_wave = [&](std::int64_t blocks, std::int64_t count) {
@@ -207,7 +221,7 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));
     const double memory_us = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}},
                                      kMemoryLevelsCombineExponent) +
-                             kLoadedLatencyFactor * chain_us / resident_blocks;
+                             loaded_chain_us / resident_blocks;
     const std::map<std::string, double, std::less<>> overlapped{{"memory", memory_us}, {"sm", sm_serial_us}};
     const auto repeats = static_cast<double>(count);
     estimate.time_us += combine(overlapped) * repeats;
@@ -231,6 +245,9 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
       estimate.bottleneck = name;
     }
   }
+  // Reported beside the terms, not a bottleneck of its own: "latency" under load, the chain
+  // the memory side exposes and a staged kernel's SM side waits for.
+  estimate.terms_us["loaded_latency"] = loaded_chain_us * static_cast<double>(estimate.waves);
   estimate.terms_us["launch"] = kLaunchOverheadUs;
   estimate.time_us += kLaunchOverheadUs;
   return estimate;

@@ -42,6 +42,7 @@ struct PhaseCounts {
   /// waits for its slowest load. Summed over every warp's rounds: the rounds and their latency.
   double load_rounds = 0;
   double round_latency_cycles = 0;
+  double dram_round_latency_cycles = 0; ///< the part of it from rounds whose slowest load went to DRAM
   double shared_load_instructions = 0;
   double warp_instructions = 0;
   double runs_per_block = 1; ///< how often a block executes the phase (phase-loop trips)

@@ -41,6 +41,7 @@ void PhaseCounts::add_scaled(const PhaseCounts& other, double factor) {
   load_latency_cycles += other.load_latency_cycles * factor;
   load_rounds += other.load_rounds * factor;
   round_latency_cycles += other.round_latency_cycles * factor;
+  dram_round_latency_cycles += other.dram_round_latency_cycles * factor;
   shared_load_instructions += other.shared_load_instructions * factor;
   warp_instructions += other.warp_instructions * factor;
 }
@@ -341,7 +342,8 @@ class WaveRunner {
 public:
   WaveRunner(const LoweredPattern& lowered, const DeviceProfile& profile, MemorySystem& memory,
              std::int64_t loads_in_flight)
-      : lowered_(lowered), memory_(memory), loads_in_flight_(loads_in_flight), banks_(static_cast<int>(profile.shared_memory.banks.value)),
+      : lowered_(lowered), memory_(memory), loads_in_flight_(loads_in_flight),
+        dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)), banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
         bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
         line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
@@ -390,9 +392,10 @@ private:
     int slowest_cycles = 0;
   };
 
-  static void close_round(const LoadRound& round, PhaseCounts& stats) {
+  void close_round(const LoadRound& round, PhaseCounts& stats) const {
     stats.load_rounds += 1;
     stats.round_latency_cycles += round.slowest_cycles;
+    if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
   }
 
   struct WarpClass {
@@ -637,6 +640,7 @@ private:
   const LoweredPattern& lowered_;
   MemorySystem& memory_;
   std::int64_t loads_in_flight_;
+  int dram_latency_cycles_; ///< a round this slow waited for DRAM
   std::vector<LoadRound> rounds_; ///< per (block of the wave, warp), during a phase run
   int banks_;
   int bank_width_bytes_;

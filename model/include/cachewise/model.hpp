@@ -439,7 +439,8 @@ struct Prediction {
   int warps_per_block = 0;
   std::int64_t waves = 0;
   /// The time terms combined into time_us, keyed like `bottleneck` ("dram", "l2", "l1",
-  /// "shared", "compute", "latency", "issue", "launch").
+  /// "shared", "compute", "latency", "issue"), plus "launch" and "loaded_latency" (the latency
+  /// chain under load, which the estimate uses; never the bottleneck).
   std::map<std::string, double, std::less<>> time_terms_us;
   bool sampled = false;
   double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them
