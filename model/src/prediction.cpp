@@ -19,8 +19,8 @@ constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
 // DRAM, L2 and L1 are stages of one streaming pipeline, so their times overlap almost fully:
-// with 4 here the H200's best memory-bound configs measured 13-26% faster than predicted, with
-// 16 2-11% (docs/model.md, "Session 7").
+// with 4 here the H200's fastest memory-bound configs ran 13-26% faster than predicted, with
+// 16 within 5-11% (run 13; docs/model.md, "Session 7").
 constexpr double kMemoryLevelsCombineExponent = 16.0;
 constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
 constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
