@@ -67,14 +67,13 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
   return cycles;
 }
 
-/// The same chain under load: rounds that wait for DRAM at kLoadedDramLatencyFactor, the rest
-/// (L2 and L1 hits, the shared-load latency) at kLoadedCacheLatencyFactor.
-double loaded_block_latency_cycles(const SimulationRun& run, const DeviceProfile& profile) {
+/// That chain (`idle_cycles`) under load: rounds that wait for DRAM at kLoadedDramLatencyFactor,
+/// the rest (L2 and L1 hits, the shared-load latency) at kLoadedCacheLatencyFactor.
+double loaded_block_latency_cycles(const SimulationRun& run, double idle_cycles) {
   const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
   double dram_cycles = 0;
   for (const PhaseCounts& phase : run.phases) dram_cycles += phase.dram_round_latency_cycles / warps;
-  const double cache_cycles = block_latency_cycles(run, profile) - dram_cycles;
-  return kLoadedDramLatencyFactor * dram_cycles + kLoadedCacheLatencyFactor * cache_cycles;
+  return kLoadedDramLatencyFactor * dram_cycles + kLoadedCacheLatencyFactor * (idle_cycles - dram_cycles);
 }
 
 /// A measured slowdown curve (store bursts, rounds per block) at x: linear in log2(x) between
@@ -188,8 +187,9 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
   const std::int64_t sm_count = profile.device.sm_count;
   const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
   const double total_blocks = static_cast<double>(run.total_blocks);
-  const double chain_us = block_latency_cycles(run, profile) / clock_mhz;
-  const double loaded_chain_us = loaded_block_latency_cycles(run, profile) / clock_mhz;
+  const double chain_cycles = block_latency_cycles(run, profile);
+  const double chain_us = chain_cycles / clock_mhz;
+  const double loaded_chain_us = loaded_block_latency_cycles(run, chain_cycles) / clock_mhz;
   // A block that stages through shared memory waits at its barrier for every load of a round,
   // under load: on the SM side its chain is the loaded one (as on the memory side).
   const bool staged = std::any_of(run.phases.begin(), run.phases.end(),
