@@ -60,13 +60,15 @@ ReferenceSet reference_set(const ProblemSpec& problem, const FamilyShape& shape,
             }};
   }
   if (problem.family == "stencil3d") {
-    const std::int64_t width = m - 2, height = n - 2, depth = k - 2;
-    if (width <= 0 || height <= 0 || depth <= 0) return {0, {}};
-    return {width * height * depth, [&in, n, m, width, height](std::int64_t i) {
-              const std::int64_t x = 1 + i % width, y = 1 + (i / width) % height, z = 1 + i / (width * height);
+    // Interior rows whole: their border points x = 0 and x = m-1 carry the input through.
+    const std::int64_t height = n - 2, depth = k - 2;
+    if (m <= 2 || height <= 0 || depth <= 0) return {0, {}};
+    return {m * height * depth, [&in, n, m, height](std::int64_t i) {
+              const std::int64_t x = i % m, y = 1 + (i / m) % height, z = 1 + i / (m * height);
               const auto at = [&](std::int64_t zz, std::int64_t yy, std::int64_t xx) {
                 return in[static_cast<std::size_t>((zz * n + yy) * m + xx)];
               };
+              if (x == 0 || x == m - 1) return ReferencePoint{(z * n + y) * m + x, at(z, y, x), std::abs(at(z, y, x))};
               const double c0 = stencil_coefficient(0), c1 = stencil_coefficient(1);
               double value = c0 * at(z, y, x);
               double magnitude = std::abs(value);

@@ -292,21 +292,28 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
 }
 
 /// Volume is k planes of n rows of m points; index (z*n + y)*m + x. Offsets from the centre
-/// are 32-bit (the launcher checks a plane fits).
+/// are 32-bit (the launcher checks a plane fits). Every interior row (y and z interior) is
+/// written whole: its border points x = 0 and x = m-1 carry in[] through. Left unwritten, they
+/// would leave the row's first and last sectors written in part, which L2 merges with a DRAM
+/// read (H200, session 8: +10% time at 256^3, +5% at 512^3).
 template <typename T>
 __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k) {
   using Acc = typename AccumulatorOf<T>::type;
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
   const long long z = static_cast<long long>(blockIdx.z) * blockDim.z + threadIdx.z;
-  if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1 || z < 1 || z >= k - 1) return;
+  if (x >= m || y < 1 || y >= n - 1 || z < 1 || z >= k - 1) return;
   const int row = static_cast<int>(m);
   const int plane = static_cast<int>(n * m);
   const long long offset = (z * n + y) * m + x;
   const T* centre = in + offset;
+  // A border point loads its taps too (x-1 of x = 0 and x+1 of x = m-1 are the neighbouring
+  // rows' ends, inside the array): one select at the end, no branch around the loads.
   const Acc neighbours = to_accumulator(centre[-1]) + to_accumulator(centre[1]) + to_accumulator(centre[-row]) +
                          to_accumulator(centre[row]) + to_accumulator(centre[-plane]) + to_accumulator(centre[plane]);
-  out[offset] = from_accumulator<T>(weight<Acc>(0) * to_accumulator(centre[0]) + weight<Acc>(1) * neighbours);
+  const bool inside = x >= 1 && x < m - 1;
+  out[offset] = inside ? from_accumulator<T>(weight<Acc>(0) * to_accumulator(centre[0]) + weight<Acc>(1) * neighbours)
+                       : centre[0];
 }
 
 /// Planes per batch of the streaming kernels' interior paths: z_chunk values that are multiples
@@ -326,17 +333,20 @@ __device__ __forceinline__ WrittenPlanes written_planes(long long z0, int z_chun
 /// 2.5D: each thread walks the planes its chunk writes, keeping z-1, z, z+1 in registers:
 /// in[first-1] and in[first] first, then per plane in[z+1] and the four in-plane neighbours
 /// (the loads the model lists, in its order; for the bottom chunk in[0], in[1] are the model's
-/// in[z0] and its first in[z+1]). kBatch > 0 (z_chunk a multiple of it): whole batches of
-/// kBatch planes load all their taps before their stores (5 x kBatch loads in flight instead
-/// of ~5), the planes left over one by one -- edge chunks batch too, so they do not outlast
-/// the others in the last wave.
+/// in[z0] and its first in[z+1]). The border columns x = 0 and x = m-1 walk and load too,
+/// storing their centre (stencil3d_blocked says why; predicating their in-plane loads away took
+/// ptxas from 34 to 56 registers in the batched f32 loop). kBatch > 0
+/// (z_chunk a multiple of it): whole batches of kBatch planes load all their taps before their
+/// stores (5 x kBatch loads in flight instead of ~5), the planes left over one by one -- edge
+/// chunks batch too, so they do not outlast the others in the last wave.
 template <typename T, int kBatch>
 __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                     int z_chunk) {
   using Acc = typename AccumulatorOf<T>::type;
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (x < 1 || x >= m - 1 || y < 1 || y >= n - 1) return;
+  if (x >= m || y < 1 || y >= n - 1) return;
+  const bool inside = x >= 1 && x < m - 1;
   const int row = static_cast<int>(m);
   const int plane = static_cast<int>(n * m);
   const WrittenPlanes planes = written_planes(static_cast<long long>(blockIdx.z) * z_chunk, z_chunk, k);
@@ -348,6 +358,13 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   Acc centre = to_accumulator(here[0]);
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
+  // The output at the window's centre: the stencil inside, the centre itself on a border column.
+  const auto output = [&](Acc in_plane, Acc above) {
+    return from_accumulator<T>(inside ? c0 * centre + c1 * (in_plane + below + above) : centre);
+  };
+  const auto in_plane_sum = [&](const T* p) {
+    return to_accumulator(p[-1]) + to_accumulator(p[1]) + to_accumulator(p[-row]) + to_accumulator(p[row]);
+  };
   int left = static_cast<int>(planes.end - planes.first);
   if constexpr (kBatch > 0) {
     for (; left >= kBatch; left -= kBatch) {
@@ -357,11 +374,11 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
       for (int u = 0; u < kBatch; ++u) {
         const T* p = here + static_cast<long long>(u) * plane;
         above[u] = to_accumulator(p[plane]);
-        in_plane[u] = to_accumulator(p[-1]) + to_accumulator(p[1]) + to_accumulator(p[-row]) + to_accumulator(p[row]);
+        in_plane[u] = in_plane_sum(p);
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        target[static_cast<long long>(u) * plane] = from_accumulator<T>(c0 * centre + c1 * (in_plane[u] + below + above[u]));
+        target[static_cast<long long>(u) * plane] = output(in_plane[u], above[u]);
         below = centre;
         centre = above[u];
       }
@@ -372,9 +389,7 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
 #pragma unroll 4
   for (; left > 0; --left) {
     const Acc above = to_accumulator(here[plane]);
-    const Acc in_plane =
-        to_accumulator(here[-1]) + to_accumulator(here[1]) + to_accumulator(here[-row]) + to_accumulator(here[row]);
-    target[0] = from_accumulator<T>(c0 * centre + c1 * (in_plane + below + above));
+    target[0] = output(in_plane_sum(here), above);
     below = centre;
     centre = above;
     here += plane;
@@ -384,7 +399,8 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
 
 /// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
 /// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
-/// neighbours as vectors, in the model's order; stores as store_vector_points. Planes as
+/// neighbours as vectors, in the model's order; one vector store per plane, the border points
+/// x = 0 and x = m-1 carrying their centre (stencil3d_blocked says why). Planes as
 /// stencil3d_streaming, in batches of kVectorPlaneBatch.
 template <typename T, int kVector>
 __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
@@ -409,16 +425,19 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
   const bool has_right = x0 + kVector < m;
   // The outputs of one plane from its loaded taps; then the window moves up.
   const auto emit = [&](T* plane_target, const Pack& above, Acc left, Acc right, const Pack& y_minus, const Pack& y_plus) {
-    Acc sums[kVector];
+    Pack result;
 #pragma unroll
     for (int i = 0; i < kVector; ++i) {
       const Acc l = i > 0 ? to_accumulator(centre.lane[i > 0 ? i - 1 : 0]) : left;
       const Acc r = i + 1 < kVector ? to_accumulator(centre.lane[i + 1 < kVector ? i + 1 : 0]) : right;
-      sums[i] = c0 * to_accumulator(centre.lane[i]) +
-                c1 * (l + r + to_accumulator(y_minus.lane[i]) + to_accumulator(y_plus.lane[i]) +
-                      to_accumulator(below.lane[i]) + to_accumulator(above.lane[i]));
+      const bool border = (i == 0 && !has_left) || (i == kVector - 1 && !has_right);
+      result.lane[i] = border ? centre.lane[i]
+                              : from_accumulator<T>(c0 * to_accumulator(centre.lane[i]) +
+                                                    c1 * (l + r + to_accumulator(y_minus.lane[i]) +
+                                                          to_accumulator(y_plus.lane[i]) + to_accumulator(below.lane[i]) +
+                                                          to_accumulator(above.lane[i])));
     }
-    store_vector_points<T, kVector>(plane_target, x0, m, 1, sums);
+    store_packed<T, kVector>(plane_target, result);
   };
   int left_planes = static_cast<int>(planes.end - planes.first);
   if (z_chunk % kVectorPlaneBatch == 0) {

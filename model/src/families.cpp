@@ -429,7 +429,8 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
 
 /// 2.5D streaming with `vector` points per thread along x (x0 = (bx*block_x + tx)*vector): the
 /// scalar mode's loads with the centre column, in[z+1] and the y neighbours as vectors, x-1 and
-/// x0+vector as scalars inside the row; stores as append_vector_stores.
+/// x0+vector as scalars inside the row; one vector store per plane, the border points carrying
+/// their centre, so every row is written whole (build_stencil3d says why).
 template <typename ZAt, typename YAt>
 void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, const YAt& y_at, std::int64_t z_chunk,
                                     std::int64_t vector, std::int64_t block_x, std::int64_t n, std::int64_t m,
@@ -448,14 +449,14 @@ void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, con
       load("in", {z, y_at(0), x0_at(vector)}, {interior_rows, interior_plane, {x0_at(vector), 0, m}}),
       load("in", {z, y_at(-1), x0_at(0)}, {interior_rows, interior_plane}, width),
       load("in", {z, y_at(1), x0_at(0)}, {interior_rows, interior_plane}, width)};
-  append_vector_stores(accesses, "out", {z, y_at(0)}, x0_at, {interior_rows, interior_plane}, vector, 1, m);
+  accesses.push_back(store("out", {z, y_at(0), x0_at(0)}, {interior_rows, interior_plane, {x0_at(0), 0, m}}, width));
   pattern.phases.push_back({{{"p", 0, z_chunk, 1}}, std::move(accesses)});
   // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers as ptxas allots them
   // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
-  // vector 2/4/8: 32/48/72 (ptxas 31-32, 46-47, 72), f64 vector 2: 48. An estimate above that
+  // vector 2/4/8: 32/40/56 (ptxas 32, 36-40, 55), f64 vector 2: 56. An estimate above that
   // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8).
   const bool wide_lanes = pattern.arrays[0].element_bytes > 4;
-  pattern.registers_per_thread = wide_lanes ? 48 : vector == 2 ? 32 : vector == 4 ? 48 : 72;
+  pattern.registers_per_thread = wide_lanes ? 56 : vector == 2 ? 32 : vector == 4 ? 40 : 56;
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
   pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
@@ -488,12 +489,17 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const double interior_points = static_cast<double>(std::max<std::int64_t>(0, k - 2)) *
                           static_cast<double>(std::max<std::int64_t>(0, n - 2)) *
                           static_cast<double>(std::max<std::int64_t>(0, m - 2));
-  pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + static_cast<std::int64_t>(interior_points) * bytes;
+  const std::int64_t written_points = std::max<std::int64_t>(0, k - 2) * std::max<std::int64_t>(0, n - 2) * m;
+  pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + checked_product(family, {written_points, bytes});
   pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
 
   const auto x_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); };
   const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
-  const std::vector<Guard> column_interior = {interior_guard(y_at(0), 1, n), interior_guard(x_at(0), 1, m)};
+  // Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
+  // through: left unwritten they leave the row's first and last sectors written in part, which
+  // L2 merges with a DRAM read (H200, session 8: +10% time at 256^3, +5% at 512^3). A border
+  // point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
+  const std::vector<Guard> written_column = {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}};
 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
@@ -503,21 +509,22 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   pattern.loads_in_flight =
       mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
   pattern.store_burst = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 1;
-  // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f64), blocking 24.
-  pattern.registers_per_thread = mode == 0 ? 24 : (bytes > 4 && z_chunk % kStreamingPlaneBatch == 0 ? 40 : 32);
+  // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f32 in batches: 34),
+  // blocking 24.
+  pattern.registers_per_thread = mode == 0 ? 24 : (bytes == 4 && z_chunk % kStreamingPlaneBatch == 0 ? 40 : 32);
   if (mode == 0) {
     const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
-    std::vector<Guard> interior = column_interior;
-    interior.push_back(interior_guard(z_at(0), 1, k));
+    std::vector<Guard> written = written_column;
+    written.push_back(interior_guard(z_at(0), 1, k));
     pattern.phases.push_back({{},
-                              {load("in", {z_at(0), y_at(0), x_at(0)}, interior),
-                               load("in", {z_at(0), y_at(0), x_at(-1)}, interior),
-                               load("in", {z_at(0), y_at(0), x_at(1)}, interior),
-                               load("in", {z_at(0), y_at(-1), x_at(0)}, interior),
-                               load("in", {z_at(0), y_at(1), x_at(0)}, interior),
-                               load("in", {z_at(-1), y_at(0), x_at(0)}, interior),
-                               load("in", {z_at(1), y_at(0), x_at(0)}, interior),
-                               store("out", {z_at(0), y_at(0), x_at(0)}, interior)}});
+                              {load("in", {z_at(0), y_at(0), x_at(0)}, written),
+                               load("in", {z_at(0), y_at(0), x_at(-1)}, written),
+                               load("in", {z_at(0), y_at(0), x_at(1)}, written),
+                               load("in", {z_at(0), y_at(-1), x_at(0)}, written),
+                               load("in", {z_at(0), y_at(1), x_at(0)}, written),
+                               load("in", {z_at(-1), y_at(0), x_at(0)}, written),
+                               load("in", {z_at(1), y_at(0), x_at(0)}, written),
+                               store("out", {z_at(0), y_at(0), x_at(0)}, written)}});
     return pattern;
   }
 
@@ -531,19 +538,19 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
     return pattern;
   }
   pattern.phases.push_back({{},
-                            {load("in", {z_at(-1, false), y_at(0), x_at(0)}, column_interior),
-                             load("in", {z_at(0, false), y_at(0), x_at(0)}, column_interior)}});
-  std::vector<Guard> interior = column_interior;
-  interior.push_back(interior_guard(z_at(0, true), 1, k));
-  std::vector<Guard> next_plane = column_interior;
+                            {load("in", {z_at(-1, false), y_at(0), x_at(0)}, written_column),
+                             load("in", {z_at(0, false), y_at(0), x_at(0)}, written_column)}});
+  std::vector<Guard> written = written_column;
+  written.push_back(interior_guard(z_at(0, true), 1, k));
+  std::vector<Guard> next_plane = written_column;
   next_plane.push_back({z_at(0, true), 0, k});
   pattern.phases.push_back({{{"p", 0, z_chunk, 1}},
                             {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
-                             load("in", {z_at(0, true), y_at(0), x_at(-1)}, interior),
-                             load("in", {z_at(0, true), y_at(0), x_at(1)}, interior),
-                             load("in", {z_at(0, true), y_at(-1), x_at(0)}, interior),
-                             load("in", {z_at(0, true), y_at(1), x_at(0)}, interior),
-                             store("out", {z_at(0, true), y_at(0), x_at(0)}, interior)}});
+                             load("in", {z_at(0, true), y_at(0), x_at(-1)}, written),
+                             load("in", {z_at(0, true), y_at(0), x_at(1)}, written),
+                             load("in", {z_at(0, true), y_at(-1), x_at(0)}, written),
+                             load("in", {z_at(0, true), y_at(1), x_at(0)}, written),
+                             store("out", {z_at(0, true), y_at(0), x_at(0)}, written)}});
   return pattern;
 }
 

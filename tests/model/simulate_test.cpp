@@ -262,13 +262,21 @@ TEST(Simulate, VectorStencil3dStreamingCountsPerPlane) {
   // of 128 columns), z_chunk 8 (2 chunks), 14 interior rows. Per row: before the planes, the
   // centre vector of both chunks and z0-1 of the second (chunk 0's is outside) = 3 requests;
   // in[z+1] for z in [0, 15) = 15; for the 14 interior planes x0-1, x0+4, y-1, y+1 = 56.
-  // Stores per interior plane: the vector store of lanes 1-30 plus the scalar stores of
-  // points 1-3 (lane 0) and 124-126 (lane 31) = 7 requests.
+  // Stores per interior plane: one vector store of the whole row (the border points 0 and 127
+  // carry their centre): 1 request of 512 B = 16 sectors.
   const Prediction p = run({"stencil3d", 16, 128, 16}, "mode=1,block_x=32,block_y=1,z_chunk=8,vector=4");
   EXPECT_EQ(p.metric(kLoadRequests), 14.0 * (3 + 15 + 56));
-  EXPECT_EQ(p.metric(kStoreRequests), 14.0 * 14 * 7);
+  EXPECT_EQ(p.metric(kStoreRequests), 14.0 * 14);
+  EXPECT_EQ(p.metric(kStoreSectors), 14.0 * 14 * 16);
+  // The scalar kernel writes the same whole rows (4 warps of 32 points per row), so no sector
+  // is written in part and DRAM reads nothing but the input the taps touch: all of it except
+  // rows 0 and 15 of planes 0 and 15 (no interior point's tap), 16 x 16 x 512 - 4 x 512 bytes.
   const Prediction scalar = run({"stencil3d", 16, 128, 16}, "mode=1,block_x=32,block_y=1,z_chunk=8");
+  EXPECT_EQ(scalar.metric(kStoreRequests), 14.0 * 14 * 4);
+  EXPECT_EQ(scalar.metric(kStoreSectors), 14.0 * 14 * 16);
   EXPECT_EQ(p.metric("dram__bytes_write.sum"), scalar.metric("dram__bytes_write.sum"));
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 14.0 * 14 * 128 * 4);
+  EXPECT_EQ(scalar.metric("dram__bytes_read.sum"), (16.0 * 16 - 4) * 128 * 4);
 }
 
 TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
