@@ -125,6 +125,23 @@ constexpr std::int64_t kVectorPlaneBatch = 2;
 
 double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
+/// The stencil kernels issue their loads in groups: ptxas issues some, an instruction waits on
+/// one, then the next group goes out. The model keeps the largest group in flight, as the H200
+/// SASS shows it (nvcc 13.0, sm_90; docs/h200-runs/session8/sass, read with
+/// scripts/eval/loads_ahead_of_use.py).
+/// stencil2d's compiled rows (radius 1; ept_y 1, 2, 4, 8 load every row's taps as one batch):
+/// the most loads ptxas issues between two waits, by element bytes, vector and rows. 4 and 8
+/// rows of f32 vectors have 5-14 of their 20-40 out at once, not all of them.
+std::int64_t stencil2d_loads_in_flight(int element_bytes, std::int64_t vector, std::int64_t rows) {
+  using Loads = std::array<std::int64_t, 4>; // 1, 2, 4, 8 rows
+  static constexpr Loads f32_v1{5, 10, 20, 20}, f32_v2{5, 10, 5, 12}, f32_v4{5, 10, 7, 14}, f16_v1{5, 10, 20, 16},
+      f16_v2{4, 10, 8, 18}, f16_v4{5, 10, 16, 20}, f16_v8{5, 10, 13, 19}, f64_v1{5, 10, 8, 9}, f64_v2{5, 8, 8, 12};
+  const auto column = static_cast<std::size_t>(std::countr_zero(static_cast<std::uint64_t>(rows)));
+  if (element_bytes == 8) return (vector == 1 ? f64_v1 : f64_v2)[column];
+  if (element_bytes == 2) return (vector == 1 ? f16_v1 : vector == 2 ? f16_v2 : vector == 4 ? f16_v4 : f16_v8)[column];
+  return (vector == 1 ? f32_v1 : vector == 2 ? f32_v2 : f32_v4)[column];
+}
+
 // ----- transpose -----------------------------------------------------------------------
 
 /// Registers of the transpose kernels as ptxas allots them (nvcc 13.0, sm_90, rounded up to the
@@ -351,16 +368,15 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const Loop rows{"e", 0, ept_y, 1};
 
   // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
-  // row's taps before the first store, otherwise they roll the rows two at a time. ptxas issues
-  // at most 14 of them before it consumes the first (H200 SASS, f32: all 10 of 2 rows, 4-5 of 4
-  // rows' 20 with the other 15 right after, 12-14 of 8 rows' 40), so those rows take rounds.
+  // row's taps as one batch, in the rounds stencil2d_load_rounds lists; otherwise they roll the
+  // rows two at a time, of which ptxas issues at most 14 taps before it consumes the first.
   const std::int64_t taps_per_row = 4 * radius + 1;
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
   constexpr std::int64_t kStencil2dLoadsAheadOfUse = 14;
   pattern.loads_in_flight =
-      smem == 1 ? kMoveBatch
-                : std::min(kStencil2dLoadsAheadOfUse,
-                           taps_per_row * (compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2)));
+      smem == 1       ? kMoveBatch
+      : compiled_rows ? stencil2d_loads_in_flight(bytes, vector, ept_y)
+                      : std::min(kStencil2dLoadsAheadOfUse, taps_per_row * std::min<std::int64_t>(ept_y, 2));
   // The rows whose taps are loaded together are stored together; staged, a thread stores all
   // its rows from the tile after the barrier.
   pattern.store_burst = smem == 1 || compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2);
@@ -504,7 +520,10 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
   // ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
-  // SASS, f32), the rest as those arrive.
+  // SASS, f32, session 7), the rest as those arrive. Session 8's SASS of the kernels that write
+  // whole rows shows smaller groups (at most 16 of the 40, and 5-7 of a vector batch's 10); the
+  // model kept the session-7 numbers, which rank run 15's configs better (Spearman 0.82 / 0.84
+  // against 0.79 / 0.79; docs/model.md, "Session 8").
   constexpr std::int64_t kStreamingBatchRounds = 2;
   pattern.loads_in_flight =
       mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
