@@ -447,12 +447,9 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
       Pack y_plus[kVectorPlaneBatch];
       Acc left[kVectorPlaneBatch];
       Acc right[kVectorPlaneBatch];
-      // Offsets within a batch stay 32-bit (u * plane <= plane) and the pointers step a plane
-      // at a time: with 64-bit offsets ptxas issued the f32 vector-2 batch's 10 loads in two
-      // rounds, with these in one (H200 SASS; 4-6% faster at 512^3, session 8).
 #pragma unroll
       for (int u = 0; u < kVectorPlaneBatch; ++u) {
-        const T* p = here + u * plane;
+        const T* p = here + static_cast<long long>(u) * plane;
         above[u] = load_packed<T, kVector>(p + plane);
         left[u] = has_left ? to_accumulator(p[-1]) : Acc(0);
         right[u] = has_right ? to_accumulator(p[kVector]) : Acc(0);
@@ -461,15 +458,12 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
       }
 #pragma unroll
       for (int u = 0; u < kVectorPlaneBatch; ++u) {
-        emit(target + u * plane, above[u], left[u], right[u], y_minus[u], y_plus[u]);
+        emit(target + static_cast<long long>(u) * plane, above[u], left[u], right[u], y_minus[u], y_plus[u]);
         below = centre;
         centre = above[u];
       }
-#pragma unroll
-      for (int u = 0; u < kVectorPlaneBatch; ++u) {
-        here += plane;
-        target += plane;
-      }
+      here += static_cast<long long>(kVectorPlaneBatch) * plane;
+      target += static_cast<long long>(kVectorPlaneBatch) * plane;
     }
   }
   for (; left_planes > 0; --left_planes) {
