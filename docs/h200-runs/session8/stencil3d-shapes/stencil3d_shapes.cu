@@ -335,6 +335,12 @@ int main(int argc, char** argv) {
         report("rows_of_one<2>" + shape, [=](const float* i, float* o) { rows_of_one<2><<<grid2, block>>>(i, o, n, z); });
         report("rows_of_one<2,int,1,false,skip_edges>" + shape,
                [=](const float* i, float* o) { rows_of_one<2, int, 1, false, true><<<grid2, block>>>(i, o, n, z); });
+        report("rows_of_one<2,int,batch2>" + shape,
+               [=](const float* i, float* o) { rows_of_one<2, int, 2><<<grid2, block>>>(i, o, n, z); });
+        report("rows_of_one<2,int,batch2,constant>" + shape,
+               [=](const float* i, float* o) { rows_of_one<2, int, 2, true><<<grid2, block>>>(i, o, n, z); });
+        report("rows_of_one<2,int64,batch2>" + shape,
+               [=](const float* i, float* o) { rows_of_one<2, long long, 2><<<grid2, block>>>(i, o, n, z); });
         report("rows_of_one<2,int64,batch2,constant>" + shape,
                [=](const float* i, float* o) { rows_of_one<2, long long, 2, true><<<grid2, block>>>(i, o, n, z); });
         report("rows_of_one<2,int64,batch2,constant,skip_edges>" + shape, [=](const float* i, float* o) {
