@@ -295,7 +295,7 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
 /// are 32-bit (the launcher checks a plane fits). Every interior row (y and z interior) is
 /// written whole: its border points x = 0 and x = m-1 carry in[] through. Left unwritten, they
 /// would leave the row's first and last sectors written in part, which L2 merges with a DRAM
-/// read (H200, session 8: +10% time at 256^3, +5% at 512^3).
+/// read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3).
 template <typename T>
 __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k) {
   using Acc = typename AccumulatorOf<T>::type;

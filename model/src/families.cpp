@@ -368,7 +368,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   const Loop rows{"e", 0, ept_y, 1};
 
   // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
-  // row's taps as one batch, in the rounds stencil2d_load_rounds lists; otherwise they roll the
+  // row's taps as one batch, stencil2d_loads_in_flight of them at a time; otherwise they roll the
   // rows two at a time, of which ptxas issues at most 14 taps before it consumes the first.
   const std::int64_t taps_per_row = 4 * radius + 1;
   const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
@@ -513,7 +513,7 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
   // Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
   // through: left unwritten they leave the row's first and last sectors written in part, which
-  // L2 merges with a DRAM read (H200, session 8: +10% time at 256^3, +5% at 512^3). A border
+  // L2 merges with a DRAM read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3). A border
   // point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
   const std::vector<Guard> written_column = {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}};
 

@@ -228,14 +228,21 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };
-  // A trailing partial wave costs a whole one: its blocks start together when the full waves
-  // retire and each lasts as long as any block, since its own latency chain sets that (H200:
-  // stencil3d chunks of 64 planes at 1.5 waves measure 1.24x their per-wave-share estimate).
+  // A trailing partial wave: its blocks start together when the full waves retire. A staged
+  // kernel's blocks wait at their barriers for every round, so each lasts as long as a whole
+  // wave's and the partial wave costs a whole one. Warps that never wait for each other stream
+  // their share of the traffic instead (H200, session 8: with whole-wave costs the fastest tenth
+  // of stencil3d 512^3, 64-plane chunks at 1-2 waves, was predicted 19% high, with shares 7%;
+  // session 5's 1.24x for such chunks came from kernels that left border sectors part-written).
   const std::int64_t full_waves = run.total_blocks / wave_blocks;
-  if (full_waves > 0) {
-    add_wave(wave_blocks, full_waves + (run.total_blocks % wave_blocks > 0 ? 1 : 0));
-  } else {
+  const std::int64_t trailing_blocks = run.total_blocks % wave_blocks;
+  if (full_waves == 0) {
     add_wave(run.total_blocks, 1);
+  } else if (staged) {
+    add_wave(wave_blocks, full_waves + (trailing_blocks > 0 ? 1 : 0));
+  } else {
+    add_wave(wave_blocks, full_waves);
+    add_wave(trailing_blocks, 1);
   }
 
   double largest = -1;

@@ -96,21 +96,29 @@ TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
   EXPECT_EQ(small.waves, 1);
 }
 
-TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOne) {
-  // copy with one 256-thread block per 256 elements: a wave is sm_count x blocks_per_sm blocks.
-  // One and a half waves of blocks cost what two do (each block's traffic is the same, so a
-  // whole wave costs the same in both), and two cost twice one.
+TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOneOnlyWhenBlocksWaitAtBarriers) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  const Prediction probe = predict({"copy", 1 << 20}, "block=256,vector=1,ept=1", 0);
-  const std::int64_t wave_blocks = static_cast<std::int64_t>(profile.device.sm_count) * probe.blocks_per_sm;
-  const Prediction one_and_half = predict({"copy", 3 * wave_blocks / 2 * 256}, "block=256,vector=1,ept=1", 0);
-  const Prediction two = predict({"copy", 2 * wave_blocks * 256}, "block=256,vector=1,ept=1", 0);
-  const Prediction one = predict({"copy", wave_blocks * 256}, "block=256,vector=1,ept=1", 0);
-  EXPECT_EQ(one_and_half.waves, 2);
-  EXPECT_EQ(two.waves, 2);
-  EXPECT_NEAR(one_and_half.time_us, two.time_us, 0.01 * two.time_us);
   const double launch_us = 2.0;
-  EXPECT_NEAR(two.time_us - launch_us, 2.0 * (one.time_us - launch_us), 0.01 * two.time_us);
+  // copy, 256-thread blocks of 16 vectors per thread (no barrier, DRAM-bound): one and a half
+  // waves cost one wave and half a wave's traffic, 1.5x one wave, not what two waves do.
+  const char* copy_config = "block=256,vector=4,ept=16";
+  const std::int64_t copy_wave_elements =
+      static_cast<std::int64_t>(profile.device.sm_count) * predict({"copy", 1 << 24}, copy_config, 0).blocks_per_sm * 256 * 64;
+  const Prediction copy_one = predict({"copy", copy_wave_elements}, copy_config, 0);
+  const Prediction copy_one_and_half = predict({"copy", 3 * copy_wave_elements / 2}, copy_config, 0);
+  const Prediction copy_two = predict({"copy", 2 * copy_wave_elements}, copy_config, 0);
+  EXPECT_EQ(copy_one_and_half.waves, 2);
+  EXPECT_NEAR(copy_two.time_us - launch_us, 2.0 * (copy_one.time_us - launch_us), 0.01 * copy_two.time_us);
+  EXPECT_NEAR(copy_one_and_half.time_us - launch_us, 1.5 * (copy_one.time_us - launch_us), 0.02 * copy_two.time_us);
+  // gemm, one 32x32 tile per block along a 32-wide C (every block waits at its barriers for its
+  // tiles): one and a half waves of blocks cost what two do.
+  const char* gemm_config = "bm=32,bn=32,bk=32,tm=2,tn=2,pad=1";
+  const std::int64_t gemm_wave_blocks =
+      static_cast<std::int64_t>(profile.device.sm_count) * predict({"gemm", 4096, 32, 32}, gemm_config, 0).blocks_per_sm;
+  const Prediction gemm_one_and_half = predict({"gemm", 3 * gemm_wave_blocks / 2 * 32, 32, 32}, gemm_config, 0);
+  const Prediction gemm_two = predict({"gemm", 2 * gemm_wave_blocks * 32, 32, 32}, gemm_config, 0);
+  EXPECT_EQ(gemm_one_and_half.waves, 2);
+  EXPECT_NEAR(gemm_one_and_half.time_us, gemm_two.time_us, 0.01 * gemm_two.time_us);
 }
 
 TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
