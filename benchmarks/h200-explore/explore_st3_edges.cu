@@ -5,8 +5,8 @@
 // against rows_of_one<2> (the library's shape, 32x16 threads, z_chunk 8). Its kernels store
 // whole rows (the border lanes hold a computed value) unless kSkipEdges says otherwise.
 //
-//   nvcc -O3 -std=c++20 -arch=sm_90 -o stencil3d_shapes stencil3d_shapes.cu
-//   ./stencil3d_shapes [--rows-of-one] [n ...]
+//   nvcc -O3 -std=c++20 -arch=sm_90 -o explore_st3_edges benchmarks/h200-explore/explore_st3_edges.cu
+//   ./explore_st3_edges [--rows-of-one] [n ...]
 #include <cuda_runtime.h>
 
 #include <algorithm>
