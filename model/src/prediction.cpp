@@ -180,7 +180,8 @@ struct TimeEstimate {
 
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
-/// SM; the latency chain is paid once per wave, and a trailing partial wave counts as whole.
+/// SM; the latency chain is paid once per wave, and a trailing partial wave of staged blocks
+/// counts as whole.
 TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
   const WholeKernelTerms whole = throughput_terms(pattern, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
@@ -233,7 +234,7 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
   // wave's and the partial wave costs a whole one. Warps that never wait for each other stream
   // their share of the traffic instead (H200, session 8: with whole-wave costs the fastest tenth
   // of stencil3d 512^3, 64-plane chunks at 1-2 waves, was predicted 19% high, with shares 7%;
-  // session 5's 1.24x for such chunks came from kernels that left border sectors part-written).
+  // session 3's 1.24x for such chunks came from kernels that left border sectors part-written).
   const std::int64_t full_waves = run.total_blocks / wave_blocks;
   const std::int64_t trailing_blocks = run.total_blocks % wave_blocks;
   if (full_waves == 0) {
