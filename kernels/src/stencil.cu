@@ -335,10 +335,10 @@ __device__ __forceinline__ WrittenPlanes written_planes(long long z0, int z_chun
 /// (the loads the model lists, in its order; for the bottom chunk in[0], in[1] are the model's
 /// in[z0] and its first in[z+1]). The border columns x = 0 and x = m-1 walk and load too,
 /// storing their centre (stencil3d_blocked says why; predicating their in-plane loads away took
-/// ptxas from 34 to 56 registers in the batched f32 loop). kBatch > 0
-/// (z_chunk a multiple of it): whole batches of kBatch planes load all their taps before their
-/// stores (5 x kBatch loads in flight instead of ~5), the planes left over one by one -- edge
-/// chunks batch too, so they do not outlast the others in the last wave.
+/// ptxas from 34 to 56 registers in the batched f32 loop). kBatch > 0 (z_chunk a multiple of
+/// it): whole batches of kBatch planes load all their taps before their stores (5 x kBatch loads
+/// in flight instead of ~5), the planes left over one by one -- edge chunks batch too, so they
+/// do not outlast the others in the last wave.
 template <typename T, int kBatch>
 __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                     int z_chunk) {

@@ -125,13 +125,12 @@ constexpr std::int64_t kVectorPlaneBatch = 2;
 
 double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
-/// The stencil kernels issue their loads in groups: ptxas issues some, an instruction waits on
-/// one, then the next group goes out. The model keeps the largest group in flight, as the H200
-/// SASS shows it (nvcc 13.0, sm_90; docs/h200-runs/session8/sass, read with
-/// scripts/eval/loads_ahead_of_use.py).
-/// stencil2d's compiled rows (radius 1; ept_y 1, 2, 4, 8 load every row's taps as one batch):
-/// the most loads ptxas issues between two waits, by element bytes, vector and rows. 4 and 8
-/// rows of f32 vectors have 5-14 of their 20-40 out at once, not all of them.
+/// Loads in flight of stencil2d's compiled rows (radius 1; ept_y 1, 2, 4, 8 load every row's
+/// taps as one batch), by element bytes, vector and rows: ptxas issues a batch in groups, each
+/// ended by an instruction that waits on one of them, and the model keeps the largest group in
+/// flight (H200 SASS, nvcc 13.0, sm_90: docs/h200-runs/session8/sass, read with
+/// scripts/eval/loads_ahead_of_use.py). 4 and 8 rows of f32 vectors have 5-14 of their 20-40
+/// out at once, not all of them.
 std::int64_t stencil2d_loads_in_flight(int element_bytes, std::int64_t vector, std::int64_t rows) {
   using Loads = std::array<std::int64_t, 4>; // 1, 2, 4, 8 rows
   static constexpr Loads f32_v1{5, 10, 20, 20}, f32_v2{5, 10, 5, 12}, f32_v4{5, 10, 7, 14}, f16_v1{5, 10, 20, 16},
