@@ -230,7 +230,53 @@ json write_l1(const L1Profile& l1) {
   return out;
 }
 
-L2Profile read_l2(const Node& node) {
+/// An array of integers in [min, max] at `key`.
+std::vector<int> read_integers(const Node& node, std::string_view key, int min, int max) {
+  const json& array = node.required(key);
+  if (!array.is_array()) Node::fail(node.at(key), "expected an array of integers, got " + type_name(array));
+  std::vector<int> values;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const json& value = array[i];
+    const std::string path = node.at(key) + "[" + std::to_string(i) + "]";
+    if (!value.is_number_integer()) Node::fail(path, "expected an integer, got " + describe(value));
+    const auto number = value.get<std::int64_t>();
+    if (number < min || number > max) {
+      Node::fail(path, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + describe(value));
+    }
+    values.push_back(static_cast<int>(number));
+  }
+  return values;
+}
+
+SmPlacement read_sm_placement(const Node& node, int partitions, int sm_count) {
+  constexpr int kMaxSmId = 65535;
+  SmPlacement placement;
+  placement.near_partition_by_sm = read_integers(node, "near_partition_by_sm", 0, partitions - 1);
+  const int sm_ids = static_cast<int>(placement.near_partition_by_sm.size());
+  if (sm_ids == 0) Node::fail(node.at("near_partition_by_sm"), "expected the near partition of at least one SM");
+  placement.dispatch_sm_ids = read_integers(node, "dispatch_sm_ids", 0, std::min(kMaxSmId, sm_ids - 1));
+  if (static_cast<int>(placement.dispatch_sm_ids.size()) != sm_count) {
+    Node::fail(node.at("dispatch_sm_ids"), "expected one SM id per SM (" + std::to_string(sm_count) + "), got " +
+                                               std::to_string(placement.dispatch_sm_ids.size()));
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(sm_ids), false);
+  for (std::size_t i = 0; i < placement.dispatch_sm_ids.size(); ++i) {
+    const auto id = static_cast<std::size_t>(placement.dispatch_sm_ids[i]);
+    if (seen[id]) Node::fail(node.at("dispatch_sm_ids") + "[" + std::to_string(i) + "]", "SM " + std::to_string(id) + " appears twice");
+    seen[id] = true;
+  }
+  placement.provenance = read_provenance(node);
+  return placement;
+}
+
+json write_sm_placement(const SmPlacement& placement) {
+  json out = write_provenance(placement.provenance);
+  out["dispatch_sm_ids"] = placement.dispatch_sm_ids;
+  out["near_partition_by_sm"] = placement.near_partition_by_sm;
+  return out;
+}
+
+L2Profile read_l2(const Node& node, int sm_count) {
   L2Profile l2;
   l2.capacity_bytes = read_measured(node, "capacity_bytes", Rule::positive);
   l2.near_capacity_bytes = read_measured(node, "near_capacity_bytes", Rule::positive);
@@ -251,6 +297,7 @@ L2Profile read_l2(const Node& node) {
   l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
   l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", Rule::positive);
   l2.sparse_line_write_slowdown = read_optional(node, "sparse_line_write_slowdown", Rule::positive);
+  if (node.has("sm_placement")) l2.sm_placement = read_sm_placement(node.object("sm_placement"), l2.partitions, sm_count);
   l2.allocates_on_store = read_flag(node, "allocates_on_store");
   return l2;
 }
@@ -271,6 +318,7 @@ json write_l2(const L2Profile& l2) {
   write_optional(out, "read_bandwidth_gb_per_s", l2.read_bandwidth_gb_per_s);
   write_optional(out, "write_bandwidth_gb_per_s", l2.write_bandwidth_gb_per_s);
   write_optional(out, "sparse_line_write_slowdown", l2.sparse_line_write_slowdown);
+  if (l2.sm_placement) out["sm_placement"] = write_sm_placement(*l2.sm_placement);
   return out;
 }
 
@@ -431,7 +479,7 @@ DeviceProfile profile_from_json(const json& document) {
   DeviceProfile profile;
   profile.device = read_device(root.object("device"));
   profile.l1 = read_l1(root.object("l1"));
-  profile.l2 = read_l2(root.object("l2"));
+  profile.l2 = read_l2(root.object("l2"), profile.device.sm_count);
   if (profile.l1.capacity_bytes.value >= profile.l2.capacity_bytes.value) {
     Node::fail(root.at("l1.capacity_bytes"), "expected less than l2.capacity_bytes");
   }

@@ -134,6 +134,15 @@ public:
     l1.tracks_writes = false;
     l1_.reserve(static_cast<std::size_t>(sm_count));
     for (std::int64_t sm = 0; sm < sm_count; ++sm) l1_.emplace_back(l1);
+    // The simulator's SM s runs the s-th block of each wave: its near partition is that of the
+    // SM the hardware deals that block to.
+    const std::optional<SmPlacement>& placement = profile.l2.sm_placement;
+    for (std::int64_t sm = 0; sm < sm_count; ++sm) {
+      near_partition_.push_back(
+          placement ? placement->near_partition_by_sm[static_cast<std::size_t>(
+                          placement->dispatch_sm_ids[static_cast<std::size_t>(sm) % placement->dispatch_sm_ids.size()])]
+                    : static_cast<int>(sm % partitions_));
+    }
     CacheGeometry l2;
     l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value * l2_fraction) / partitions_;
     l2.line_bytes = line_bytes_;
@@ -152,7 +161,7 @@ public:
     const std::uint64_t hash = mix_bits(line / static_cast<std::uint64_t>(interleave_lines_));
     return static_cast<int>((static_cast<Uint128>(hash) * static_cast<std::uint64_t>(partitions_)) >> 64);
   }
-  int near_partition(int sm) const { return sm % partitions_; }
+  int near_partition(int sm) const { return near_partition_[static_cast<std::size_t>(sm)]; }
 
   /// A global load of `request` from `sm`; returns the latency of its slowest sector.
   int load(int sm, const LineRequest& request, TrafficCounts& counts) {
@@ -299,6 +308,7 @@ private:
   int far_latency_;
   int dram_latency_;
   std::vector<SectorCache> l1_;
+  std::vector<int> near_partition_; ///< by simulated SM
   std::vector<SectorCache> l2_;
 };
 

@@ -477,4 +477,29 @@ ReplacementGuess classify_replacement(int line0_kept, int line1_kept, int trials
   return guess;
 }
 
+PartitionSides partition_sides(const std::vector<int>& home_classes, const std::vector<std::vector<int>>& classes_by_sm) {
+  PartitionSides sides;
+  for (const std::vector<int>& classes : classes_by_sm) {
+    if (classes.size() != home_classes.size() || classes.empty()) {
+      throw std::invalid_argument("partition_sides: every SM needs a class for each of the home SM's addresses");
+    }
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < classes.size(); ++i) differing += classes[i] != home_classes[i] ? 1 : 0;
+    const double share = static_cast<double>(differing) / static_cast<double>(classes.size());
+    sides.side.push_back(share > 0.5 ? 1 : 0);
+    sides.ambiguity = std::max(sides.ambiguity, std::min(share, 1.0 - share));
+  }
+  return sides;
+}
+
+double consecutive_same_side_share(const std::vector<int>& dispatch_sm_ids, const std::vector<int>& side_by_sm_id) {
+  if (dispatch_sm_ids.size() < 2) return 1.0;
+  const auto side = [&](int sm) {
+    return sm >= 0 && static_cast<std::size_t>(sm) < side_by_sm_id.size() ? side_by_sm_id[static_cast<std::size_t>(sm)] : 0;
+  };
+  std::size_t same = 0;
+  for (std::size_t i = 0; i + 1 < dispatch_sm_ids.size(); ++i) same += side(dispatch_sm_ids[i]) == side(dispatch_sm_ids[i + 1]) ? 1 : 0;
+  return static_cast<double>(same) / static_cast<double>(dispatch_sm_ids.size() - 1);
+}
+
 } // namespace cachewise::probe

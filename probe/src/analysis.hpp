@@ -97,6 +97,21 @@ struct TwoClusters {
 /// Throws std::invalid_argument with fewer than two distinct values.
 TwoClusters split_two_clusters(const std::vector<double>& samples);
 
+/// Which L2 partition each SM sees as near, from the near (0) / far (1) class every SM gave the
+/// same addresses: an SM whose classes differ from the home SM's on more than half of them is in
+/// the other partition (1), the rest in the home SM's (0). `ambiguity` is the largest share of
+/// addresses an SM disagrees with its own side on (0 when every class agrees; near 0.5 means the
+/// split says little). Throws std::invalid_argument when an SM's classes differ in length.
+struct PartitionSides {
+  std::vector<int> side; ///< per SM, in the order given
+  double ambiguity = 0.0;
+};
+PartitionSides partition_sides(const std::vector<int>& home_classes, const std::vector<std::vector<int>>& classes_by_sm);
+
+/// Share of neighbouring blocks (i, i + 1) of a wave that start on SMs of the same near
+/// partition; `dispatch_sm_ids[i]` is block i's SM, `side_by_sm_id` its partition (0 when empty).
+double consecutive_same_side_share(const std::vector<int>& dispatch_sm_ids, const std::vector<int>& side_by_sm_id);
+
 /// Line (or page) size from the block test: M random aligned blocks of B bytes, every sector of
 /// each touched. A cache of C bytes in L-byte lines holds C / L lines, so the footprint M * B at the
 /// capacity knee is C * B / L while B < L and C once B >= L. Returns the smallest block size whose

@@ -772,6 +772,20 @@ std::vector<int> sm_ids() {
   return seen;
 }
 
+std::vector<int> block_dispatch_order() {
+  // As much dynamic shared memory as one block may take: no SM holds two, so the launch's
+  // sm_count blocks land on distinct SMs, in the order the hardware deals them.
+  const int blocks = current_sm_count();
+  const int shared_bytes =
+      kernels::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, "cudaDeviceGetAttribute (shared per block)");
+  check_cuda(cudaFuncSetAttribute(sm_id_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
+             "cudaFuncSetAttribute (dynamic shared memory)");
+  DeviceArray<int> ids(static_cast<std::size_t>(blocks));
+  sm_id_kernel<<<static_cast<unsigned>(blocks), 32, static_cast<std::size_t>(shared_bytes)>>>(ids.get());
+  finish_launch("sm_id_kernel (dispatch order)");
+  return ids.download(static_cast<std::size_t>(blocks));
+}
+
 double measured_sm_clock_mhz() {
   DeviceArray<long long> ticks(1);
   DeviceArray<unsigned long long> nanoseconds(1);

@@ -151,6 +151,10 @@ double shared_load_cycles(int stride_bytes, int iterations);
 /// contiguous, so pinned kernels pick from these).
 std::vector<int> sm_ids();
 
+/// The SM of each block of a launch of one block per SM (block i on SM result[i]): the order in
+/// which the hardware deals a wave's blocks to SMs.
+std::vector<int> block_dispatch_order();
+
 /// SM clock seen by a kernel: clock64 ticks over %globaltimer nanoseconds, in MHz.
 double measured_sm_clock_mhz();
 

@@ -93,6 +93,7 @@ public:
         {"device identity and clocks", &Probe::identity},
         {"L1 hit latency", &Probe::l1_latency},
         {"L2 near/far latency and partition interleave", &Probe::l2_near_far},
+        {"SM placement (near partition per SM, block dispatch order)", &Probe::sm_placement},
         {"DRAM latency", &Probe::dram_latency},
         {"L1 capacity (default carveout)", &Probe::l1_capacity_default},
         {"L1 capacity (max L1 carveout)", &Probe::l1_capacity_max_carveout},
@@ -703,6 +704,8 @@ private:
     l2_far_ = clusters.high.median;
     std::vector<int> classes;
     for (double latency : latencies) classes.push_back(latency <= clusters.threshold ? 0 : 1);
+    near_far_addresses_ = addresses;
+    near_far_classes_ = classes;
 
     // The same addresses from other SMs: an SM in the other partition sees near and far swapped.
     std::ostringstream other_sms;
@@ -757,6 +760,58 @@ private:
                          static_cast<std::int64_t>(classes.size()), 0.0,
                          clusters.separation < 3.0 ? Confidence::low : Confidence::medium});
     }
+  }
+
+  /// Every SM times the head of the near/far addresses and splits them at its own threshold; its
+  /// classes against the home SM's give its near partition. One block per SM records where the
+  /// hardware deals the blocks of a wave. Together: the partition the i-th block of a wave sees
+  /// as near (the model's placement of blocks on partitions).
+  void sm_placement() {
+    if (profile_.l2.partitions < 2 || near_far_classes_.empty()) return; // one partition: all near
+    const std::size_t compared = std::min<std::size_t>(near_far_addresses_.size(), quick() ? 256 : 512);
+    const Offsets head(near_far_addresses_.begin(), near_far_addresses_.begin() + static_cast<std::ptrdiff_t>(compared));
+    const std::vector<int> home_classes(near_far_classes_.begin(), near_far_classes_.begin() + static_cast<std::ptrdiff_t>(compared));
+    std::vector<std::vector<int>> classes_by_sm;
+    for (int sm : sm_ids_) {
+      const std::vector<double> theirs = gpu::self_loop_latencies(*buffer_, head, sm);
+      const TwoClusters clusters = split_two_clusters(theirs);
+      std::vector<int> classes;
+      for (double latency : theirs) classes.push_back(latency <= clusters.threshold ? 0 : 1);
+      classes_by_sm.push_back(std::move(classes));
+    }
+    const PartitionSides sides = partition_sides(home_classes, classes_by_sm);
+    SmPlacement placement;
+    placement.near_partition_by_sm.assign(static_cast<std::size_t>(sm_ids_.back()) + 1, 0);
+    for (std::size_t i = 0; i < sm_ids_.size(); ++i) {
+      placement.near_partition_by_sm[static_cast<std::size_t>(sm_ids_[i])] = sides.side[i];
+    }
+    // The first block's SM rotates from launch to launch; the order around the cycle is what the
+    // model uses, so the first launch is kept and the others say how alike they are.
+    std::vector<double> same_side_shares;
+    for (int launch = 0; launch < repeats(); ++launch) {
+      std::vector<int> order = gpu::block_dispatch_order();
+      same_side_shares.push_back(consecutive_same_side_share(order, placement.near_partition_by_sm));
+      if (launch == 0) placement.dispatch_sm_ids = std::move(order);
+    }
+    std::vector<int> distinct = placement.dispatch_sm_ids;
+    std::ranges::sort(distinct);
+    const bool one_per_sm = std::unique(distinct.begin(), distinct.end()) == distinct.end() &&
+                            static_cast<int>(distinct.size()) == sm_count() && distinct.back() <= sm_ids_.back();
+    if (!one_per_sm) return; // blocks shared an SM: no dispatch order to read, the model keeps its default
+    const Summary same_side = summarize(same_side_shares);
+    const std::int64_t others = static_cast<std::int64_t>(sm_ids_.size());
+    placement.provenance = {
+        "per-SM near/far classes of the first " + std::to_string(compared) + " near/far addresses (self-pointers 32 B apart, "
+        "16 dependent ld.global.cg each after 2 warming loads, every SM split at its own two-means threshold): an SM "
+        "whose classes differ from SM " + std::to_string(home_sm_) + "'s on more than half is near to the other "
+        "partition (" + std::to_string(std::ranges::count(sides.side, 1)) + " of " + std::to_string(others) +
+        " SMs; largest share of addresses against an SM's own side " + format_number(100 * sides.ambiguity) +
+        "%); dispatch order: %smid of each block of a launch of one block per SM (the block takes the most "
+        "dynamic shared memory allowed), the first of " + std::to_string(repeats()) + " launches; consecutive blocks "
+        "on the same near partition: " + format_number(100 * same_side.median) + "% (median of the launches)",
+        others, same_side.spread,
+        sides.ambiguity < 0.2 ? Confidence::high : sides.ambiguity < 0.35 ? Confidence::medium : Confidence::low};
+    profile_.l2.sm_placement = std::move(placement);
   }
 
   /// Latency of loads that all miss L2: chase fresh random lines right after evicting everything.
@@ -1408,6 +1463,8 @@ private:
   double script_overhead_ = 0; ///< extra cycles of a script's timed load over a plain chase
   double near_fraction_ = 0.5;
   std::vector<int> sm_ids_; ///< SM ids blocks ran on
+  Offsets near_far_addresses_; ///< the near/far test's addresses, timed from the home SM
+  std::vector<int> near_far_classes_; ///< their classes there: 0 near, 1 far
   int home_sm_ = 0;         ///< the SM the per-SM latency tests run on
 };
 

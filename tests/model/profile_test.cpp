@@ -91,6 +91,48 @@ TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
   EXPECT_DOUBLE_EQ(profile_from_json(document).dram.block_walk_slowdown.at(64).value, 1.05);
 }
 
+json placement_json(int sm_count, int partitions) {
+  json placement{{"method", "per-SM near/far classes"}, {"samples", sm_count}, {"spread", 0.0}, {"confidence", "high"}};
+  for (int sm = 0; sm < sm_count; ++sm) {
+    placement["dispatch_sm_ids"].push_back(sm_count - 1 - sm);
+    placement["near_partition_by_sm"].push_back(sm % partitions);
+  }
+  return placement;
+}
+
+TEST(Profile, SmPlacementRoundTripsAndIsChecked) {
+  json document = example_json();
+  const int sm_count = document["device"]["sm_count"].get<int>();
+  document["l2"]["sm_placement"] = placement_json(sm_count, 2);
+  const DeviceProfile profile = profile_from_json(document);
+  ASSERT_TRUE(profile.l2.sm_placement);
+  EXPECT_EQ(profile.l2.sm_placement->dispatch_sm_ids.front(), sm_count - 1);
+  EXPECT_EQ(profile.l2.sm_placement->near_partition_by_sm[3], 1);
+  EXPECT_EQ(profile_from_json(profile_to_json(profile)), profile);
+  EXPECT_FALSE(profile_from_json(example_json()).l2.sm_placement); // optional: older profiles load
+
+  json bad = document;
+  bad["l2"]["sm_placement"]["near_partition_by_sm"][5] = 2;
+  expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm[5]: expected an integer in [0, 1], got 2");
+  bad = document;
+  bad["l2"]["sm_placement"]["dispatch_sm_ids"].erase(0);
+  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids: expected one SM id per SM (" + std::to_string(sm_count) +
+                           "), got " + std::to_string(sm_count - 1));
+  bad = document;
+  bad["l2"]["sm_placement"]["dispatch_sm_ids"][1] = sm_count - 1;
+  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids[1]: SM " + std::to_string(sm_count - 1) + " appears twice");
+  bad = document;
+  bad["l2"]["sm_placement"]["dispatch_sm_ids"][0] = sm_count;
+  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids[0]: expected an integer in [0, " + std::to_string(sm_count - 1) +
+                           "], got " + std::to_string(sm_count));
+  bad = document;
+  bad["l2"]["sm_placement"]["near_partition_by_sm"] = "all near";
+  expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm: expected an array of integers, got a string");
+  bad = document;
+  bad["l2"]["sm_placement"]["near_partition_by_sm"] = json::array();
+  expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm: expected the near partition of at least one SM");
+}
+
 TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {
   json document = example_json();
   document["l2"]["line_bytes"]["value"] = 100;

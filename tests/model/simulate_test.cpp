@@ -1,4 +1,6 @@
 // Simulator counts against expectations derived by hand from the access patterns.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "cachewise/model.hpp"
@@ -224,6 +226,50 @@ TEST(Simulate, FarPartitionLookupsCountTwiceInTheL2HitRate) {
   const Prediction q = simulate(two_sms_read_the_same_lines(lines), single, exact());
   EXPECT_EQ(q.metric("lts__t_sectors_op_read.sum"), lines * 4 * 2.0);
   EXPECT_DOUBLE_EQ(q.metric("lts__t_sector_hit_rate.pct"), 50.0);
+}
+
+/// The example profile with a measured placement: block i of a wave on SM i, whose near
+/// partition is `side(i)`.
+template <typename Side> DeviceProfile placed(Side side) {
+  DeviceProfile profile = example_profile();
+  SmPlacement placement;
+  for (int sm = 0; sm < profile.device.sm_count; ++sm) {
+    placement.dispatch_sm_ids.push_back(sm);
+    placement.near_partition_by_sm.push_back(side(sm));
+  }
+  profile.l2.sm_placement = placement;
+  return profile;
+}
+
+TEST(Simulate, BlocksOnTheSameNearPartitionShareItsCopyOfAFarLine) {
+  // Both blocks near partition p. A line homed at p: SM 0 misses once, SM 1 hits once (2 lookups
+  // per sector). A line homed elsewhere: SM 0 misses near and at home and leaves a near copy,
+  // SM 1 hits that copy (3). Every line is homed at one side, so the totals over p = 0 and p = 1
+  // make 5 lookups per sector, each placement with 1 hit per sector.
+  const std::int64_t lines = 64;
+  const double sectors = lines * 4.0;
+  const Prediction on_0 = simulate(two_sms_read_the_same_lines(lines), placed([](int) { return 0; }), exact());
+  const Prediction on_1 = simulate(two_sms_read_the_same_lines(lines), placed([](int) { return 1; }), exact());
+  const double lookups_0 = on_0.metric("lts__t_sectors_op_read.sum");
+  const double lookups_1 = on_1.metric("lts__t_sectors_op_read.sum");
+  EXPECT_EQ(lookups_0 + lookups_1, 5.0 * sectors);
+  EXPECT_GT(lookups_0, 2.0 * sectors); // the hash homes some lines on each side
+  EXPECT_GT(lookups_1, 2.0 * sectors);
+  EXPECT_DOUBLE_EQ(on_0.metric("lts__t_sector_hit_rate.pct"), 100.0 * sectors / lookups_0);
+  EXPECT_EQ(on_0.metric("dram__bytes_read.sum"), lines * 128.0);
+
+  // A placement that alternates sides is the default's (block i near partition i % 2): 3 each.
+  const Prediction alternating = simulate(two_sms_read_the_same_lines(lines), placed([](int sm) { return sm % 2; }), exact());
+  EXPECT_EQ(alternating.metric("lts__t_sectors_op_read.sum"), 3.0 * sectors);
+  // The dispatch order decides which SM's side a block gets. Only the last SM is near to
+  // partition 1: blocks dealt to SMs 0 and 1 share partition 0 (as on_0), blocks dealt to the
+  // last two SMs (ids in reverse) do not.
+  const int last_sm = example_profile().device.sm_count - 1;
+  DeviceProfile last_differs = placed([last_sm](int sm) { return sm == last_sm ? 1 : 0; });
+  EXPECT_EQ(simulate(two_sms_read_the_same_lines(lines), last_differs, exact()).metric("lts__t_sectors_op_read.sum"), lookups_0);
+  std::ranges::reverse(last_differs.l2.sm_placement->dispatch_sm_ids);
+  const Prediction split = simulate(two_sms_read_the_same_lines(lines), last_differs, exact());
+  EXPECT_EQ(split.metric("lts__t_sectors_op_read.sum"), 3.0 * sectors);
 }
 
 TEST(Simulate, StencilWithSharedTileReadsEachInputSectorOnce) {

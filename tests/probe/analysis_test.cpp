@@ -637,6 +637,24 @@ TEST(TlbReach, NoStepAtTheSmallestStrideIsALowerBound) {
   EXPECT_THROW(tlb_reach({{2 * kMiB, {}}}), std::invalid_argument);
 }
 
+TEST(PartitionSides, AnSmThatSeesMostClassesSwappedIsNearToTheOtherPartition) {
+  const std::vector<int> home{0, 0, 1, 1, 0, 1, 0, 1, 1, 0};
+  const std::vector<int> same_but_one{0, 0, 1, 1, 0, 1, 0, 1, 1, 1}; // 1 of 10 differs
+  const std::vector<int> swapped_but_two{1, 1, 0, 0, 1, 0, 1, 0, 1, 0}; // 8 of 10 differ
+  const PartitionSides sides = partition_sides(home, {home, same_but_one, swapped_but_two});
+  EXPECT_EQ(sides.side, (std::vector<int>{0, 0, 1}));
+  EXPECT_DOUBLE_EQ(sides.ambiguity, 0.2); // the swapped SM agrees with home on 2 of 10
+  EXPECT_THROW(partition_sides(home, {{0, 1}}), std::invalid_argument);
+}
+
+TEST(PartitionSides, ConsecutiveBlocksOnTheSameSideAreCountedByPairs) {
+  // SMs 0-3: sides 0, 1, 0, 1. Order 0,2,1,3: pairs (0,2) same, (2,1) differ, (1,3) same.
+  const std::vector<int> side_by_sm{0, 1, 0, 1};
+  EXPECT_DOUBLE_EQ(consecutive_same_side_share({0, 2, 1, 3}, side_by_sm), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(consecutive_same_side_share({0, 1, 2, 3}, side_by_sm), 0.0);
+  EXPECT_DOUBLE_EQ(consecutive_same_side_share({3}, side_by_sm), 1.0);
+}
+
 TEST(ClassifyReplacement, Fingerprints) {
   EXPECT_EQ(classify_replacement(16, 0, 16).policy, ReplacementPolicy::lru);
   EXPECT_EQ(classify_replacement(0, 16, 16).policy, ReplacementPolicy::fifo);

@@ -1,5 +1,6 @@
 // Runs the --quick probe on the local GPU and checks invariants every real cache hierarchy obeys
 // (not the H200's numbers: any CUDA GPU must pass).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -110,6 +111,23 @@ TEST_F(QuickProbe, StoresOfOneSectorPerLineAreSlowerPerSectorThanWholeLines) {
   EXPECT_LT(p.l2.sparse_line_write_slowdown->value, 8.0);
   EXPECT_NE(p.l2.sparse_line_write_slowdown->provenance.method.find("each lane of a warp store in its own line"),
             std::string::npos);
+}
+
+TEST_F(QuickProbe, APartitionedL2PlacesEveryBlockOfAWaveOnItsOwnSm) {
+  // One block per SM is dealt to every SM once; on a partitioned L2 both partitions are near to
+  // some SM (H200: 68 and 64 SMs), and the profile's own validation accepts the placement.
+  const DeviceProfile& p = profile();
+  if (p.l2.partitions < 2) GTEST_SKIP() << "one L2 partition: every SM near to all of it";
+  ASSERT_TRUE(p.l2.sm_placement);
+  const SmPlacement& placement = *p.l2.sm_placement;
+  std::vector<int> ids = placement.dispatch_sm_ids;
+  std::ranges::sort(ids);
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  EXPECT_EQ(static_cast<int>(ids.size()), p.device.sm_count);
+  const auto far_side = std::ranges::count(placement.near_partition_by_sm, 1);
+  EXPECT_GT(far_side, 0);
+  EXPECT_LT(far_side, static_cast<long>(placement.near_partition_by_sm.size()));
+  EXPECT_EQ(placement.near_partition_by_sm[static_cast<std::size_t>(ids.front())], 0); // the home SM's side is 0
 }
 
 TEST_F(QuickProbe, SharedMemoryBanksSpanAWarpOfWords) {

@@ -109,6 +109,17 @@ struct L1Profile {
   friend bool operator==(const L1Profile&, const L1Profile&) = default;
 };
 
+/// Where a launch's blocks run, by the partition they see as near: the hardware deals the blocks
+/// of a wave to SMs in the order `dispatch_sm_ids` (block i of a wave on SM
+/// dispatch_sm_ids[i % size]), and SM s's near partition is `near_partition_by_sm[s]`. On the
+/// H200 consecutive blocks share their near partition 96% of the time (docs/probe.md).
+struct SmPlacement {
+  std::vector<int> dispatch_sm_ids;
+  std::vector<int> near_partition_by_sm;
+  Provenance provenance;
+  friend bool operator==(const SmPlacement&, const SmPlacement&) = default;
+};
+
 struct L2Profile {
   Measured capacity_bytes;
   Measured near_capacity_bytes; ///< the partition an SM sees as near
@@ -126,6 +137,8 @@ struct L2Profile {
   /// A store's time per sector when it writes one sector of each line it touches, over stores
   /// that write whole lines (L2-resident data); absent when the probe did not measure it.
   std::optional<Measured> sparse_line_write_slowdown;
+  /// Absent when the probe did not map it: then block i of a wave is near partition i % partitions.
+  std::optional<SmPlacement> sm_placement;
   MeasuredFlag allocates_on_store;
   friend bool operator==(const L2Profile&, const L2Profile&) = default;
 };
