@@ -1,4 +1,5 @@
 // `advisor show [PROFILE] [--json]`: a readable summary of a device profile.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <iomanip>
@@ -119,6 +120,21 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
   if (profile.l2.sparse_line_write_slowdown) {
     l2.measured("one sector per line written", *profile.l2.sparse_line_write_slowdown,
                 "x" + number_text(profile.l2.sparse_line_write_slowdown->value, 3) + " of whole lines, per sector");
+  }
+  if (profile.l2.sm_placement) {
+    // Per SM of partition 1, and how often a wave's neighbouring blocks share a near partition.
+    const SmPlacement& placement = *profile.l2.sm_placement;
+    const auto side = [&](int sm) { return placement.near_partition_by_sm[static_cast<std::size_t>(sm)]; };
+    int same = 0;
+    for (std::size_t i = 0; i + 1 < placement.dispatch_sm_ids.size(); ++i) {
+      same += side(placement.dispatch_sm_ids[i]) == side(placement.dispatch_sm_ids[i + 1]) ? 1 : 0;
+    }
+    const auto far = std::ranges::count(placement.near_partition_by_sm, 1);
+    l2.row("SM placement",
+           std::to_string(placement.near_partition_by_sm.size() - static_cast<std::size_t>(far)) + " / " + std::to_string(far) +
+               " SMs near partition 0 / 1; " + std::to_string(same) + " of " +
+               std::to_string(placement.dispatch_sm_ids.size() - 1) + " neighbouring blocks share one",
+           &placement.provenance);
   }
   l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
   section("L2", l2);

@@ -22,3 +22,9 @@ cachewise_cli_test(show_future_schema EXIT 2 STDERR "^advisor: .*schema-v2.json:
   ARGS show ${cachewise_bad_profiles}/schema-v2.json)
 cachewise_cli_test(show_not_an_object EXIT 2 STDERR "^advisor: .*array.json: profile: expected an object, got an array\n$"
   ARGS show ${cachewise_bad_profiles}/array.json)
+cachewise_cli_test(show_sm_placement EXIT 0
+  STDOUT "SM placement +64 / 68 SMs near partition 0 / 1; 129 of 131 neighbouring blocks share one"
+  ARGS show ${PROJECT_SOURCE_DIR}/profiles/h200.json)
+cachewise_cli_test(show_sm_placement_repeated EXIT 2
+  STDERR "^advisor: .*sm-placement-repeated.json: profile.l2.sm_placement.dispatch_sm_ids\\[1\\]: SM 0 appears twice\n$"
+  ARGS show ${cachewise_bad_profiles}/sm-placement-repeated.json)
