@@ -774,6 +774,9 @@ private:
     std::vector<std::vector<int>> classes_by_sm;
     for (int sm : sm_ids_) {
       const std::vector<double> theirs = gpu::self_loop_latencies(*buffer_, head, sm);
+      // All of an SM's latencies equal: no near/far split to read there, so no map at all (the
+      // model keeps its default placement) rather than a guessed side.
+      if (std::ranges::min(theirs) == std::ranges::max(theirs)) return;
       const TwoClusters clusters = split_two_clusters(theirs);
       std::vector<int> classes;
       for (double latency : theirs) classes.push_back(latency <= clusters.threshold ? 0 : 1);
