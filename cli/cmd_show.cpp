@@ -124,11 +124,7 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
   if (profile.l2.sm_placement) {
     // Per SM of partition 1, and how often a wave's neighbouring blocks share a near partition.
     const SmPlacement& placement = *profile.l2.sm_placement;
-    const auto side = [&](int sm) { return placement.near_partition_by_sm[static_cast<std::size_t>(sm)]; };
-    int same = 0;
-    for (std::size_t i = 0; i + 1 < placement.dispatch_sm_ids.size(); ++i) {
-      same += side(placement.dispatch_sm_ids[i]) == side(placement.dispatch_sm_ids[i + 1]) ? 1 : 0;
-    }
+    const int same = neighbours_sharing_a_partition(placement);
     const auto far = std::ranges::count(placement.near_partition_by_sm, 1);
     l2.row("SM placement",
            std::to_string(placement.near_partition_by_sm.size() - static_cast<std::size_t>(far)) + " / " + std::to_string(far) +

@@ -138,10 +138,7 @@ public:
     // SM the hardware deals that block to.
     const std::optional<SmPlacement>& placement = profile.l2.sm_placement;
     for (std::int64_t sm = 0; sm < sm_count; ++sm) {
-      near_partition_.push_back(
-          placement ? placement->near_partition_by_sm[static_cast<std::size_t>(
-                          placement->dispatch_sm_ids[static_cast<std::size_t>(sm) % placement->dispatch_sm_ids.size()])]
-                    : static_cast<int>(sm % partitions_));
+      near_partition_.push_back(placement ? near_partition_of_block(*placement, sm) : static_cast<int>(sm % partitions_));
     }
     CacheGeometry l2;
     l2.capacity_bytes = static_cast<std::int64_t>(profile.l2.capacity_bytes.value * l2_fraction) / partitions_;

@@ -492,14 +492,4 @@ PartitionSides partition_sides(const std::vector<int>& home_classes, const std::
   return sides;
 }
 
-double consecutive_same_side_share(const std::vector<int>& dispatch_sm_ids, const std::vector<int>& side_by_sm_id) {
-  if (dispatch_sm_ids.size() < 2) return 1.0;
-  const auto side = [&](int sm) {
-    return sm >= 0 && static_cast<std::size_t>(sm) < side_by_sm_id.size() ? side_by_sm_id[static_cast<std::size_t>(sm)] : 0;
-  };
-  std::size_t same = 0;
-  for (std::size_t i = 0; i + 1 < dispatch_sm_ids.size(); ++i) same += side(dispatch_sm_ids[i]) == side(dispatch_sm_ids[i + 1]) ? 1 : 0;
-  return static_cast<double>(same) / static_cast<double>(dispatch_sm_ids.size() - 1);
-}
-
 } // namespace cachewise::probe

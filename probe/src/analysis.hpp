@@ -108,10 +108,6 @@ struct PartitionSides {
 };
 PartitionSides partition_sides(const std::vector<int>& home_classes, const std::vector<std::vector<int>>& classes_by_sm);
 
-/// Share of neighbouring blocks (i, i + 1) of a wave that start on SMs of the same near
-/// partition; `dispatch_sm_ids[i]` is block i's SM, `side_by_sm_id` its partition (0 when empty).
-double consecutive_same_side_share(const std::vector<int>& dispatch_sm_ids, const std::vector<int>& side_by_sm_id);
-
 /// Line (or page) size from the block test: M random aligned blocks of B bytes, every sector of
 /// each touched. A cache of C bytes in L-byte lines holds C / L lines, so the footprint M * B at the
 /// capacity knee is C * B / L while B < L and C once B >= L. Returns the smallest block size whose

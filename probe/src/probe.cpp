@@ -790,17 +790,19 @@ private:
     }
     // The first block's SM rotates from launch to launch; the order around the cycle is what the
     // model uses, so the first launch is kept and the others say how alike they are.
+    const auto one_per_sm = [&](std::vector<int> order) {
+      std::ranges::sort(order);
+      return std::unique(order.begin(), order.end()) == order.end() && static_cast<int>(order.size()) == sm_count() &&
+             order.front() >= 0 && order.back() <= sm_ids_.back();
+    };
     std::vector<double> same_side_shares;
     for (int launch = 0; launch < repeats(); ++launch) {
-      std::vector<int> order = gpu::block_dispatch_order();
-      same_side_shares.push_back(consecutive_same_side_share(order, placement.near_partition_by_sm));
-      if (launch == 0) placement.dispatch_sm_ids = std::move(order);
+      SmPlacement this_launch{gpu::block_dispatch_order(), placement.near_partition_by_sm, {}};
+      if (!one_per_sm(this_launch.dispatch_sm_ids)) return; // blocks shared an SM: no order to read, the model keeps its default
+      const std::size_t pairs = this_launch.dispatch_sm_ids.size() - 1;
+      same_side_shares.push_back(pairs == 0 ? 1.0 : neighbours_sharing_a_partition(this_launch) / static_cast<double>(pairs));
+      if (launch == 0) placement.dispatch_sm_ids = std::move(this_launch.dispatch_sm_ids);
     }
-    std::vector<int> distinct = placement.dispatch_sm_ids;
-    std::ranges::sort(distinct);
-    const bool one_per_sm = std::unique(distinct.begin(), distinct.end()) == distinct.end() &&
-                            static_cast<int>(distinct.size()) == sm_count() && distinct.back() <= sm_ids_.back();
-    if (!one_per_sm) return; // blocks shared an SM: no dispatch order to read, the model keeps its default
     const Summary same_side = summarize(same_side_shares);
     const std::int64_t others = static_cast<std::int64_t>(sm_ids_.size());
     placement.provenance = {

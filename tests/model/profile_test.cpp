@@ -133,6 +133,19 @@ TEST(Profile, SmPlacementRoundTripsAndIsChecked) {
   expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm: expected the near partition of at least one SM");
 }
 
+TEST(SmPlacement, NeighbouringBlocksOnOnePartitionAreCountedByPairs) {
+  // SMs 0-3: sides 0, 1, 0, 1. Order 0,2,1,3: pairs (0,2) same, (2,1) differ, (1,3) same.
+  const std::vector<int> side_by_sm{0, 1, 0, 1};
+  EXPECT_EQ(neighbours_sharing_a_partition({{0, 2, 1, 3}, side_by_sm, {}}), 2);
+  EXPECT_EQ(neighbours_sharing_a_partition({{0, 1, 2, 3}, side_by_sm, {}}), 0);
+  EXPECT_EQ(neighbours_sharing_a_partition({{3}, side_by_sm, {}}), 0); // one block: no pairs
+  // Block i of a wave is near the partition of SM dispatch_sm_ids[i mod SMs].
+  const SmPlacement placement{{0, 2, 1, 3}, side_by_sm, {}};
+  EXPECT_EQ(near_partition_of_block(placement, 2), 1);
+  EXPECT_EQ(near_partition_of_block(placement, 6), 1);
+  EXPECT_EQ(near_partition_of_block(placement, 5), 0);
+}
+
 TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {
   json document = example_json();
   document["l2"]["line_bytes"]["value"] = 100;

@@ -647,14 +647,6 @@ TEST(PartitionSides, AnSmThatSeesMostClassesSwappedIsNearToTheOtherPartition) {
   EXPECT_THROW(partition_sides(home, {{0, 1}}), std::invalid_argument);
 }
 
-TEST(PartitionSides, ConsecutiveBlocksOnTheSameSideAreCountedByPairs) {
-  // SMs 0-3: sides 0, 1, 0, 1. Order 0,2,1,3: pairs (0,2) same, (2,1) differ, (1,3) same.
-  const std::vector<int> side_by_sm{0, 1, 0, 1};
-  EXPECT_DOUBLE_EQ(consecutive_same_side_share({0, 2, 1, 3}, side_by_sm), 2.0 / 3.0);
-  EXPECT_DOUBLE_EQ(consecutive_same_side_share({0, 1, 2, 3}, side_by_sm), 0.0);
-  EXPECT_DOUBLE_EQ(consecutive_same_side_share({3}, side_by_sm), 1.0);
-}
-
 TEST(ClassifyReplacement, Fingerprints) {
   EXPECT_EQ(classify_replacement(16, 0, 16).policy, ReplacementPolicy::lru);
   EXPECT_EQ(classify_replacement(0, 16, 16).policy, ReplacementPolicy::fifo);

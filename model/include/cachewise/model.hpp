@@ -120,6 +120,13 @@ struct SmPlacement {
   friend bool operator==(const SmPlacement&, const SmPlacement&) = default;
 };
 
+/// Near partition of the i-th block of a wave: that of the SM the hardware deals it to.
+int near_partition_of_block(const SmPlacement& placement, std::int64_t block);
+
+/// Pairs of neighbouring blocks (i, i + 1) among the first dispatch_sm_ids.size() of a wave
+/// that start on SMs of one near partition.
+int neighbours_sharing_a_partition(const SmPlacement& placement);
+
 struct L2Profile {
   Measured capacity_bytes;
   Measured near_capacity_bytes; ///< the partition an SM sees as near
