@@ -9,18 +9,8 @@ import argparse
 import concurrent.futures
 import json
 import re
-import subprocess
 
-
-def simulate(advisor, profile, problem, config):
-    command = [advisor, "simulate", "--pattern", problem["family"], "--n", str(problem["n"]),
-               "--config", config, "--profile", profile, "--json"]
-    for key in ("m", "k"):
-        if problem.get(key):
-            command += ["--" + key, str(problem[key])]
-    if problem.get("dtype"):
-        command += ["--dtype", problem["dtype"]]
-    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+from rescore import simulate  # the same `advisor simulate --json` call
 
 
 def main():
