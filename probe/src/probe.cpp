@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -715,9 +716,9 @@ private:
     const std::size_t others = quick() ? 3 : 7;
     for (std::size_t k = 1; k <= others && sm_ids_.size() > others; ++k) {
       const int sm = sm_ids_[k * sm_ids_.size() / (others + 1)];
-      const std::vector<double> theirs = gpu::self_loop_latencies(*buffer_, head, sm);
+      const std::optional<std::vector<int>> theirs = near_far_classes_from(sm, head);
       std::size_t flipped = 0;
-      for (std::size_t i = 0; i < compared; ++i) flipped += (theirs[i] <= clusters.threshold ? 0 : 1) != classes[i];
+      for (std::size_t i = 0; theirs && i < compared; ++i) flipped += (*theirs)[i] != classes[i];
       const double share = static_cast<double>(flipped) / static_cast<double>(compared);
       most_flipped = std::max(most_flipped, share);
       other_sms << (k > 1 ? ", " : "") << "SM " << sm << ": " << format_number(100 * share, 0) << "%";
@@ -731,7 +732,7 @@ private:
                                     "16 dependent ld.global.cg after 2 warming loads; two-means split into near/far at " +
                                     format_number(clusters.threshold) + " cycles (separation " +
                                     format_number(clusters.separation) + "); share of addresses whose class flips "
-                                    "when timed from other SMs: " + other_sms.str();
+                                    "when timed from other SMs (each split at its own threshold): " + other_sms.str();
     auto provenance_of = [&](const Summary& summary) {
       Provenance provenance = provenance_from(base_method, summary);
       if (!two_groups || !swapped_elsewhere) {
@@ -762,6 +763,19 @@ private:
     }
   }
 
+  /// Near (0) / far (1) class of each address as timed from `sm`, split at that SM's own
+  /// two-means threshold: both groups' latencies shift by up to ~20 cycles from SM to SM (H200,
+  /// benchmarks/h200-explore explore_sm_map), enough to misclassify at another SM's threshold.
+  /// nullopt when all its latencies are equal.
+  std::optional<std::vector<int>> near_far_classes_from(int sm, const Offsets& addresses) {
+    const std::vector<double> latencies = gpu::self_loop_latencies(*buffer_, addresses, sm);
+    if (std::ranges::min(latencies) == std::ranges::max(latencies)) return std::nullopt;
+    const double threshold = split_two_clusters(latencies).threshold;
+    std::vector<int> classes;
+    for (double latency : latencies) classes.push_back(latency <= threshold ? 0 : 1);
+    return classes;
+  }
+
   /// Every SM times the head of the near/far addresses and splits them at its own threshold; its
   /// classes against the home SM's give its near partition. One block per SM records where the
   /// hardware deals the blocks of a wave. Together: the partition the i-th block of a wave sees
@@ -773,14 +787,11 @@ private:
     const std::vector<int> home_classes(near_far_classes_.begin(), near_far_classes_.begin() + static_cast<std::ptrdiff_t>(compared));
     std::vector<std::vector<int>> classes_by_sm;
     for (int sm : sm_ids_) {
-      const std::vector<double> theirs = gpu::self_loop_latencies(*buffer_, head, sm);
-      // All of an SM's latencies equal: no near/far split to read there, so no map at all (the
-      // model keeps its default placement) rather than a guessed side.
-      if (std::ranges::min(theirs) == std::ranges::max(theirs)) return;
-      const TwoClusters clusters = split_two_clusters(theirs);
-      std::vector<int> classes;
-      for (double latency : theirs) classes.push_back(latency <= clusters.threshold ? 0 : 1);
-      classes_by_sm.push_back(std::move(classes));
+      std::optional<std::vector<int>> classes = near_far_classes_from(sm, head);
+      // No near/far split to read on an SM: no map at all (the model keeps its default
+      // placement) rather than a guessed side.
+      if (!classes) return;
+      classes_by_sm.push_back(std::move(*classes));
     }
     const PartitionSides sides = partition_sides(home_classes, classes_by_sm);
     SmPlacement placement;
