@@ -151,6 +151,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
     dram.measured("copy time, " + std::to_string(rounds) + " rounds per thread", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of 1 per thread");
   }
+  for (const auto& [run_bytes, slowdown] : profile.dram.spread_write_slowdown) {
+    dram.measured("spread writes, " + std::to_string(run_bytes) + " B runs", slowdown,
+                  "x" + number_text(slowdown.value, 3) + " of the same tiles");
+  }
   dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
   section("DRAM", dram);
 

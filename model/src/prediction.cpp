@@ -1,6 +1,7 @@
 // Counts -> CUPTI-named metrics and a time estimate (docs/model.md, "Time estimate").
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -92,6 +93,31 @@ double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x) {
   return below_value;
 }
 
+/// A measured curve by run length at `run_bytes`: linear in log2 between the measured points,
+/// the shortest measured run's value below it (shorter runs cost no less) and the longest's
+/// beyond it.
+double spread_slowdown_at(const std::map<std::int64_t, Measured>& measured, double run_bytes) {
+  const auto above = measured.lower_bound(static_cast<std::int64_t>(std::ceil(run_bytes)));
+  if (above == measured.begin()) return above->second.value;
+  if (above == measured.end()) return std::prev(above)->second.value;
+  const auto below = std::prev(above);
+  const double fraction = std::log2(run_bytes / static_cast<double>(below->first)) /
+                          std::log2(static_cast<double>(above->first) / static_cast<double>(below->first));
+  return below->second.value + (above->second.value - below->second.value) * fraction;
+}
+
+/// Spread stores cost DRAM time by their runs' length (the probe's mirrored tile copy), in
+/// proportion to the stored lines that lie so.
+double spread_write_factor(const DeviceProfile& profile, const WriteRuns& runs) {
+  if (profile.dram.spread_write_slowdown.empty() || runs.lines <= 0) return 1.0;
+  double factor = 1.0;
+  for (const auto& [run_lines, lines] : runs.spread_lines_by_run_lines) {
+    const double run_bytes = static_cast<double>(run_lines) * profile.l2.line_bytes.value;
+    factor += (spread_slowdown_at(profile.dram.spread_write_slowdown, run_bytes) - 1.0) * lines / runs.lines;
+  }
+  return factor;
+}
+
 struct WholeKernelTerms {
   double dram_us = 0;
   double l2_us = 0;
@@ -128,6 +154,9 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   rounds /= std::max(1.0, static_cast<double>(run.total_blocks) * run.warps_per_block);
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, static_cast<double>(pattern.store_burst)) - 1.0) * mixed;
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
+  // Rows a block writes a few lines of, while the blocks around it write elsewhere (a
+  // transpose's output), cost DRAM time the shorter the run (docs/model.md, "Session 10").
+  terms.dram_us *= spread_write_factor(profile, run.write_runs);
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
                                 ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)

@@ -349,6 +349,7 @@ DramProfile read_dram(const Node& node) {
   dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", Rule::power_of_two);
   dram.store_burst_slowdown = read_slowdowns(node, "store_burst_slowdown", "a store burst", kMaxLoadsInFlight);
   dram.block_walk_slowdown = read_slowdowns(node, "block_walk_slowdown", "rounds per block", kMaxBlockWalkRounds);
+  dram.spread_write_slowdown = read_slowdowns(node, "spread_write_slowdown", "run bytes", kMaxSpreadRunBytes);
   return dram;
 }
 
@@ -363,6 +364,9 @@ json write_dram(const DramProfile& dram) {
   }
   for (const auto& [rounds, slowdown] : dram.block_walk_slowdown) {
     out["block_walk_slowdown"][std::to_string(rounds)] = write_measured(slowdown);
+  }
+  for (const auto& [run_bytes, slowdown] : dram.spread_write_slowdown) {
+    out["spread_write_slowdown"][std::to_string(run_bytes)] = write_measured(slowdown);
   }
   return out;
 }

@@ -2,7 +2,9 @@
 // CUPTI-named metrics and a time estimate (prediction.cpp).
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "cachewise/model.hpp"
@@ -50,8 +52,32 @@ struct PhaseCounts {
   void add_scaled(const PhaseCounts& other, double factor);
 };
 
+/// The global stores' lines by how they lie in DRAM: runs of consecutive lines one block
+/// writes, spread when the blocks dispatched around it do not continue them (a transpose's
+/// rows), compact otherwise (docs/model.md, "Session 10"). Counted over the sample's waves.
+struct WriteRuns {
+  std::map<std::int64_t, double> spread_lines_by_run_lines; ///< run length (lines) -> lines in such runs
+  double lines = 0; ///< every line a block stored to, spread or not
+};
+
+/// A global store's line, the position in its wave of the block that wrote it, and its warp.
+struct StoredLine {
+  std::uint64_t line = 0;
+  std::uint32_t block_slot = 0;
+  std::uint32_t warp = 0;
+  friend auto operator<=>(const StoredLine&, const StoredLine&) = default;
+};
+
+/// Adds one wave's stores to `runs`: each warp's runs of consecutive lines; a run is compact
+/// when the lines written by the blocks within kRunNeighbourBlocks of its block in dispatch
+/// order (its own included) continue it to kCompactRunFactor times its length, spread otherwise.
+void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs);
+inline constexpr std::int64_t kRunNeighbourBlocks = 8;
+inline constexpr std::int64_t kCompactRunFactor = 4;
+
 struct SimulationRun {
   TrafficCounts traffic;
+  WriteRuns write_runs;
   std::vector<PhaseCounts> phases;
   std::int64_t total_blocks = 0;
   int blocks_per_sm = 0;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "lowered_pattern.hpp"
 #include "sector_cache.hpp"
@@ -368,6 +369,9 @@ public:
   MemorySystem& memory() { return memory_; }
   /// Whether shared-memory accesses are skipped (a warm-up that only fills the caches).
   void set_skip_shared(bool skip) { skip_shared_ = skip; }
+  /// Whether global stores are kept (for tally_write_runs) until take_stored_lines.
+  void set_keep_stored_lines(bool keep) { keep_stored_lines_ = keep; }
+  std::vector<StoredLine> take_stored_lines() { return std::exchange(stored_lines_, {}); }
 
   /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
   void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<Block>& blocks,
@@ -522,6 +526,7 @@ private:
           request.line += line_base;
           traffic.global_store_sectors += sector_count(request.sectors);
           memory_.store(block.sm, request, traffic);
+          if (keep_stored_lines_) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
         }
       } else {
         traffic.global_load_requests += 1;
@@ -671,6 +676,8 @@ private:
   std::vector<WarpClass> warp_classes_;
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
+  bool keep_stored_lines_ = false;
+  std::vector<StoredLine> stored_lines_;
 };
 
 void check_profile_supported(const DeviceProfile& profile) {
@@ -709,8 +716,9 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
           : total_blocks;
   // Runs blocks [begin, end) as one wave (SM = position in the wave).
   std::vector<WaveRunner::Block> blocks;
+  // `write_runs`: where the wave's stores are tallied (the sample's waves only).
   auto run_wave = [&](WaveRunner& runner, std::int64_t begin, std::int64_t end, std::vector<TrafficCounts>& traffic,
-                      std::vector<PhaseCounts>& stats) {
+                      std::vector<PhaseCounts>& stats, WriteRuns* write_runs = nullptr) {
     // The blocks of the previous screening wave ran on SMs these ones do not use.
     if (screening) runner.memory().invalidate_l1s();
     blocks.clear();
@@ -719,6 +727,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
                                                  b / (pattern.grid.x * pattern.grid.y)};
       blocks.push_back({index, static_cast<int>((b - begin) % sm_count)});
     }
+    runner.set_keep_stored_lines(write_runs != nullptr);
     for (std::size_t p = 0; p < lowered.phases.size();) {
       const LoweredPhase& phase = lowered.phases[p];
       if (phase.phase_loop < 0) {
@@ -736,6 +745,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
       }
       p = loop.first_phase + loop.phase_count;
     }
+    if (write_runs != nullptr) tally_write_runs(runner.take_stored_lines(), *write_runs);
   };
 
   std::int64_t first_block = 0;
@@ -774,6 +784,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
   // Counts per segment: 0 outside phase loops, 1 + l inside phase loop l (scaled by its trips).
   std::vector<TrafficCounts> segments(1 + lowered.phase_loops.size());
   std::vector<PhaseCounts> phase_counts(lowered.phases.size());
+  WriteRuns write_runs;
 
   if (first_block > 0) {
     // Warm-up: the blocks just before the sample fill the caches (e.g. the halo rows a
@@ -819,11 +830,12 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     const std::int64_t wave_start = first_block + simulated_blocks;
     const std::int64_t wave_end = std::min(last_block, wave_start + wave_blocks);
     simulated_blocks = wave_end - first_block;
-    run_wave(runner, wave_start, wave_end, segments, phase_counts);
+    run_wave(runner, wave_start, wave_end, segments, phase_counts, &write_runs);
   }
   memory.flush(segments[0]);
 
   SimulationRun run;
+  run.write_runs = std::move(write_runs);
   run.total_blocks = total_blocks;
   run.blocks_per_sm = blocks_per_sm;
   run.warps_per_block = lowered.warps_per_block;

@@ -66,8 +66,10 @@ TEST(Profile, StoreBurstSlowdownsRoundTripByBurst) {
   profile.dram.store_burst_slowdown[8] = {1.06, {"copy, 8 per thread", 7, 0.004, Confidence::high}};
   profile.dram.store_burst_slowdown[2] = {1.01, {"copy, 2 per thread", 7, 0.002, Confidence::high}};
   profile.dram.block_walk_slowdown[16] = {1.03, {"copy, 16 rounds", 7, 0.003, Confidence::high}};
+  profile.dram.spread_write_slowdown[128] = {1.10, {"mirrored tile copy, 128 B", 7, 0.002, Confidence::high}};
   const json written = profile_to_json(profile);
   EXPECT_DOUBLE_EQ(written["dram"]["store_burst_slowdown"]["8"]["value"].get<double>(), 1.06);
+  EXPECT_DOUBLE_EQ(written["dram"]["spread_write_slowdown"]["128"]["value"].get<double>(), 1.10);
   EXPECT_EQ(profile_from_json(written), profile);
 }
 
@@ -89,6 +91,10 @@ TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
   expect_rejected(document, "profile.dram.block_walk_slowdown.1: expected rounds per block as the key, an integer in [2, 1048576]");
   document["dram"]["block_walk_slowdown"] = json{{"64", slowdown}};
   EXPECT_DOUBLE_EQ(profile_from_json(document).dram.block_walk_slowdown.at(64).value, 1.05);
+  document["dram"]["spread_write_slowdown"] = json{{"2097152", slowdown}};
+  expect_rejected(document, "profile.dram.spread_write_slowdown.2097152: expected run bytes as the key, an integer in [2, 1048576]");
+  document["dram"]["spread_write_slowdown"] = json{{"256", slowdown}};
+  EXPECT_DOUBLE_EQ(profile_from_json(document).dram.spread_write_slowdown.at(256).value, 1.05);
 }
 
 json placement_json(int sm_count, int partitions) {

@@ -162,6 +162,11 @@ struct DramProfile {
   /// By rounds R: a copy's time when each thread moves R vectors one after another (blocks
   /// that live R times longer) over its time with 1; empty when the probe did not measure it.
   std::map<std::int64_t, Measured> block_walk_slowdown;
+  /// By run bytes S (128, 256, ...): a tiled copy's time when each block writes its tile to the
+  /// mirrored position (a transpose's write addresses: S contiguous bytes per row, the rows far
+  /// apart, the blocks dispatched around it writing elsewhere) over its time to the same
+  /// position; empty when the probe did not measure it.
+  std::map<std::int64_t, Measured> spread_write_slowdown;
   friend bool operator==(const DramProfile&, const DramProfile&) = default;
 };
 
@@ -363,6 +368,8 @@ struct PhaseLoop {
 inline constexpr std::int64_t kMaxLoadsInFlight = 256;
 /// The most rounds per block a profile's block_walk_slowdown may name.
 inline constexpr std::int64_t kMaxBlockWalkRounds = 1 << 20;
+/// The longest write run (bytes) a profile's spread_write_slowdown may name.
+inline constexpr std::int64_t kMaxSpreadRunBytes = 1 << 20;
 
 struct KernelPattern {
   std::string name;

@@ -1,0 +1,47 @@
+// How a wave's global stores lie in DRAM: runs of consecutive lines per block, spread or compact
+// (docs/model.md, "Session 10").
+#include <algorithm>
+
+#include "simulation.hpp"
+
+namespace cachewise::detail {
+
+void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
+  // By warp, then line: each warp's runs. By line: who else wrote a line.
+  std::sort(stored.begin(), stored.end(), [](const StoredLine& a, const StoredLine& b) {
+    if (a.block_slot != b.block_slot) return a.block_slot < b.block_slot;
+    return a.warp != b.warp ? a.warp < b.warp : a.line < b.line;
+  });
+  stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
+  std::vector<StoredLine> by_line = stored;
+  std::sort(by_line.begin(), by_line.end(), [](const StoredLine& a, const StoredLine& b) {
+    return a.line != b.line ? a.line < b.line : a.block_slot < b.block_slot;
+  });
+  auto written_near = [&](std::uint64_t line, std::uint32_t slot) {
+    const auto first = std::lower_bound(by_line.begin(), by_line.end(), line,
+                                        [](const StoredLine& entry, std::uint64_t value) { return entry.line < value; });
+    for (auto it = first; it != by_line.end() && it->line == line; ++it) {
+      const std::int64_t distance = static_cast<std::int64_t>(it->block_slot) - static_cast<std::int64_t>(slot);
+      if (std::abs(distance) <= kRunNeighbourBlocks) return true;
+    }
+    return false;
+  };
+  for (std::size_t begin = 0; begin < stored.size();) {
+    std::size_t end = begin + 1;
+    while (end < stored.size() && stored[end].block_slot == stored[begin].block_slot &&
+           stored[end].warp == stored[begin].warp && stored[end].line == stored[end - 1].line + 1) {
+      ++end;
+    }
+    const std::uint32_t slot = stored[begin].block_slot;
+    const auto length = static_cast<std::int64_t>(end - begin);
+    const std::int64_t wanted = kCompactRunFactor * length;
+    std::int64_t merged = length;
+    for (std::uint64_t line = stored[begin].line; merged < wanted && line > 0 && written_near(line - 1, slot); --line) ++merged;
+    for (std::uint64_t line = stored[end - 1].line; merged < wanted && written_near(line + 1, slot); ++line) ++merged;
+    if (merged < wanted) runs.spread_lines_by_run_lines[length] += static_cast<double>(length);
+    runs.lines += static_cast<double>(length);
+    begin = end;
+  }
+}
+
+} // namespace cachewise::detail

@@ -1,0 +1,128 @@
+// Stores whose rows the neighbouring blocks do not continue (a transpose's output) cost DRAM
+// time by the run a warp writes per row: the profile's dram.spread_write_slowdown.
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+using nlohmann::json;
+
+const Provenance kByTest{"test", 1, 0.0, Confidence::high};
+
+DeviceProfile profile_with(std::map<std::int64_t, Measured> slowdown) {
+  DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  profile.dram.spread_write_slowdown = std::move(slowdown);
+  return profile;
+}
+
+/// The probe's tiled copy: a tile x tile f32 tile per 32x8-thread block, each warp walking rows
+/// ty, ty + 8, ... and a row's tile / 32 lines in consecutive instructions. `write_row` and
+/// `write_column` place the block's output tile (expressions of block_x, block_y, in tiles).
+KernelPattern tile_copy(std::int64_t n, std::int64_t tile, const json& write_row, const json& write_column,
+                        std::int64_t out_rows, std::int64_t out_columns) {
+  auto at = [](json tile_index, std::int64_t tile_size, const char* thread, const char* loop) {
+    json expr = {{thread, 1}, {loop, 1}};
+    for (auto& [key, value] : tile_index.items()) {
+      if (key == "quotients") {
+        for (json quotient : value) {
+          quotient["coefficient"] = quotient.value("coefficient", 1) * tile_size;
+          expr["quotients"].push_back(quotient);
+        }
+      } else {
+        expr[key] = value.get<std::int64_t>() * tile_size;
+      }
+    }
+    return expr;
+  };
+  const json pattern = {
+      {"name", "tile copy"},
+      {"grid", {{"x", n / tile}, {"y", n / tile}}},
+      {"block", {{"x", 32}, {"y", 8}}},
+      {"arrays", {{{"name", "in"}, {"extents", {n, n}}}, {{"name", "out"}, {"extents", {out_rows, out_columns}}}}},
+      {"phases",
+       {{{"loops", {{{"name", "r"}, {"end", tile}, {"step", 8}}, {{"name", "c"}, {"end", tile}, {"step", 32}}}},
+         {"accesses",
+          {{{"array", "in"}, {"op", "load"}, {"index", {at({{"block_y", 1}}, tile, "thread_y", "r"), at({{"block_x", 1}}, tile, "thread_x", "c")}}},
+           {{"array", "out"}, {"op", "store"}, {"index", {at(write_row, tile, "thread_y", "r"), at(write_column, tile, "thread_x", "c")}}}}}}}},
+      {"loads_in_flight", 4},
+      {"store_burst", 4}};
+  return pattern_from_json(pattern);
+}
+
+KernelPattern same_tile(std::int64_t n, std::int64_t tile) {
+  return tile_copy(n, tile, {{"block_y", 1}}, {{"block_x", 1}}, n, n);
+}
+
+KernelPattern mirrored_tile(std::int64_t n, std::int64_t tile) {
+  return tile_copy(n, tile, {{"block_x", 1}}, {{"block_y", 1}}, n, n);
+}
+
+/// Blocks dealt in groups of `group` consecutive x write neighbouring tiles of one row band:
+/// out tile (x / group, y * group + x % group), so a group's runs line up into one of `group`
+/// tiles' width while the next group writes other rows.
+KernelPattern grouped_tiles(std::int64_t n, std::int64_t tile, std::int64_t group) {
+  const json row = {{"quotients", {{{"block_x", 1}, {"divisor", group}}}}};
+  const json column = {{"block_y", group}, {"quotients", {{{"block_x", 1}, {"divisor", 1}, {"modulus", group}}}}};
+  return tile_copy(n, tile, row, column, n / group, n * group);
+}
+
+double dram_ratio(const KernelPattern& pattern, const DeviceProfile& slowed) {
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const DeviceProfile plain = profile_with({});
+  return simulate(pattern, slowed, exact).time_terms_us.at("dram") / simulate(pattern, plain, exact).time_terms_us.at("dram");
+}
+
+TEST(SpreadWrites, ATransposesRowsCostTheSlowdownOfTheRunAWarpWritesPerRow) {
+  const DeviceProfile slowed = profile_with({{128, {1.10, kByTest}}, {256, {1.05, kByTest}}, {512, {1.02, kByTest}}});
+  // Block x + 1 writes the next 128 B of the same rows: compact, whatever the run.
+  EXPECT_NEAR(dram_ratio(same_tile(512, 32), slowed), 1.0, 1e-12);
+  // Mirrored: a warp writes 1, 2, 4 lines of a row and no neighbour continues them (16 tiles
+  // per row: the next tile of a row band is 16 blocks on, beyond the 8 looked at).
+  EXPECT_NEAR(dram_ratio(mirrored_tile(512, 32), slowed), 1.10, 1e-9);
+  EXPECT_NEAR(dram_ratio(mirrored_tile(1024, 64), slowed), 1.05, 1e-9);
+  EXPECT_NEAR(dram_ratio(mirrored_tile(2048, 128), slowed), 1.02, 1e-9);
+  // 3 lines (384 B): linear in log2 between 256 and 512 B.
+  EXPECT_NEAR(dram_ratio(mirrored_tile(1536, 96), slowed), 1.05 - 0.03 * std::log2(1.5), 1e-9);
+  // With 4 tiles per row a row band's tiles are written by blocks 4 apart: within 8 blocks a
+  // warp's 4 lines grow to 12 in the first and last tile (spread) and to 16 in the middle two
+  // (compact): half of the runs are spread.
+  EXPECT_NEAR(dram_ratio(mirrored_tile(512, 128), slowed), 1.01, 1e-9);
+  // Beyond the longest measured run its value holds; below the shortest, the shortest's.
+  const DeviceProfile short_runs = profile_with({{256, {1.05, kByTest}}});
+  EXPECT_NEAR(dram_ratio(mirrored_tile(2048, 128), short_runs), 1.05, 1e-9);
+  EXPECT_NEAR(dram_ratio(mirrored_tile(512, 32), short_runs), 1.05, 1e-9);
+  // Without the field nothing changes.
+  EXPECT_NEAR(dram_ratio(mirrored_tile(512, 32), profile_with({})), 1.0, 1e-12);
+}
+
+TEST(SpreadWrites, NeighboursMustContinueARunToFourTimesItsLengthForItToBeCompact) {
+  const DeviceProfile slowed = profile_with({{128, {1.10, kByTest}}, {256, {1.05, kByTest}}});
+  // Pairs of blocks line their 128 B runs up into 256 B: still spread, at the warp's 128 B.
+  EXPECT_NEAR(dram_ratio(grouped_tiles(512, 32, 2), slowed), 1.10, 1e-9);
+  // Four blocks make 512 B of each row: compact.
+  EXPECT_NEAR(dram_ratio(grouped_tiles(512, 32, 4), slowed), 1.0, 1e-12);
+}
+
+TEST(SpreadWrites, TheLibrarysTransposesAreSpreadAndItsCopiesAndStencilsCompact) {
+  const DeviceProfile slowed = profile_with({{128, {1.10, kByTest}}, {256, {1.05, kByTest}}});
+  const auto family_ratio = [&](const ProblemSpec& problem, const char* config) {
+    return dram_ratio(build_pattern(problem, Config::parse(config)), slowed);
+  };
+  // 32x8 threads on 64-tiles: a warp stores a row's two lines back to back.
+  EXPECT_NEAR(family_ratio({"transpose", 1024}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 1.05, 1e-9);
+  // 64x2 threads: two warps store a line each (their block's 256 B is not 4x a warp's 128 B).
+  EXPECT_NEAR(family_ratio({"transpose", 1024}, "smem=1,tile=64,block_x=64,block_y=2,pad=1"), 1.10, 1e-9);
+  EXPECT_NEAR(family_ratio({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"), 1.10, 1e-9);
+  EXPECT_NEAR(family_ratio({"copy", 1 << 20}, "block=256,vector=4,ept=1"), 1.0, 1e-12);
+  EXPECT_NEAR(family_ratio({"stencil2d", 1024}, "radius=1,block_x=32,block_y=8,ept_y=1,smem=0"), 1.0, 1e-12);
+  EXPECT_NEAR(family_ratio({"stencil3d", 128}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 1.0, 1e-12);
+}
+
+} // namespace
+} // namespace cachewise
