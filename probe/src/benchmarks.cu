@@ -670,6 +670,35 @@ __global__ void sparse_line_store_kernel(unsigned char* data, unsigned long long
 
 /// A thread copies `rounds` 16-byte vectors one after another (each loaded, then stored); a
 /// block's vectors are contiguous (round r of thread t at block_base + r * blockDim.x + t).
+/// One kTile x kTile tile of 4-byte words per 32x8-thread block (an n x n matrix), copied to the
+/// same tile of `out` or to the mirrored one (tile (x, y) to (y, x), untransposed: a transpose's
+/// write addresses). Each warp walks the rows ty, ty + 8, ... and stores a row's kTile words in
+/// kTile / 32 consecutive instructions (a run of 4 x kTile bytes per warp), in batches of 4 loads
+/// then 4 stores whatever the tile.
+template <int kTile, bool kMirrored>
+__global__ void tile_copy_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned long long n) {
+  constexpr int kChunks = kTile / 32;
+  constexpr int kWalk = kTile * kTile / 256;
+  constexpr int kBatch = 4;
+  const unsigned long long out_x = kMirrored ? blockIdx.y : blockIdx.x;
+  const unsigned long long out_y = kMirrored ? blockIdx.x : blockIdx.y;
+  for (int first = 0; first < kWalk; first += kBatch) {
+    float values[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int row = static_cast<int>(threadIdx.y) + 8 * ((first + i) / kChunks);
+      const int column = 32 * ((first + i) % kChunks) + static_cast<int>(threadIdx.x);
+      values[i] = in[(blockIdx.y * static_cast<unsigned long long>(kTile) + row) * n + blockIdx.x * kTile + column];
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int row = static_cast<int>(threadIdx.y) + 8 * ((first + i) / kChunks);
+      const int column = 32 * ((first + i) % kChunks) + static_cast<int>(threadIdx.x);
+      out[(out_y * kTile + row) * n + out_x * kTile + column] = values[i];
+    }
+  }
+}
+
 __global__ void copy_walk_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, int rounds) {
   unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * rounds * blockDim.x + threadIdx.x;
   for (int r = 0; r < rounds; ++r, base += blockDim.x) out[base] = in[base];
@@ -747,6 +776,22 @@ std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t 
   const CopyLaunch copy = copy_launch(buffer, bytes, rounds, "copy_walk", "rounds");
   return event_seconds([&] { copy_walk_kernel<<<copy.blocks, kCopyThreads>>>(copy.in, copy.out, rounds); }, repeats,
                        "copy_walk_kernel");
+}
+
+std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored, int repeats) {
+  if (tile != 32 && tile != 64 && tile != 128) throw std::runtime_error("tile_copy: tile must be 32, 64 or 128, got " + std::to_string(tile));
+  if (n == 0 || n % static_cast<std::uint64_t>(tile) != 0 || n / static_cast<std::uint64_t>(tile) > 65535) {
+    throw std::runtime_error("tile_copy: n must be a positive multiple of the tile, at most 65535 tiles");
+  }
+  const std::uint64_t bytes = n * n * sizeof(float);
+  check_range(buffer, 0, 2 * bytes, "tile_copy");
+  const auto* in = static_cast<const float*>(buffer.data());
+  auto* out = reinterpret_cast<float*>(static_cast<char*>(buffer.data()) + bytes);
+  auto kernel = mirrored ? tile_copy_kernel<32, true> : tile_copy_kernel<32, false>;
+  if (tile == 64) kernel = mirrored ? tile_copy_kernel<64, true> : tile_copy_kernel<64, false>;
+  if (tile == 128) kernel = mirrored ? tile_copy_kernel<128, true> : tile_copy_kernel<128, false>;
+  const auto tiles = static_cast<unsigned>(n / static_cast<std::uint64_t>(tile));
+  return event_seconds([&] { kernel<<<dim3(tiles, tiles), dim3(32, 8)>>>(in, out, n); }, repeats, "tile_copy_kernel");
 }
 
 double shared_load_cycles(int stride_bytes, int iterations) {

@@ -143,6 +143,12 @@ std::uint64_t sparse_line_stores(const BandwidthRun& run);
 /// (each loaded, then stored), so a block lives `rounds` times longer than with one.
 std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t bytes, int rounds, int repeats);
 
+/// Seconds per copy of an n x n matrix of 4-byte words at the buffer's start to the next n x n
+/// (after one warm-up), a `tile` x `tile` tile (32, 64 or 128) per 32x8-thread block, to the same
+/// tile or, `mirrored`, to tile (y, x) untransposed: each warp stores 4 x tile contiguous bytes
+/// per row, the rows n words apart, and with `mirrored` the blocks around it write other rows.
+std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored, int repeats);
+
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).
 double shared_load_cycles(int stride_bytes, int iterations);

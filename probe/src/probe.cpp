@@ -106,6 +106,7 @@ public:
         {"L2 fill granularity and line size", &Probe::l2_line},
         {"L2 ways and replacement", &Probe::l2_ways},
         {"DRAM bandwidth", &Probe::dram_bandwidth},
+        {"DRAM spread writes (mirrored tile copies)", &Probe::spread_writes},
         {"shared memory banks", &Probe::shared_banks},
         {"TLB reach and page size", &Probe::tlb},
         {"write policy (store allocation)", &Probe::store_allocation},
@@ -1243,6 +1244,35 @@ private:
           provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) +
                               " (128-thread blocks, a block's 16-byte vectors contiguous) with " + std::to_string(rounds) +
                               " rounds of 1 vector per thread, one after another" + against,
+                          slowdown));
+    }
+  }
+
+  /// A transpose's stores: rows a warp writes a run of S bytes of while the blocks dispatched
+  /// around it write other rows. The tiled copy of an 8192 x 8192 f32 matrix (rows 32 KiB apart,
+  /// 256 MiB each way) to the mirrored tile over the same copy to the same tile, S = 4 x tile
+  /// (docs/model.md, "Session 10"). Each repeat times both of every tile back to back.
+  void spread_writes() {
+    constexpr std::uint64_t kMatrixWords = 8192;
+    constexpr int kTimesPerPoint = 5;
+    const std::vector<int> tiles{32, 64, 128};
+    std::map<int, std::vector<double>> ratios;
+    const auto seconds = [&](int tile, bool mirrored) {
+      return summarize(gpu::tile_copy_seconds(*buffer_, kMatrixWords, tile, mirrored, kTimesPerPoint)).median;
+    };
+    for (int r = 0; r < repeats(); ++r) {
+      for (int tile : tiles) ratios[tile].push_back(seconds(tile, true) / seconds(tile, false));
+    }
+    for (int tile : tiles) {
+      const Summary slowdown = summarize(ratios[tile]);
+      profile_.dram.spread_write_slowdown[4 * tile] = measured(
+          slowdown.median,
+          provenance_from("tiled copy of an 8192 x 8192 f32 matrix (rows 32 KiB apart), " + std::to_string(tile) + " x " +
+                              std::to_string(tile) + " tiles per 32x8-thread block, each warp storing " +
+                              std::to_string(4 * tile) +
+                              " contiguous bytes per row (4 loads, then 4 stores per batch): time to the mirrored tile "
+                              "(tile (x, y) to (y, x), untransposed) over the time to the same tile; median of " +
+                              std::to_string(kTimesPerPoint) + " launches each, median of the repeats' ratios",
                           slowdown));
     }
   }

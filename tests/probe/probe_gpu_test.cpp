@@ -103,6 +103,22 @@ TEST_F(QuickProbe, BlockWalkSlowdownsAreMeasuredForFourSixteenAndSixtyFourRounds
   }
 }
 
+TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
+  // The mirrored and the same tiled copy move the same bytes in the same batches: a ratio far
+  // from 1 would be a broken timing (the H200 measured 1.10 / 1.05 / 1.02 at 32 KiB rows,
+  // benchmarks/h200-explore, explore_spread), and shorter runs never cost less.
+  const DeviceProfile& p = profile();
+  ASSERT_EQ(p.dram.spread_write_slowdown.size(), 3u);
+  for (const std::int64_t run_bytes : {128, 256, 512}) {
+    ASSERT_TRUE(p.dram.spread_write_slowdown.contains(run_bytes)) << run_bytes;
+    const Measured& slowdown = p.dram.spread_write_slowdown.at(run_bytes);
+    EXPECT_GT(slowdown.value, 0.9) << run_bytes;
+    EXPECT_LT(slowdown.value, 1.5) << run_bytes;
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(run_bytes) + " contiguous bytes per row"), std::string::npos);
+  }
+  EXPECT_GT(p.dram.spread_write_slowdown.at(128).value, p.dram.spread_write_slowdown.at(512).value);
+}
+
 TEST_F(QuickProbe, StoresOfOneSectorPerLineAreSlowerPerSectorThanWholeLines) {
   // H200: 1.91x (benchmarks/h200-explore, explore_scatter); never faster than whole lines.
   const DeviceProfile& p = profile();
