@@ -209,8 +209,7 @@ struct TimeEstimate {
 
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
-/// SM; the latency chain is paid once per wave, and a trailing partial wave of staged blocks
-/// counts as whole.
+/// SM; the latency chain is paid once per wave.
 TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
   const WholeKernelTerms whole = throughput_terms(pattern, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
@@ -258,22 +257,13 @@ TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& pr
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };
-  // A trailing partial wave: its blocks start together when the full waves retire. A staged
-  // kernel's blocks wait at their barriers for every round, so each lasts as long as a whole
-  // wave's and the partial wave costs a whole one. Warps that never wait for each other stream
-  // their share of the traffic instead (H200, session 8: with whole-wave costs the fastest tenth
-  // of stencil3d 512^3, 64-plane chunks at 1-2 waves, was predicted 19% high, with shares 7%;
-  // session 3's 1.24x for such chunks came from kernels that left border sectors part-written).
-  const std::int64_t full_waves = run.total_blocks / wave_blocks;
-  const std::int64_t trailing_blocks = run.total_blocks % wave_blocks;
-  if (full_waves == 0) {
-    add_wave(run.total_blocks, 1);
-  } else if (staged) {
-    add_wave(wave_blocks, full_waves + (trailing_blocks > 0 ? 1 : 0));
-  } else {
-    add_wave(wave_blocks, full_waves);
-    add_wave(trailing_blocks, 1);
-  }
+  // A trailing partial wave streams its share of the traffic (its latency chain still whole):
+  // after the first wave blocks start as others retire, not together, staged or not (H200,
+  // session 8: with whole-wave costs the fastest tenth of stencil3d 512^3, 64-plane chunks at 1-2
+  // waves, was predicted 19% high, with shares 7%; session 10: the 64-tile transposes at 6.2
+  // waves measured 37.1 us, not the 41.1 us of 7 whole waves; docs/model.md, "Session 10").
+  add_wave(wave_blocks, run.total_blocks / wave_blocks);
+  add_wave(run.total_blocks % wave_blocks, 1);
 
   double largest = -1;
   for (const auto& [name, value] : estimate.terms_us) {

@@ -96,7 +96,7 @@ TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
   EXPECT_EQ(small.waves, 1);
 }
 
-TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOneOnlyWhenBlocksWaitAtBarriers) {
+TEST(TimeEstimate, ATrailingPartialWaveCostsItsShareAndOneWholeLatencyChain) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   const double launch_us = 2.0;
   // copy, 256-thread blocks of 16 vectors per thread (no barrier, DRAM-bound): one and a half
@@ -111,14 +111,22 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsAWholeOneOnlyWhenBlocksWaitAtBarrier
   EXPECT_NEAR(copy_two.time_us - launch_us, 2.0 * (copy_one.time_us - launch_us), 0.01 * copy_two.time_us);
   EXPECT_NEAR(copy_one_and_half.time_us - launch_us, 1.5 * (copy_one.time_us - launch_us), 0.02 * copy_two.time_us);
   // gemm, one 32x32 tile per block along a 32-wide C (every block waits at its barriers for its
-  // tiles): one and a half waves of blocks cost what two do.
+  // tiles; SM-bound): staged blocks too. Half a wave puts ceil(half / SMs) blocks on the busiest
+  // SM, that share of its per-SM work, but the whole latency chain of one block under load.
   const char* gemm_config = "bm=32,bn=32,bk=32,tm=2,tn=2,pad=1";
-  const std::int64_t gemm_wave_blocks =
-      static_cast<std::int64_t>(profile.device.sm_count) * predict({"gemm", 4096, 32, 32}, gemm_config, 0).blocks_per_sm;
+  const Prediction gemm_probe = predict({"gemm", 4096, 32, 32}, gemm_config, 0);
+  const std::int64_t sm_count = profile.device.sm_count;
+  const std::int64_t gemm_wave_blocks = sm_count * gemm_probe.blocks_per_sm;
+  const Prediction gemm_one = predict({"gemm", gemm_wave_blocks * 32, 32, 32}, gemm_config, 0);
   const Prediction gemm_one_and_half = predict({"gemm", 3 * gemm_wave_blocks / 2 * 32, 32, 32}, gemm_config, 0);
   const Prediction gemm_two = predict({"gemm", 2 * gemm_wave_blocks * 32, 32, 32}, gemm_config, 0);
   EXPECT_EQ(gemm_one_and_half.waves, 2);
-  EXPECT_NEAR(gemm_one_and_half.time_us, gemm_two.time_us, 0.01 * gemm_two.time_us);
+  const double wave_us = gemm_one.time_us - launch_us;
+  const double chain_us = gemm_one.time_terms_us.at("loaded_latency");
+  const double busiest_share = static_cast<double>((gemm_wave_blocks / 2 + sm_count - 1) / sm_count) / gemm_probe.blocks_per_sm;
+  EXPECT_LT(busiest_share, 0.9);
+  EXPECT_NEAR(gemm_one_and_half.time_us - gemm_one.time_us, chain_us + busiest_share * (wave_us - chain_us), 0.02 * wave_us);
+  EXPECT_LT(gemm_one_and_half.time_us, gemm_two.time_us - 0.2 * wave_us);
 }
 
 TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
