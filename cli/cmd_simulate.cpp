@@ -38,7 +38,13 @@ void print_prediction(const std::string& title, const KernelPattern& pattern, co
             << ", useful bandwidth " << fixed(prediction.achieved_bandwidth_gb_per_s, 0) << " GB/s)\n"
             << "time terms (us):";
   for (const auto& [name, value] : prediction.time_terms_us) std::cout << "  " << name << ' ' << fixed(value, 2);
-  std::cout << "\n\n";
+  std::cout << '\n';
+  if (prediction.spread_write_fraction > 0) {
+    std::cout << "spread writes: " << fixed(100.0 * prediction.spread_write_fraction, 1) << "% of the stored lines in runs of "
+              << fixed(prediction.spread_write_run_bytes, 0) << " B per row that the neighbouring blocks do not continue; DRAM time x"
+              << fixed(prediction.spread_write_factor, 3) << '\n';
+  }
+  std::cout << '\n';
   std::size_t width = 0;
   for (const auto& [name, value] : prediction.metrics) width = std::max(width, name.size());
   for (const auto& [name, value] : prediction.metrics) {

@@ -116,6 +116,13 @@ const std::vector<Mechanism>& mechanisms() {
       {"dram", Kind::rate_pct, true, [](const Candidate& c) { return summarize(c.prediction).l2_hit_pct; },
        [](double s, double o, double) { return "L2 hit rate " + number(s) + "% instead of " + number(o) + "%"; },
        [](double s, double o, double) { return "L2 hit rate " + number(s) + "% instead of " + number(o) + "%"; }},
+      {"dram", Kind::level, true,
+       [](const Candidate& c) -> std::optional<double> {
+         if (c.prediction.spread_write_fraction <= 0) return std::nullopt;
+         return c.prediction.spread_write_run_bytes;
+       },
+       [](double s, double o, double) { return "writes " + number(s) + " B of each output row at a time instead of " + number(o) + " B"; },
+       [](double s, double o, double) { return "writes only " + number(s) + " B of each output row at a time instead of " + number(o) + " B"; }},
       {"latency", Kind::level, true,
        [](const Candidate& c) -> std::optional<double> {
          if (c.blocks_per_sm <= 0) return std::nullopt;

@@ -322,6 +322,15 @@ Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& pr
   prediction.warps_per_block = run.warps_per_block;
   prediction.sampled = run.sampled;
   prediction.simulated_fraction = run.simulated_fraction;
+  double spread_lines = 0;
+  double spread_run_lines = 0;
+  for (const auto& [run_lines, lines] : run.write_runs.spread_lines_by_run_lines) {
+    spread_lines += lines;
+    spread_run_lines += static_cast<double>(run_lines) * lines;
+  }
+  prediction.spread_write_fraction = ratio(spread_lines, run.write_runs.lines);
+  prediction.spread_write_run_bytes = ratio(spread_run_lines, spread_lines) * profile.l2.line_bytes.value;
+  prediction.spread_write_factor = spread_write_factor(profile, run.write_runs);
   return prediction;
 }
 
@@ -359,7 +368,10 @@ nlohmann::json prediction_to_json(const Prediction& prediction) {
           {"warps_per_block", prediction.warps_per_block},
           {"waves", prediction.waves},
           {"sampled", prediction.sampled},
-          {"simulated_fraction", prediction.simulated_fraction}};
+          {"simulated_fraction", prediction.simulated_fraction},
+          {"spread_write_fraction", prediction.spread_write_fraction},
+          {"spread_write_run_bytes", prediction.spread_write_run_bytes},
+          {"spread_write_factor", prediction.spread_write_factor}};
 }
 
 } // namespace cachewise

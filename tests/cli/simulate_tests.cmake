@@ -29,3 +29,8 @@ cachewise_cli_test(simulate_no_pattern EXIT 2 STDERR "^advisor: give exactly one
 cachewise_cli_test(simulate_bad_pattern_file EXIT 2
   STDERR "^advisor: .*bad-pattern.json: pattern.phases\\[0\\].accesses\\[0\\].array: unknown array 'nope'\n$"
   ARGS simulate --pattern-file ${PROJECT_SOURCE_DIR}/tests/data/patterns/bad-pattern.json --profile ${cachewise_example_profile})
+# A 32-tile transpose's warps store one 128 B line of each output row and the neighbouring
+# blocks write other rows: every stored line is spread; the H200 profile slows that x1.11.
+cachewise_cli_test(simulate_spread_writes EXIT 0
+  STDOUT "spread writes: 100.0% of the stored lines in runs of 128 B per row that the neighbouring blocks do not continue; DRAM time x1\\.11[0-9]\n"
+  ARGS simulate --pattern transpose --n 2048 --config ${cachewise_expert_transpose} --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json)

@@ -99,6 +99,16 @@ TEST(SpreadWrites, ATransposesRowsCostTheSlowdownOfTheRunAWarpWritesPerRow) {
   EXPECT_NEAR(dram_ratio(mirrored_tile(512, 32), short_runs), 1.05, 1e-9);
   // Without the field nothing changes.
   EXPECT_NEAR(dram_ratio(mirrored_tile(512, 32), profile_with({})), 1.0, 1e-12);
+  // The prediction says what it found: every line spread, in 4-line (512 B) runs, and the factor.
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const Prediction wide = simulate(mirrored_tile(2048, 128), slowed, exact);
+  EXPECT_DOUBLE_EQ(wide.spread_write_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(wide.spread_write_run_bytes, 512.0);
+  EXPECT_NEAR(wide.spread_write_factor, 1.02, 1e-12);
+  const Prediction same = simulate(same_tile(512, 32), slowed, exact);
+  EXPECT_DOUBLE_EQ(same.spread_write_fraction, 0.0);
+  EXPECT_DOUBLE_EQ(same.spread_write_factor, 1.0);
 }
 
 TEST(SpreadWrites, NeighboursMustContinueARunToFourTimesItsLengthForItToBeCompact) {
