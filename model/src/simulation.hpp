@@ -52,9 +52,10 @@ struct PhaseCounts {
   void add_scaled(const PhaseCounts& other, double factor);
 };
 
-/// The global stores' lines by how they lie in DRAM: runs of consecutive lines one block
-/// writes, spread when the blocks dispatched around it do not continue them (a transpose's
-/// rows), compact otherwise (docs/model.md, "Session 10"). Counted over the sample's waves.
+/// The global stores' lines by how they lie in DRAM: runs of consecutive lines one warp
+/// writes, spread when the blocks dispatched around its block do not continue them (a
+/// transpose's rows), compact otherwise (docs/model.md, "Session 10"). Counted over the
+/// sample's waves.
 struct WriteRuns {
   std::map<std::int64_t, double> spread_lines_by_run_lines; ///< run length (lines) -> lines in such runs
   double lines = 0; ///< every line a block stored to, spread or not

@@ -1,6 +1,7 @@
-// How a wave's global stores lie in DRAM: runs of consecutive lines per block, spread or compact
+// How a wave's global stores lie in DRAM: runs of consecutive lines per warp, spread or compact
 // (docs/model.md, "Session 10").
 #include <algorithm>
+#include <cstdlib>
 
 #include "simulation.hpp"
 
