@@ -76,10 +76,13 @@ template <int kTile, int kBlockX, int kBlockY> __global__ void transpose_four_ti
   }
 }
 
-/// Block (x, y) reads tile (x, y) row by row and writes it untransposed to tile (y, x); 256 threads.
-template <int kTile> __global__ void copy_to_mirrored_tile(const float* __restrict__ in, float* __restrict__ out) {
+/// Block (x, y) reads tile (x, y) row by row and writes it untransposed to tile (y, x) when
+/// kMirror (a transpose's write addresses), to tile (x, y) otherwise (the straight reference);
+/// 256 threads.
+template <int kTile, bool kMirror> __global__ void tile_copy(const float* __restrict__ in, float* __restrict__ out) {
   constexpr int kThreads = 256;
   constexpr int kPerThread = kTile * kTile / kThreads;
+  const int ox = kMirror ? blockIdx.y : blockIdx.x, oy = kMirror ? blockIdx.x : blockIdx.y;
   float values[kPerThread];
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {
@@ -89,24 +92,7 @@ template <int kTile> __global__ void copy_to_mirrored_tile(const float* __restri
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {
     const int element = i * kThreads + threadIdx.x;
-    out[(blockIdx.x * kTile + element / kTile) * kN + blockIdx.y * kTile + element % kTile] = values[i];
-  }
-}
-
-/// The same copy with tile (x, y) written to tile (x, y): the straight reference.
-template <int kTile> __global__ void copy_to_same_tile(const float* __restrict__ in, float* __restrict__ out) {
-  constexpr int kThreads = 256;
-  constexpr int kPerThread = kTile * kTile / kThreads;
-  float values[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    values[i] = in[(blockIdx.y * kTile + element / kTile) * kN + blockIdx.x * kTile + element % kTile];
-  }
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    out[(blockIdx.y * kTile + element / kTile) * kN + blockIdx.x * kTile + element % kTile] = values[i];
+    out[(oy * kTile + element / kTile) * kN + ox * kTile + element % kTile] = values[i];
   }
 }
 
@@ -116,22 +102,14 @@ __global__ void empty_block(float* out, int never) {
 
 int main() {
   const size_t elements = static_cast<size_t>(kN) * kN;
-  std::vector<float*> in(kSets), out(kSets);
-  for (int s = 0; s < kSets; ++s) {
-    CK(cudaMalloc(&in[s], elements * sizeof(float)));
-    CK(cudaMalloc(&out[s], elements * sizeof(float)));
-    CK(cudaMemset(in[s], 1, elements * sizeof(float)));
-  }
+  const AlternatingSets sets(elements, kSets);
+  const std::vector<float*>&in = sets.in, &out = sets.out;
   int clock_khz = 0, memory_khz = 0;
   CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
   CK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
   std::printf("attribute clocks: SM %d MHz, memory %d MHz (not set by us)\n", clock_khz / 1000, memory_khz / 1000);
   const double bytes = 2.0 * elements * sizeof(float);
-  auto report = [&](const char* name, auto launch) {
-    // Two rounds, each the median of 31 back-to-back launches, to show the spread.
-    const double first = median_launch_us(launch, 31), second = median_launch_us(launch, 31);
-    std::printf("%-44s %8.2f %8.2f us  %5.0f GB/s\n", name, first, second, bytes / std::min(first, second) / 1e3);
-  };
+  auto report = [&](const char* name, const std::function<void(int)>& launch) { report_two_rounds(name, bytes, launch); };
   report("cudaMemcpyAsync 64 MiB", [&](int k) {
     CK(cudaMemcpyAsync(out[k % kSets], in[k % kSets], elements * sizeof(float), cudaMemcpyDeviceToDevice));
   });
@@ -147,10 +125,10 @@ int main() {
   report("tile 64, 64x2, rows", [&](int k) { transpose_rows<64, 64, 2><<<dim3(kN / 64, kN / 64), dim3(64, 2)>>>(in[k % kSets], out[k % kSets]); });
 
   std::printf("\n3. tiled copies, no shared memory, 256 threads\n");
-  report("tile 32 to the same tile", [&](int k) { copy_to_same_tile<32><<<dim3(kN / 32, kN / 32), 256>>>(in[k % kSets], out[k % kSets]); });
-  report("tile 32 to the mirrored tile", [&](int k) { copy_to_mirrored_tile<32><<<dim3(kN / 32, kN / 32), 256>>>(in[k % kSets], out[k % kSets]); });
-  report("tile 64 to the same tile", [&](int k) { copy_to_same_tile<64><<<dim3(kN / 64, kN / 64), 256>>>(in[k % kSets], out[k % kSets]); });
-  report("tile 64 to the mirrored tile", [&](int k) { copy_to_mirrored_tile<64><<<dim3(kN / 64, kN / 64), 256>>>(in[k % kSets], out[k % kSets]); });
+  report("tile 32 to the same tile", [&](int k) { tile_copy<32, false><<<dim3(kN / 32, kN / 32), 256>>>(in[k % kSets], out[k % kSets]); });
+  report("tile 32 to the mirrored tile", [&](int k) { tile_copy<32, true><<<dim3(kN / 32, kN / 32), 256>>>(in[k % kSets], out[k % kSets]); });
+  report("tile 64 to the same tile", [&](int k) { tile_copy<64, false><<<dim3(kN / 64, kN / 64), 256>>>(in[k % kSets], out[k % kSets]); });
+  report("tile 64 to the mirrored tile", [&](int k) { tile_copy<64, true><<<dim3(kN / 64, kN / 64), 256>>>(in[k % kSets], out[k % kSets]); });
 
   std::printf("\n4. empty blocks\n");
   for (const auto& [blocks, threads] : std::vector<std::pair<int, int>>{{4096, 256}, {16384, 64}, {16384, 256}, {65536, 64}}) {

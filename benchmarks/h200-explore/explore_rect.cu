@@ -56,17 +56,10 @@ template <bool kGrouped> __global__ void copy_to_mirrored_tile(const float* __re
 
 int main() {
   const size_t elements = static_cast<size_t>(kN) * kN;
-  std::vector<float*> in(kSets), out(kSets);
-  for (int s = 0; s < kSets; ++s) {
-    CK(cudaMalloc(&in[s], elements * sizeof(float)));
-    CK(cudaMalloc(&out[s], elements * sizeof(float)));
-    CK(cudaMemset(in[s], 1, elements * sizeof(float)));
-  }
+  const AlternatingSets sets(elements, kSets);
+  const std::vector<float*>&in = sets.in, &out = sets.out;
   const double bytes = 2.0 * elements * sizeof(float);
-  auto report = [&](const char* name, auto launch) {
-    const double first = median_launch_us(launch, 31), second = median_launch_us(launch, 31);
-    std::printf("%-48s %8.2f %8.2f us  %5.0f GB/s\n", name, first, second, bytes / std::min(first, second) / 1e3);
-  };
+  auto report = [&](const char* name, const std::function<void(int)>& launch) { report_two_rounds(name, bytes, launch); };
   report("cudaMemcpyAsync 64 MiB", [&](int k) {
     CK(cudaMemcpyAsync(out[k % kSets], in[k % kSets], elements * sizeof(float), cudaMemcpyDeviceToDevice));
   });

@@ -35,12 +35,8 @@ template <int kTile, bool kMirror> __global__ void tile_copy(const float* __rest
 int main() {
   for (const int n : {4096, 8192}) {
     const size_t elements = static_cast<size_t>(n) * n;
-    std::vector<float*> in(kSets), out(kSets);
-    for (int s = 0; s < kSets; ++s) {
-      CK(cudaMalloc(&in[s], elements * sizeof(float)));
-      CK(cudaMalloc(&out[s], elements * sizeof(float)));
-      CK(cudaMemset(in[s], 1, elements * sizeof(float)));
-    }
+    const AlternatingSets sets(elements, kSets);
+    const std::vector<float*>&in = sets.in, &out = sets.out;
     const double bytes = 2.0 * elements * sizeof(float);
     const double copy_us = median_launch_us(
         [&](int k) { CK(cudaMemcpyAsync(out[k % kSets], in[k % kSets], elements * sizeof(float), cudaMemcpyDeviceToDevice)); }, 31);
@@ -61,10 +57,6 @@ int main() {
     measure(tile_copy<64, false>, tile_copy<64, true>, 64);
     measure(tile_copy<128, false>, tile_copy<128, true>, 128);
     measure(tile_copy<256, false>, tile_copy<256, true>, 256);
-    for (int s = 0; s < kSets; ++s) {
-      CK(cudaFree(in[s]));
-      CK(cudaFree(out[s]));
-    }
     std::printf("\n");
   }
   return 0;

@@ -1,5 +1,5 @@
-// Shared by the session-3 explorations (explore_st3.cu, explore_dram.cu, explore_inflight.cu):
-// a fatal-error check and the timing they report, as `advisor validate` times kernels.
+// Shared by the explorations (explore_st3.cu, explore_dram.cu, explore_inflight.cu, ...): a
+// fatal-error check and the timing they report, as `advisor validate` times kernels.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -42,4 +42,30 @@ inline double median_launch_us(const std::function<void(int)>& launch, int repea
   for (auto& e : events) cudaEventDestroy(e);
   std::sort(ts.begin(), ts.end());
   return ts[ts.size() / 2];
+}
+
+/// `sets` input/output pairs of `elements` floats each, the inputs filled, for harnesses that
+/// alternate them so that no launch finds the previous one's data in L2 (session 10).
+struct AlternatingSets {
+  std::vector<float*> in, out;
+  AlternatingSets(size_t elements, int sets) : in(sets), out(sets) {
+    for (int s = 0; s < sets; ++s) {
+      CK(cudaMalloc(&in[s], elements * sizeof(float)));
+      CK(cudaMalloc(&out[s], elements * sizeof(float)));
+      CK(cudaMemset(in[s], 1, elements * sizeof(float)));
+    }
+  }
+  ~AlternatingSets() {
+    for (size_t s = 0; s < in.size(); ++s) {
+      cudaFree(in[s]);
+      cudaFree(out[s]);
+    }
+  }
+};
+
+/// One line: two rounds of median_launch_us(launch, 31), to show the spread, and the bandwidth
+/// of the faster for `bytes` moved.
+inline void report_two_rounds(const char* name, double bytes, const std::function<void(int)>& launch) {
+  const double first = median_launch_us(launch, 31), second = median_launch_us(launch, 31);
+  std::printf("%-52s %8.2f %8.2f us  %5.0f GB/s\n", name, first, second, bytes / std::min(first, second) / 1e3);
 }
