@@ -55,7 +55,7 @@ struct PhaseCounts {
 /// The global stores' lines by how they lie in DRAM: runs of consecutive lines one warp
 /// writes, spread when the blocks dispatched around its block do not continue them (a
 /// transpose's rows), compact otherwise (docs/model.md, "Session 10"). Counted over the
-/// sample's waves.
+/// sample's first wave.
 struct WriteRuns {
   std::map<std::int64_t, double> spread_lines_by_run_lines; ///< run length (lines) -> lines in such runs
   double lines = 0; ///< every line a block stored to, spread or not

@@ -370,7 +370,10 @@ public:
   /// Whether shared-memory accesses are skipped (a warm-up that only fills the caches).
   void set_skip_shared(bool skip) { skip_shared_ = skip; }
   /// Whether global stores are kept (for tally_write_runs) until take_stored_lines.
-  void set_keep_stored_lines(bool keep) { keep_stored_lines_ = keep; }
+  void set_keep_stored_lines(bool keep) {
+    keep_stored_lines_ = keep;
+    for (std::vector<std::uint64_t>& lines : last_store_lines_) lines.clear();
+  }
   std::vector<StoredLine> take_stored_lines() { return std::exchange(stored_lines_, {}); }
 
   /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
@@ -522,11 +525,12 @@ private:
       work_ += static_cast<std::int64_t>(lines->size());
       if (access.store) {
         traffic.global_store_requests += 1;
+        const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, *lines, line_base);
         for (LineRequest request : *lines) {
           request.line += line_base;
           traffic.global_store_sectors += sector_count(request.sectors);
           memory_.store(block.sm, request, traffic);
-          if (keep_stored_lines_) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
+          if (keep) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
         }
       } else {
         traffic.global_load_requests += 1;
@@ -649,6 +653,22 @@ private:
     for (int i = 0; i < coalescer_.count(); ++i) coalesced_.push_back(coalescer_[i]);
   }
 
+  /// Whether this warp's store touches exactly the lines of its previous store (a gemm thread
+  /// tile's columns do, one store per column): kept once, the tally's sort stays small.
+  bool repeats_last_store(std::size_t block_slot, int warp, const std::vector<LineRequest>& lines, std::uint64_t line_base) {
+    const std::size_t index = block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
+    if (index >= last_store_lines_.size()) last_store_lines_.resize(index + 1);
+    std::vector<std::uint64_t>& last = last_store_lines_[index];
+    const bool same = last.size() == lines.size() &&
+                      std::equal(lines.begin(), lines.end(), last.begin(),
+                                 [&](const LineRequest& request, std::uint64_t line) { return request.line + line_base == line; });
+    if (!same) {
+      last.clear();
+      for (const LineRequest& request : lines) last.push_back(request.line + line_base);
+    }
+    return same;
+  }
+
   const LoweredPattern& lowered_;
   MemorySystem& memory_;
   std::int64_t loads_in_flight_;
@@ -678,6 +698,7 @@ private:
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;
   std::vector<StoredLine> stored_lines_;
+  std::vector<std::vector<std::uint64_t>> last_store_lines_; ///< per (block of the wave, warp)
 };
 
 void check_profile_supported(const DeviceProfile& profile) {
@@ -830,7 +851,9 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
     const std::int64_t wave_start = first_block + simulated_blocks;
     const std::int64_t wave_end = std::min(last_block, wave_start + wave_blocks);
     simulated_blocks = wave_end - first_block;
-    run_wave(runner, wave_start, wave_end, segments, phase_counts, &write_runs);
+    // The sample's first wave stands for the rest in the write-run tally (its sort of every
+    // stored line is the costly part; the later waves of a sample repeat its layout).
+    run_wave(runner, wave_start, wave_end, segments, phase_counts, wave_start == first_block ? &write_runs : nullptr);
   }
   memory.flush(segments[0]);
 
