@@ -154,7 +154,7 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   rounds /= std::max(1.0, static_cast<double>(run.total_blocks) * run.warps_per_block);
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, static_cast<double>(pattern.store_burst)) - 1.0) * mixed;
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
-  // Rows a block writes a few lines of, while the blocks around it write elsewhere (a
+  // Rows a warp writes a few lines of, while the blocks around it write elsewhere (a
   // transpose's output), cost DRAM time the shorter the run (docs/model.md, "Session 10").
   terms.dram_us *= spread_write_factor(profile, run.write_runs);
 
