@@ -1,7 +1,6 @@
 // Counts -> CUPTI-named metrics and a time estimate (docs/model.md, "Time estimate").
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -77,13 +76,17 @@ double loaded_block_latency_cycles(const SimulationRun& run, double idle_cycles)
   return kLoadedDramLatencyFactor * dram_cycles + kLoadedCacheLatencyFactor * (idle_cycles - dram_cycles);
 }
 
-/// A measured slowdown curve (store bursts, rounds per block) at x: linear in log2(x) between
-/// the measured points, 1 at x = 1 and below, the largest point's value beyond it.
-double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x) {
-  double below_x = 1;
-  double below_value = 1;
+/// A measured slowdown curve at x: linear in log2(x) between the measured points, the largest
+/// point's value beyond them. Below the smallest point it rises from 1 at x = 1 (store bursts,
+/// rounds per block: one of them is the reference), or with `flat_below` it stays at that
+/// point's value (write runs: shorter runs cost no less).
+double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x, bool flat_below = false) {
+  if (measured.empty()) return 1.0;
+  double below_x = flat_below ? static_cast<double>(measured.begin()->first) : 1.0;
+  double below_value = flat_below ? measured.begin()->second.value : 1.0;
   for (const auto& [point, slowdown] : measured) {
     if (x <= static_cast<double>(point)) {
+      if (static_cast<double>(point) <= below_x) return slowdown.value;
       const double fraction = std::log2(x / below_x) / std::log2(static_cast<double>(point) / below_x);
       return below_value + (slowdown.value - below_value) * std::max(0.0, fraction);
     }
@@ -93,19 +96,6 @@ double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x) {
   return below_value;
 }
 
-/// A measured curve by run length at `run_bytes`: linear in log2 between the measured points,
-/// the shortest measured run's value below it (shorter runs cost no less) and the longest's
-/// beyond it.
-double spread_slowdown_at(const std::map<std::int64_t, Measured>& measured, double run_bytes) {
-  const auto above = measured.lower_bound(static_cast<std::int64_t>(std::ceil(run_bytes)));
-  if (above == measured.begin()) return above->second.value;
-  if (above == measured.end()) return std::prev(above)->second.value;
-  const auto below = std::prev(above);
-  const double fraction = std::log2(run_bytes / static_cast<double>(below->first)) /
-                          std::log2(static_cast<double>(above->first) / static_cast<double>(below->first));
-  return below->second.value + (above->second.value - below->second.value) * fraction;
-}
-
 /// Spread stores cost DRAM time by their runs' length (the probe's mirrored tile copy), in
 /// proportion to the stored lines that lie so.
 double spread_write_factor(const DeviceProfile& profile, const WriteRuns& runs) {
@@ -113,7 +103,7 @@ double spread_write_factor(const DeviceProfile& profile, const WriteRuns& runs) 
   double factor = 1.0;
   for (const auto& [run_lines, lines] : runs.spread_lines_by_run_lines) {
     const double run_bytes = static_cast<double>(run_lines) * profile.l2.line_bytes.value;
-    factor += (spread_slowdown_at(profile.dram.spread_write_slowdown, run_bytes) - 1.0) * lines / runs.lines;
+    factor += (slowdown_at(profile.dram.spread_write_slowdown, run_bytes, true) - 1.0) * lines / runs.lines;
   }
   return factor;
 }
