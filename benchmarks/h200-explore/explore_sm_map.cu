@@ -19,14 +19,7 @@
 #include <numeric>
 #include <vector>
 
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    cudaError_t status_ = (call);                                                                                      \
-    if (status_ != cudaSuccess) {                                                                                      \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status_));                                           \
-      std::exit(1);                                                                                                    \
-    }                                                                                                                  \
-  } while (0)
+#include "explore_timing.cuh"
 
 constexpr int kAddresses = 2048;
 constexpr int kTimedLoads = 16;
@@ -116,30 +109,30 @@ float two_means_threshold(std::vector<float> values) {
 
 int main() {
   int sm_count = 0;
-  CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp properties{};
-  CHECK(cudaGetDeviceProperties(&properties, 0));
+  CK(cudaGetDeviceProperties(&properties, 0));
   std::printf("device %s, %d SMs\n", properties.name, sm_count);
 
   // ---- part 1: near/far classes per SM
   std::vector<unsigned long long> host_nodes(kAddresses * 4);
   unsigned long long* nodes = nullptr;
-  CHECK(cudaMalloc(&nodes, host_nodes.size() * sizeof(unsigned long long)));
+  CK(cudaMalloc(&nodes, host_nodes.size() * sizeof(unsigned long long)));
   for (int i = 0; i < kAddresses; ++i) host_nodes[i * 4] = reinterpret_cast<unsigned long long>(&nodes[i * 4]);
-  CHECK(cudaMemcpy(nodes, host_nodes.data(), host_nodes.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(nodes, host_nodes.data(), host_nodes.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
   int* claimed = nullptr;
   float* cycles = nullptr;
   const int max_sm = 256;
-  CHECK(cudaMalloc(&claimed, max_sm * sizeof(int)));
-  CHECK(cudaMalloc(&cycles, static_cast<size_t>(max_sm) * kAddresses * sizeof(float)));
+  CK(cudaMalloc(&claimed, max_sm * sizeof(int)));
+  CK(cudaMalloc(&cycles, static_cast<size_t>(max_sm) * kAddresses * sizeof(float)));
   std::vector<std::vector<int>> classes_per_run;
   for (int run = 0; run < 2; ++run) {
-    CHECK(cudaMemset(claimed, 0, max_sm * sizeof(int)));
-    CHECK(cudaMemset(cycles, 0, static_cast<size_t>(max_sm) * kAddresses * sizeof(float)));
+    CK(cudaMemset(claimed, 0, max_sm * sizeof(int)));
+    CK(cudaMemset(cycles, 0, static_cast<size_t>(max_sm) * kAddresses * sizeof(float)));
     time_from_every_sm<<<sm_count * 8, 32>>>(nodes, claimed, cycles);
-    CHECK(cudaDeviceSynchronize());
+    CK(cudaDeviceSynchronize());
     std::vector<float> host(static_cast<size_t>(max_sm) * kAddresses);
-    CHECK(cudaMemcpy(host.data(), cycles, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(host.data(), cycles, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
     std::vector<int> reference;
     std::printf("run %d: sm near_cycles far_cycles near_share flipped_vs_sm0\n", run + 1);
     std::vector<int> sides;
@@ -184,23 +177,23 @@ int main() {
   const Shape shapes[] = {{1024, 120 * 1024}, {256, 0}, {128, 0}, {64, 0}};
   for (const Shape& shape : shapes) {
     if (shape.shared_bytes > 48 * 1024) {
-      CHECK(cudaFuncSetAttribute(record_start, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.shared_bytes));
+      CK(cudaFuncSetAttribute(record_start, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.shared_bytes));
     }
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, record_start, shape.threads, shape.shared_bytes));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, record_start, shape.threads, shape.shared_bytes));
     const int wave = per_sm * sm_count;
     const int blocks = 3 * wave;
     unsigned* sms = nullptr;
     unsigned long long* starts = nullptr;
-    CHECK(cudaMalloc(&sms, blocks * sizeof(unsigned)));
-    CHECK(cudaMalloc(&starts, blocks * sizeof(unsigned long long)));
+    CK(cudaMalloc(&sms, blocks * sizeof(unsigned)));
+    CK(cudaMalloc(&starts, blocks * sizeof(unsigned long long)));
     for (int repeat = 0; repeat < 2; ++repeat) {
       record_start<<<blocks, shape.threads, shape.shared_bytes>>>(sms, starts);
-      CHECK(cudaDeviceSynchronize());
+      CK(cudaDeviceSynchronize());
       std::vector<unsigned> host_sms(blocks);
       std::vector<unsigned long long> host_starts(blocks);
-      CHECK(cudaMemcpy(host_sms.data(), sms, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
-      CHECK(cudaMemcpy(host_starts.data(), starts, blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(host_sms.data(), sms, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(host_starts.data(), starts, blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
       const unsigned long long first = *std::min_element(host_starts.begin(), host_starts.end());
       std::printf("dispatch threads=%d shared=%d blocks/SM=%d repeat=%d\n", shape.threads, shape.shared_bytes, per_sm,
                   repeat + 1);
@@ -224,8 +217,8 @@ int main() {
       }
       std::printf("  consecutive blocks on the same side: %d of %d\n", same, pairs);
     }
-    CHECK(cudaFree(sms));
-    CHECK(cudaFree(starts));
+    CK(cudaFree(sms));
+    CK(cudaFree(starts));
   }
   return 0;
 }
