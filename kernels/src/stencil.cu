@@ -322,6 +322,13 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
 inline constexpr int kStreamingPlaneBatch = 8;
 inline constexpr int kVectorPlaneBatch = 2;
 
+/// Registers per thread of stencil3d_streaming_vector, the model's `registers_per_thread` for
+/// it (model/src/families.cpp): with both walk directions compiled ptxas took f32 vector 2 from
+/// 32 to 34-48 registers, a quarter of the blocks per SM fewer and 10-25% slower (H200).
+template <typename T, int kVector> constexpr int vector_walk_registers() {
+  return sizeof(T) > 4 || kVector > 4 ? 56 : kVector == 4 ? 40 : 32;
+}
+
 /// The planes a 2.5D chunk writes: [first, end) = [max(z0, 1), min(z0 + z_chunk, k - 1)).
 struct WrittenPlanes {
   long long first, end;
@@ -397,34 +404,23 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
   }
 }
 
-/// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
-/// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
-/// neighbours as vectors, in the model's order; one vector store per plane, the border points
-/// x = 0 and x = m-1 carrying their centre (stencil3d_blocked says why). Planes as
-/// stencil3d_streaming, in batches of kVectorPlaneBatch.
-template <typename T, int kVector>
-__global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
-                                           long long k, int z_chunk) {
+/// One thread's walk through its chunk's planes in the direction kStep (+1 up, -1 down), from
+/// the plane `here` points at, keeping the planes behind, at and ahead of it in registers.
+/// Offsets within a batch stay 32-bit (u * step is within a plane) and the pointers move a
+/// plane at a time: with 64-bit offsets the f32 vector-2 batch ran 1-4% slower (H200, session 11).
+template <typename T, int kVector, int kStep>
+__device__ __forceinline__ void stencil3d_walk_vector(const T* __restrict__ here, T* __restrict__ target, int plane,
+                                                      int row, int planes, bool batched, bool has_left,
+                                                      bool has_right) {
   using Acc = typename AccumulatorOf<T>::type;
   using Pack = Packed<T, kVector>;
-  const long long x0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * kVector;
-  const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (x0 >= m || y < 1 || y >= n - 1) return;
-  const int row = static_cast<int>(m);
-  const int plane = static_cast<int>(n * m);
-  const WrittenPlanes planes = written_planes(static_cast<long long>(blockIdx.z) * z_chunk, z_chunk, k);
-  if (planes.first >= planes.end) return;
-  const long long first_offset = planes.first * n * m + y * m + x0;
-  const T* here = in + first_offset;
-  T* target = out + first_offset;
-  Pack below = load_packed<T, kVector>(here - plane);
+  const int step = kStep * plane;
+  Pack behind = load_packed<T, kVector>(here - step);
   Pack centre = load_packed<T, kVector>(here);
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
-  const bool has_left = x0 >= 1;
-  const bool has_right = x0 + kVector < m;
-  // The outputs of one plane from its loaded taps; then the window moves up.
-  const auto emit = [&](T* plane_target, const Pack& above, Acc left, Acc right, const Pack& y_minus, const Pack& y_plus) {
+  // The outputs of one plane from its loaded taps; then the window moves on.
+  const auto emit = [&](T* plane_target, const Pack& ahead, Acc left, Acc right, const Pack& y_minus, const Pack& y_plus) {
     Pack result;
 #pragma unroll
     for (int i = 0; i < kVector; ++i) {
@@ -434,23 +430,23 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
       result.lane[i] = border ? centre.lane[i]
                               : from_accumulator<T>(c0 * to_accumulator(centre.lane[i]) +
                                                     c1 * (l + r + to_accumulator(y_minus.lane[i]) +
-                                                          to_accumulator(y_plus.lane[i]) + to_accumulator(below.lane[i]) +
-                                                          to_accumulator(above.lane[i])));
+                                                          to_accumulator(y_plus.lane[i]) + to_accumulator(behind.lane[i]) +
+                                                          to_accumulator(ahead.lane[i])));
     }
     store_packed<T, kVector>(plane_target, result);
   };
-  int left_planes = static_cast<int>(planes.end - planes.first);
-  if (z_chunk % kVectorPlaneBatch == 0) {
+  int left_planes = planes;
+  if (batched) {
     for (; left_planes >= kVectorPlaneBatch; left_planes -= kVectorPlaneBatch) {
-      Pack above[kVectorPlaneBatch];
+      Pack ahead[kVectorPlaneBatch];
       Pack y_minus[kVectorPlaneBatch];
       Pack y_plus[kVectorPlaneBatch];
       Acc left[kVectorPlaneBatch];
       Acc right[kVectorPlaneBatch];
 #pragma unroll
       for (int u = 0; u < kVectorPlaneBatch; ++u) {
-        const T* p = here + static_cast<long long>(u) * plane;
-        above[u] = load_packed<T, kVector>(p + plane);
+        const T* p = here + u * step;
+        ahead[u] = load_packed<T, kVector>(p + step);
         left[u] = has_left ? to_accumulator(p[-1]) : Acc(0);
         right[u] = has_right ? to_accumulator(p[kVector]) : Acc(0);
         y_minus[u] = load_packed<T, kVector>(p - row);
@@ -458,25 +454,60 @@ __global__ void stencil3d_streaming_vector(const T* __restrict__ in, T* __restri
       }
 #pragma unroll
       for (int u = 0; u < kVectorPlaneBatch; ++u) {
-        emit(target + static_cast<long long>(u) * plane, above[u], left[u], right[u], y_minus[u], y_plus[u]);
-        below = centre;
-        centre = above[u];
+        emit(target + u * step, ahead[u], left[u], right[u], y_minus[u], y_plus[u]);
+        behind = centre;
+        centre = ahead[u];
       }
-      here += static_cast<long long>(kVectorPlaneBatch) * plane;
-      target += static_cast<long long>(kVectorPlaneBatch) * plane;
+#pragma unroll
+      for (int u = 0; u < kVectorPlaneBatch; ++u) {
+        here += step;
+        target += step;
+      }
     }
   }
   for (; left_planes > 0; --left_planes) {
-    const Pack above = load_packed<T, kVector>(here + plane);
+    const Pack ahead = load_packed<T, kVector>(here + step);
     const Acc left = has_left ? to_accumulator(here[-1]) : Acc(0);
     const Acc right = has_right ? to_accumulator(here[kVector]) : Acc(0);
     const Pack y_minus = load_packed<T, kVector>(here - row);
     const Pack y_plus = load_packed<T, kVector>(here + row);
-    emit(target, above, left, right, y_minus, y_plus);
-    below = centre;
-    centre = above;
-    here += plane;
-    target += plane;
+    emit(target, ahead, left, right, y_minus, y_plus);
+    behind = centre;
+    centre = ahead;
+    here += step;
+    target += step;
+  }
+}
+
+/// 2.5D streaming with kVector > 1 points per thread along x (x0 = (bx*block_x + tx)*kVector):
+/// per plane the vector in[z+1], the scalars x0-1 and x0+kVector (inside the row) and the y
+/// neighbours as vectors, in the model's order; one vector store per plane, the border points
+/// x = 0 and x = m-1 carrying their centre (stencil3d_blocked says why). Planes as
+/// stencil3d_streaming, in batches of kVectorPlaneBatch. Odd chunks walk down: neighbouring
+/// chunks then read the planes they share at the same time (both at their start or both at
+/// their end), not a whole chunk apart, so L2 still holds them the second time (H200, 256^3 in
+/// 32-plane chunks: 70.8 -> 67.2 MB read from DRAM, 3-4% faster; session 11).
+template <typename T, int kVector>
+__global__ void __maxnreg__((vector_walk_registers<T, kVector>()))
+    stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
+                               int z_chunk) {
+  const long long x0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * kVector;
+  const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (x0 >= m || y < 1 || y >= n - 1) return;
+  const int row = static_cast<int>(m);
+  const int plane = static_cast<int>(n * m);
+  const WrittenPlanes planes = written_planes(static_cast<long long>(blockIdx.z) * z_chunk, z_chunk, k);
+  if (planes.first >= planes.end) return;
+  const int count = static_cast<int>(planes.end - planes.first);
+  const bool batched = z_chunk % kVectorPlaneBatch == 0;
+  const bool has_left = x0 >= 1;
+  const bool has_right = x0 + kVector < m;
+  if ((blockIdx.z & 1u) != 0) {
+    const long long offset = (planes.end - 1) * n * m + y * m + x0;
+    stencil3d_walk_vector<T, kVector, -1>(in + offset, out + offset, plane, row, count, batched, has_left, has_right);
+  } else {
+    const long long offset = planes.first * n * m + y * m + x0;
+    stencil3d_walk_vector<T, kVector, 1>(in + offset, out + offset, plane, row, count, batched, has_left, has_right);
   }
 }
 
