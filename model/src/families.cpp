@@ -14,6 +14,7 @@ namespace {
 
 using pattern_builders::affine;
 using pattern_builders::interior_guard;
+using pattern_builders::loop;
 using pattern_builders::quotient;
 using V = IndexVar;
 
@@ -203,7 +204,7 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
   // Row of `in` read by this thread: y0 + r + ty; column: x0 + c + tx.
   const AffineIndex in_row = affine(0, {{V::block_y, tile}, {V::thread_y, 1}}, {{"r", 1}});
   const AffineIndex in_col = affine(0, {{V::block_x, tile}, {V::thread_x, 1}}, {{"c", 1}});
-  const std::vector<Loop> tile_loops = {{"r", 0, tile, block_y}, {"c", 0, tile, block_x}};
+  const std::vector<Loop> tile_loops = {loop("r", tile, block_y), loop("c", tile, block_x)};
   if (smem == 0) {
     pattern.phases.push_back({tile_loops, {load("in", {in_row, in_col}), store("out", {in_col, in_row})}});
     return pattern;
@@ -251,7 +252,7 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
     return affine(0, {{V::block_x, scale * vector * ept * block}, {V::thread_x, scale * vector}},
                   {{"e", scale * vector * block}});
   };
-  pattern.phases.push_back({{{"e", 0, ept, 1}},
+  pattern.phases.push_back({{loop("e", ept)},
                             {load("in", {element(stride)}, {}, static_cast<int>(vector)),
                              store("out", {element(1)}, {}, static_cast<int>(vector))}});
   pattern.loads_in_flight = std::min<std::int64_t>(ept, kMoveBatch); // batched_moves
@@ -364,7 +365,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
     return affine(dy, {{V::block_y, block_y * ept_y}, {V::thread_y, 1}}, {{"e", block_y}});
   };
   const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
-  const Loop rows{"e", 0, ept_y, 1};
+  const Loop rows = loop("e", ept_y);
 
   // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
   // row's taps as one batch, stencil2d_loads_in_flight of them at a time; otherwise they roll the
@@ -427,7 +428,7 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   global_col.thread_terms[V::block_x] = block_x;
   const Guard inside_tile{affine(0, sweep_thread, sweep_loop), 0, tile_elems};
   const std::vector<Guard> halo_guards = {inside_tile, {global_row, 0, n}, {global_col, 0, m}};
-  pattern.phases.push_back({{{"i", 0, ceil_div(tile_elems, threads), 1}},
+  pattern.phases.push_back({{loop("i", ceil_div(tile_elems, threads))},
                             {load("in", {global_row, global_col}, {inside_tile}),
                              store("tile", {tile_row, tile_col}, halo_guards)}});
 
@@ -445,27 +446,39 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
 /// 2.5D streaming with `vector` points per thread along x (x0 = (bx*block_x + tx)*vector): the
 /// scalar mode's loads with the centre column, in[z+1] and the y neighbours as vectors, x-1 and
 /// x0+vector as scalars inside the row; one vector store per plane, the border points carrying
-/// their centre, so every row is written whole (build_stencil3d says why).
-template <typename ZAt, typename YAt>
-void append_streaming_vector_phases(KernelPattern& pattern, const ZAt& z_at, const YAt& y_at, std::int64_t z_chunk,
-                                    std::int64_t vector, std::int64_t block_x, std::int64_t n, std::int64_t m,
-                                    std::int64_t k) {
+/// their centre, so every row is written whole (build_stencil3d says why). Odd chunks walk
+/// down (the kernel says why): there the loop runs backwards, the window starts at in[z0 +
+/// z_chunk] and in[z0 + z_chunk - 1], and the plane ahead is z-1.
+template <typename YAt>
+void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std::int64_t z_chunk, std::int64_t vector,
+                                    std::int64_t block_x, std::int64_t n, std::int64_t m, std::int64_t k) {
   const auto x0_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}}); };
+  // dz + (z_chunk - 1 + down) x (block_z odd): the chunk's first plane plus dz walking up, its
+  // last plane plus `down` walking down.
+  const auto chunk_end = [&](std::int64_t dz, std::int64_t down) {
+    AffineIndex z = affine(dz, {{V::block_z, z_chunk}});
+    z.quotient_terms.push_back(quotient(z_chunk - 1 + down, 1, 2, {{V::block_z, 1}}, {}));
+    return z;
+  };
+  const AffineIndex z = affine(0, {{V::block_z, z_chunk}}, {{"p", 1}});
+  AffineIndex ahead = affine(1, {{V::block_z, z_chunk}}, {{"p", 1}});
+  ahead.quotient_terms.push_back(quotient(-2, 1, 2, {{V::block_z, 1}}, {}));
   const int width = static_cast<int>(vector);
   const Guard interior_rows = interior_guard(y_at(0), 1, n);
   pattern.phases.push_back({{},
-                            {load("in", {z_at(-1, false), y_at(0), x0_at(0)}, {interior_rows}, width),
-                             load("in", {z_at(0, false), y_at(0), x0_at(0)}, {interior_rows}, width)}});
-  const Guard interior_plane = interior_guard(z_at(0, true), 1, k);
-  const AffineIndex z = z_at(0, true);
+                            {load("in", {chunk_end(-1, 2), y_at(0), x0_at(0)}, {interior_rows}, width),
+                             load("in", {chunk_end(0, 0), y_at(0), x0_at(0)}, {interior_rows}, width)}});
+  const Guard interior_plane = interior_guard(z, 1, k);
   std::vector<Access> accesses{
-      load("in", {z_at(1, true), y_at(0), x0_at(0)}, {interior_rows, {z, 0, k}}, width),
+      load("in", {ahead, y_at(0), x0_at(0)}, {interior_rows, {z, 0, k}}, width),
       load("in", {z, y_at(0), x0_at(-1)}, {interior_rows, interior_plane, {x0_at(-1), 0, m - 1}}),
       load("in", {z, y_at(0), x0_at(vector)}, {interior_rows, interior_plane, {x0_at(vector), 0, m}}),
       load("in", {z, y_at(-1), x0_at(0)}, {interior_rows, interior_plane}, width),
       load("in", {z, y_at(1), x0_at(0)}, {interior_rows, interior_plane}, width)};
   accesses.push_back(store("out", {z, y_at(0), x0_at(0)}, {interior_rows, interior_plane, {x0_at(0), 0, m}}, width));
-  pattern.phases.push_back({{{"p", 0, z_chunk, 1}}, std::move(accesses)});
+  Loop planes = loop("p", z_chunk);
+  planes.reversed_where_odd = V::block_z;
+  pattern.phases.push_back({{planes}, std::move(accesses)});
   // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers as ptxas allots them
   // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
   // vector 2/4/8: 32/40/56 (ptxas 32, 36-40, 55), f64 vector 2: 56. An estimate above that
@@ -547,12 +560,13 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   }
 
   // mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and
-  // in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours.
+  // in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours. (The
+  // vector kernel's odd chunks walk down: append_streaming_vector_phases.)
   const auto z_at = [&](std::int64_t dz, bool in_loop) {
     return in_loop ? affine(dz, {{V::block_z, z_chunk}}, {{"p", 1}}) : affine(dz, {{V::block_z, z_chunk}});
   };
   if (vector > 1) {
-    append_streaming_vector_phases(pattern, z_at, y_at, z_chunk, vector, block_x, n, m, k);
+    append_streaming_vector_phases(pattern, y_at, z_chunk, vector, block_x, n, m, k);
     return pattern;
   }
   pattern.phases.push_back({{},
@@ -562,7 +576,7 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   written.push_back(interior_guard(z_at(0, true), 1, k));
   std::vector<Guard> next_plane = written_column;
   next_plane.push_back({z_at(0, true), 0, k});
-  pattern.phases.push_back({{{"p", 0, z_chunk, 1}},
+  pattern.phases.push_back({{loop("p", z_chunk)},
                             {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
                              load("in", {z_at(0, true), y_at(0), x_at(-1)}, written),
                              load("in", {z_at(0, true), y_at(0), x_at(1)}, written),
@@ -674,7 +688,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   const Guard a_part{affine(0, sweep_thread, sweep_loop), 0, bm * bk};
   const Guard b_part{affine(0, sweep_thread, sweep_loop), 0, bk * bn};
   const std::int64_t sweeps = ceil_div(std::max(bm * bk, bk * bn), threads);
-  pattern.phases.push_back({{{"i", 0, sweeps, 1}},
+  pattern.phases.push_back({{loop("i", sweeps)},
                             {load("A", {a_row, a_col}, {a_part}), store("As", {sweep_row(bk), sweep_col(bk)}, {a_part}),
                              load("B", {b_row, b_col}, {b_part}), store("Bs", {sweep_row(bn), sweep_col(bn)}, {b_part})}});
 
@@ -686,11 +700,11 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   for (std::int64_t j = 0; j < tn; ++j) {
     products.push_back(load("Bs", {affine(0, {}, {{"kk", 1}}), affine(j, {{V::thread_x, tn}})}));
   }
-  pattern.phases.push_back({{{"kk", 0, bk, 1}}, std::move(products)});
-  pattern.phase_loops.push_back({{"kt", 0, K / bk, 1}, 0, 2});
+  pattern.phases.push_back({{loop("kk", bk)}, std::move(products)});
+  pattern.phase_loops.push_back({loop("kt", K / bk), 0, 2});
 
   // Epilogue: C[by*bm + ty*tm + i][bx*bn + tx*tn + j] = acc[i][j].
-  pattern.phases.push_back({{{"ci", 0, tm, 1}, {"cj", 0, tn, 1}},
+  pattern.phases.push_back({{loop("ci", tm), loop("cj", tn)},
                             {store("C", {affine(0, {{V::block_y, bm}, {V::thread_y, tm}}, {{"ci", 1}}),
                                          affine(0, {{V::block_x, bn}, {V::thread_x, tn}}, {{"cj", 1}})})}});
   return pattern;

@@ -102,8 +102,12 @@ private:
     LoweredExpr out;
     out.linear = linear(index.constant, index.thread_terms, index.loop_terms, phase);
     for (const QuotientTerm& term : index.quotient_terms) {
-      out.quotients.push_back({linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient,
-                               term.divisor, term.modulus});
+      const bool uniform = std::all_of(term.thread_terms.begin(), term.thread_terms.end(), [](const auto& entry) {
+        return entry.first == IndexVar::block_x || entry.first == IndexVar::block_y || entry.first == IndexVar::block_z;
+      });
+      (uniform ? out.uniform_quotients : out.quotients)
+          .push_back({linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
+                      term.modulus});
     }
     return out;
   }

@@ -33,9 +33,27 @@ struct LoweredQuotient {
   std::int64_t modulus = 0;
 };
 
+/// coefficient * (floor(inner / divisor) mod modulus).
+inline std::int64_t quotient_value(const LoweredQuotient& term, std::int64_t inner) {
+  std::int64_t quotient = inner / term.divisor;
+  if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
+  if (term.modulus > 0) quotient = ((quotient % term.modulus) + term.modulus) % term.modulus;
+  return term.coefficient * quotient;
+}
+
 struct LoweredExpr {
   LinearTerm linear;
-  std::vector<LoweredQuotient> quotients;
+  std::vector<LoweredQuotient> quotients; ///< terms that differ between the lanes of a warp
+  /// Terms of block indices and loop variables only (stencil3d's odd-chunk offsets): one value
+  /// per instruction, added to the linear part's scalar, so the access keeps the fast path.
+  std::vector<LoweredQuotient> uniform_quotients;
+
+  /// The lane-independent part for one block and loop values.
+  std::int64_t scalar(const std::array<std::int64_t, 3>& block_index, const std::int64_t* loop_values) const {
+    std::int64_t value = linear.scalar(block_index, loop_values);
+    for (const LoweredQuotient& term : uniform_quotients) value += quotient_value(term, term.inner.scalar(block_index, loop_values));
+    return value;
+  }
 };
 
 struct LoweredGuard {
@@ -91,17 +109,13 @@ struct LoweredPattern {
 LoweredPattern lower_pattern(const KernelPattern& pattern);
 
 /// The value of `expr` for one lane, given the per-instruction scalars computed beforehand
-/// (`scalars[0]` for the linear part, then one per quotient).
+/// (`scalars[0]` for the lane-independent part, then one per lane-dependent quotient).
 inline std::int64_t lane_value(const LoweredExpr& expr, const std::int64_t* scalars, const std::int64_t* lane_values,
                                std::size_t lane_index) {
   std::int64_t value = scalars[0] + lane_values[expr.linear.lane_table + lane_index];
   for (std::size_t q = 0; q < expr.quotients.size(); ++q) {
     const LoweredQuotient& term = expr.quotients[q];
-    const std::int64_t inner = scalars[q + 1] + lane_values[term.inner.lane_table + lane_index];
-    std::int64_t quotient = inner / term.divisor;
-    if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
-    if (term.modulus > 0) quotient = ((quotient % term.modulus) + term.modulus) % term.modulus;
-    value += term.coefficient * quotient;
+    value += quotient_value(term, scalars[q + 1] + lane_values[term.inner.lane_table + lane_index]);
   }
   return value;
 }

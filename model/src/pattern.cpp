@@ -54,6 +54,10 @@ void check_loop(const Loop& loop, const std::string& path) {
   if (loop.end < loop.begin) {
     invalid(path + ".end", "expected at least begin (" + std::to_string(loop.begin) + "), got " + std::to_string(loop.end));
   }
+  if (loop.reversed_where_odd && *loop.reversed_where_odd != IndexVar::block_x &&
+      *loop.reversed_where_odd != IndexVar::block_y && *loop.reversed_where_odd != IndexVar::block_z) {
+    invalid(path + ".reversed_where_odd", "expected block_x, block_y or block_z");
+  }
 }
 
 const PhaseLoop* enclosing_loop(const KernelPattern& pattern, std::size_t phase) {
@@ -112,6 +116,7 @@ void validate_pattern(const KernelPattern& pattern) {
     const PhaseLoop& loop = pattern.phase_loops[l];
     const std::string path = indexed(root, "phase_loops", l);
     check_loop(loop.loop, path);
+    if (loop.loop.reversed_where_odd) invalid(path + ".loop.reversed_where_odd", "applies to a phase's own loops only");
     if (loop.phase_count < 1 || loop.first_phase + loop.phase_count > pattern.phases.size()) {
       invalid(path, "expected phases [first_phase, first_phase + phase_count) within the " +
                         std::to_string(pattern.phases.size()) + " phases");

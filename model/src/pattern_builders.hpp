@@ -28,6 +28,15 @@ inline QuotientTerm quotient(std::int64_t coefficient, std::int64_t divisor, std
   return term;
 }
 
+/// A loop over begin = 0 <= value < end in steps of `step`, run forwards in every block.
+inline Loop loop(std::string name, std::int64_t end, std::int64_t step = 1) {
+  Loop made;
+  made.name = std::move(name);
+  made.end = end;
+  made.step = step;
+  return made;
+}
+
 /// radius <= value < extent - radius: the interior of a stencil along one axis.
 inline Guard interior_guard(AffineIndex value, std::int64_t radius, std::int64_t extent) {
   return {std::move(value), radius, extent - radius};

@@ -111,9 +111,20 @@ Dim3 read_dim3(const Node& parent, std::string_view key) {
 
 Loop read_loop(const json& value, const std::string& path) {
   const Node node(value, path);
-  check_keys(node, {"name", "begin", "end", "step"});
-  return {node.string("name"), integer_or(node, "begin", 0, -kAnyInteger, kAnyInteger), node.integer("end", -kAnyInteger, kAnyInteger),
-          integer_or(node, "step", 1, -kAnyInteger, kAnyInteger)};
+  check_keys(node, {"name", "begin", "end", "step", "reversed_where_odd"});
+  Loop loop;
+  loop.name = node.string("name");
+  loop.begin = integer_or(node, "begin", 0, -kAnyInteger, kAnyInteger);
+  loop.end = node.integer("end", -kAnyInteger, kAnyInteger);
+  loop.step = integer_or(node, "step", 1, -kAnyInteger, kAnyInteger);
+  if (node.has("reversed_where_odd")) {
+    const std::string name = node.string("reversed_where_odd");
+    for (const auto& [known, variable] : kIndexVars) {
+      if (name == known) loop.reversed_where_odd = variable;
+    }
+    if (!loop.reversed_where_odd) Node::fail(node.at("reversed_where_odd"), "expected block_x, block_y or block_z, got '" + name + "'");
+  }
+  return loop;
 }
 
 ArrayDecl read_array(const json& value, const std::string& path) {
@@ -199,7 +210,9 @@ json write_index(const AffineIndex& index) {
 }
 
 json write_loop(const Loop& loop) {
-  return {{"name", loop.name}, {"begin", loop.begin}, {"end", loop.end}, {"step", loop.step}};
+  json out{{"name", loop.name}, {"begin", loop.begin}, {"end", loop.end}, {"step", loop.step}};
+  if (loop.reversed_where_odd) out["reversed_where_odd"] = index_var_name(*loop.reversed_where_odd);
+  return out;
 }
 
 } // namespace

@@ -379,13 +379,34 @@ public:
   /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
   void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<Block>& blocks,
                  TrafficCounts& traffic, PhaseCounts& stats) {
-    std::vector<std::int64_t> loop_values(phase.loops.size() + 1, 0);
+    const std::size_t slots = phase.loops.size() + 1;
+    std::vector<std::int64_t> loop_values(slots, 0);
     loop_values[static_cast<std::size_t>(phase.outer_slot)] = outer_value;
     for (std::size_t l = 0; l < phase.loops.size(); ++l) loop_values[l] = phase.loops[l].begin;
+    // Blocks that run some loop backwards see their own values: one row of `block_values` each.
+    const bool reversed = std::any_of(phase.loops.begin(), phase.loops.end(),
+                                      [](const Loop& loop) { return loop.reversed_where_odd.has_value(); });
+    std::vector<std::int64_t> block_values(reversed ? blocks.size() * slots : 0);
     rounds_.assign(blocks.size() * static_cast<std::size_t>(lowered_.warps_per_block), LoadRound{});
     for (std::int64_t iteration = 0; iteration < phase.iterations; ++iteration) {
+      if (reversed) {
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          std::int64_t* values = block_values.data() + b * slots;
+          std::copy(loop_values.begin(), loop_values.end(), values);
+          for (std::size_t l = 0; l < phase.loops.size(); ++l) {
+            const Loop& loop = phase.loops[l];
+            if (!loop.reversed_where_odd) continue;
+            const auto axis = static_cast<std::size_t>(*loop.reversed_where_odd) - static_cast<std::size_t>(IndexVar::block_x);
+            const std::int64_t last = loop.begin + (loop.trip_count() - 1) * loop.step;
+            if (blocks[b].index[axis] % 2 != 0) values[l] = loop.begin + last - values[l];
+          }
+        }
+      }
       for (const LoweredAccess& access : phase.accesses) {
-        for (std::size_t b = 0; b < blocks.size(); ++b) run_instruction(access, blocks[b], b, loop_values.data(), traffic, stats);
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          const std::int64_t* values = reversed ? block_values.data() + b * slots : loop_values.data();
+          run_instruction(access, blocks[b], b, values, traffic, stats);
+        }
       }
       // Odometer step: innermost loop fastest.
       for (std::size_t l = phase.loops.size(); l-- > 0;) {
@@ -420,7 +441,7 @@ private:
   void compute_scalars(const LoweredAccess& access, const Block& block, const std::int64_t* loop_values) {
     scalars_.clear();
     auto add = [&](const LoweredExpr& expr) {
-      scalars_.push_back(expr.linear.scalar(block.index, loop_values));
+      scalars_.push_back(expr.scalar(block.index, loop_values));
       for (const LoweredQuotient& term : expr.quotients) scalars_.push_back(term.inner.scalar(block.index, loop_values));
     };
     for (const LoweredGuard& guard : access.guards) add(guard.value);

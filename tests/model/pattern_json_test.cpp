@@ -53,6 +53,7 @@ TEST(PatternJson, EveryFamilyRoundTrips) {
       {{"copy", 4096, 0, 0, DataType::f16}, "block=128,vector=8,ept=2"},
       {{"stencil2d", 128}, "radius=2,block_x=32,block_y=4,ept_y=2,smem=1"},
       {{"stencil3d", 64}, "mode=1,block_x=32,block_y=4,z_chunk=8"},
+      {{"stencil3d", 64}, "mode=1,block_x=16,block_y=4,vector=2,z_chunk=8"},
       {{"gemm", 128}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1"}};
   for (const auto& [problem, config] : cases) {
     const KernelPattern pattern = build_pattern(problem, Config::parse(config));

@@ -342,6 +342,9 @@ struct Loop {
   std::int64_t begin = 0;
   std::int64_t end = 1; ///< exclusive
   std::int64_t step = 1;
+  /// A block index (block_x/y/z): blocks whose index along it is odd take the loop's values in
+  /// reverse order (stencil3d's odd chunks walk down their planes). A phase's loops only.
+  std::optional<IndexVar> reversed_where_odd;
   std::int64_t trip_count() const { return step > 0 && end > begin ? (end - begin + step - 1) / step : 0; }
   friend bool operator==(const Loop&, const Loop&) = default;
 };
