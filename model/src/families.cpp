@@ -453,15 +453,15 @@ template <typename YAt>
 void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std::int64_t z_chunk, std::int64_t vector,
                                     std::int64_t block_x, std::int64_t n, std::int64_t m, std::int64_t k) {
   const auto x0_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}}); };
-  // dz + (z_chunk - 1 + down) x (block_z odd): the chunk's first plane plus dz walking up, its
-  // last plane plus `down` walking down.
+  // The window's first planes: in[z0 + dz] in even chunks, in[z0 + dz + z_chunk - 1 + down] in
+  // odd ones (behind: dz = -1, down = 2, so in[z0 + z_chunk]; centre: dz = down = 0).
   const auto chunk_end = [&](std::int64_t dz, std::int64_t down) {
     AffineIndex z = affine(dz, {{V::block_z, z_chunk}});
     z.quotient_terms.push_back(quotient(z_chunk - 1 + down, 1, 2, {{V::block_z, 1}}, {}));
     return z;
   };
   const AffineIndex z = affine(0, {{V::block_z, z_chunk}}, {{"p", 1}});
-  AffineIndex ahead = affine(1, {{V::block_z, z_chunk}}, {{"p", 1}});
+  AffineIndex ahead = affine(1, {{V::block_z, z_chunk}}, {{"p", 1}}); // z+1, z-1 in odd chunks
   ahead.quotient_terms.push_back(quotient(-2, 1, 2, {{V::block_z, 1}}, {}));
   const int width = static_cast<int>(vector);
   const Guard interior_rows = interior_guard(y_at(0), 1, n);
@@ -482,7 +482,8 @@ void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std
   // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers as ptxas allots them
   // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
   // vector 2/4/8: 32/40/56 (ptxas 32, 36-40, 55), f64 vector 2: 56. An estimate above that
-  // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8).
+  // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8). The
+  // kernel holds ptxas to these (vector_walk_registers in kernels/src/stencil.cu).
   const bool wide_lanes = pattern.arrays[0].element_bytes > 4;
   pattern.registers_per_thread = wide_lanes ? 56 : vector == 2 ? 32 : vector == 4 ? 40 : 56;
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
