@@ -80,20 +80,8 @@ template <int kTile, int kBlockX, int kBlockY> __global__ void transpose_four_ti
 /// kMirror (a transpose's write addresses), to tile (x, y) otherwise (the straight reference);
 /// 256 threads.
 template <int kTile, bool kMirror> __global__ void tile_copy(const float* __restrict__ in, float* __restrict__ out) {
-  constexpr int kThreads = 256;
-  constexpr int kPerThread = kTile * kTile / kThreads;
-  const int ox = kMirror ? blockIdx.y : blockIdx.x, oy = kMirror ? blockIdx.x : blockIdx.y;
-  float values[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    values[i] = in[(blockIdx.y * kTile + element / kTile) * kN + blockIdx.x * kTile + element % kTile];
-  }
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    out[(oy * kTile + element / kTile) * kN + ox * kTile + element % kTile] = values[i];
-  }
+  const int tx = blockIdx.x, ty = blockIdx.y;
+  copy_tile<kN, kTile, 256>(in, out, tx, ty, kMirror ? ty : tx, kMirror ? tx : ty);
 }
 
 __global__ void empty_block(float* out, int never) {

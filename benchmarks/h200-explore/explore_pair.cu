@@ -36,21 +36,9 @@ template <Order kOrder> __device__ void tile_of(int id, int& tx, int& ty) {
 
 /// Tile copied untransposed to (tx, ty) when !kMirror, to (ty, tx) when kMirror; 256 threads.
 template <bool kMirror, Order kOrder> __global__ void tile_copy(const float* __restrict__ in, float* __restrict__ out) {
-  constexpr int kThreads = 256, kPerThread = kTile * kTile / kThreads;
   int tx, ty;
   tile_of<kOrder>(blockIdx.x, tx, ty);
-  const int ox = kMirror ? ty : tx, oy = kMirror ? tx : ty;
-  float values[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    values[i] = in[(ty * kTile + element / kTile) * kN + tx * kTile + element % kTile];
-  }
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    out[(oy * kTile + element / kTile) * kN + ox * kTile + element % kTile] = values[i];
-  }
+  copy_tile<kN, kTile, 256>(in, out, tx, ty, kMirror ? ty : tx, kMirror ? tx : ty);
 }
 
 template <int kBlockY, Order kOrder> __global__ void transpose(const float* __restrict__ in, float* __restrict__ out) {

@@ -34,24 +34,14 @@ template <int kRows, int kCols> __global__ void transpose_rect(const float* __re
 /// Tile (tx, ty) of 32 x 32 floats copied untransposed to tile (ty, tx), 256 threads; four
 /// consecutive blocks take a 2x2 group when `grouped`, else blockIdx.x runs over columns.
 template <bool kGrouped> __global__ void copy_to_mirrored_tile(const float* __restrict__ in, float* __restrict__ out) {
-  constexpr int kTile = 32, kThreads = 256, kPerThread = kTile * kTile / kThreads, kTilesPerRow = kN / kTile;
+  constexpr int kTile = 32, kThreads = 256, kTilesPerRow = kN / kTile;
   int tx = blockIdx.x % kTilesPerRow, ty = blockIdx.x / kTilesPerRow;
   if (kGrouped) {
     const int group = blockIdx.x / 4, quarter = blockIdx.x % 4;
     tx = (group % (kTilesPerRow / 2)) * 2 + (quarter & 1);
     ty = (group / (kTilesPerRow / 2)) * 2 + (quarter >> 1);
   }
-  float values[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    values[i] = in[(ty * kTile + element / kTile) * kN + tx * kTile + element % kTile];
-  }
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int element = i * kThreads + threadIdx.x;
-    out[(tx * kTile + element / kTile) * kN + ty * kTile + element % kTile] = values[i];
-  }
+  copy_tile<kN, kTile, kThreads>(in, out, tx, ty, ty, tx);
 }
 
 int main() {

@@ -21,6 +21,25 @@
 /// Median of `repeats` CUDA-event times in us, launches back to back with no host
 /// synchronisation between them, after 5 warm-ups. `launch(k)` gets the launch's index k
 /// (warm-ups included), for callers that rotate buffers.
+/// A kTile x kTile tile of an kN-wide f32 matrix, copied untransposed from tile (tx, ty) of `in`
+/// to tile (ox, oy) of `out` by kThreads threads: all of a thread's loads, then its stores.
+template <int kN, int kTile, int kThreads>
+__device__ __forceinline__ void copy_tile(const float* __restrict__ in, float* __restrict__ out, int tx, int ty, int ox,
+                                          int oy) {
+  constexpr int kPerThread = kTile * kTile / kThreads;
+  float values[kPerThread];
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const int element = i * kThreads + threadIdx.x;
+    values[i] = in[(ty * kTile + element / kTile) * kN + tx * kTile + element % kTile];
+  }
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const int element = i * kThreads + threadIdx.x;
+    out[(oy * kTile + element / kTile) * kN + ox * kTile + element % kTile] = values[i];
+  }
+}
+
 inline double median_launch_us(const std::function<void(int)>& launch, int repeats) {
   constexpr int kWarmup = 5;
   std::vector<cudaEvent_t> events(2 * repeats);
