@@ -766,7 +766,7 @@ private:
 
   /// Near (0) / far (1) class of each address as timed from `sm`, split at that SM's own
   /// two-means threshold: both groups' latencies shift by up to ~20 cycles from SM to SM (H200,
-  /// benchmarks/h200-explore explore_sm_map), enough to misclassify at another SM's threshold.
+  /// docs/history.md, "The probe"), enough to misclassify at another SM's threshold.
   /// nullopt when all its latencies are equal.
   std::optional<std::vector<int>> near_far_classes_from(int sm, const Offsets& addresses) {
     const std::vector<double> latencies = gpu::self_loop_latencies(*buffer_, addresses, sm);
@@ -1251,7 +1251,7 @@ private:
   /// A transpose's stores: rows a warp writes a run of S bytes of while the blocks dispatched
   /// around it write other rows. The tiled copy of an 8192 x 8192 f32 matrix (rows 32 KiB apart,
   /// 256 MiB each way) to the mirrored tile over the same copy to the same tile, S = 4 x tile
-  /// (docs/model.md, "Session 10"). Each repeat times both of every tile back to back.
+  /// (docs/model.md, "DRAM factors"). Each repeat times both of every tile back to back.
   void spread_writes() {
     constexpr std::uint64_t kMatrixWords = 8192;
     constexpr int kTimesPerPoint = 5;

@@ -33,7 +33,7 @@ struct Prediction {
   bool sampled = false;
   double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them
   /// Global stores in spread runs (a warp's consecutive lines of a row that the blocks around it
-  /// do not continue, docs/model.md "Session 10"): their share of the stored lines, their mean
+  /// do not continue, docs/model.md "DRAM factors"): their share of the stored lines, their mean
   /// run (bytes, by line), and the factor the profile's spread_write_slowdown put on DRAM time.
   double spread_write_fraction = 0.0;
   double spread_write_run_bytes = 0.0;
