@@ -190,7 +190,9 @@ void Probe::record_near_capacity(const L2Sweep& stored) {
               : std::string("no estimate");
   if (chase_.near_step) {
     const Step& step = *chase_.near_step;
-    const double value = step.last_flat_x;
+    // A partition holds no more than the whole L2 (the profile format requires it).
+    const double value = std::min(step.last_flat_x, profile_.l2.capacity_bytes.value);
+    const std::string clamped = value < step.last_flat_x ? "; above the whole L2's capacity, that written instead" : "";
     const bool bracketed = by_hits && by_hits->median >= 0.9 * step.last_flat_x && by_hits->median <= 1.1 * step.first_risen_x;
     Confidence confidence = Confidence::medium; // one method
     if (by_hits) confidence = !bracketed ? Confidence::low : quick() ? Confidence::medium : Confidence::high;
@@ -198,8 +200,8 @@ void Probe::record_near_capacity(const L2Sweep& stored) {
         value, {"full-cycle chase from SM " + std::to_string(home_sm_) + ": last working set on the near plateau (" +
                     format_bytes(step.last_flat_x) + "; next point " + format_bytes(step.first_risen_x) +
                     "); cross-check by near hits of the store-warmed sweep past the L2 knee (W x near fraction / "
-                    "plateau hit fraction): " + hits_text + (bracketed ? " (agrees)" : " (DISAGREES)"),
-                static_cast<std::int64_t>(chase_.near->points), 0.0, confidence});
+                    "plateau hit fraction): " + hits_text + (bracketed ? " (agrees)" : " (DISAGREES)") + clamped,
+                static_cast<std::int64_t>(chase_.near->points), 0.0, clamped.empty() ? confidence : Confidence::low});
     return;
   }
   // Without a chase step: the share of addresses near to the home SM, of the capacity. A share

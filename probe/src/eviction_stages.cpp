@@ -1,6 +1,7 @@
 // Stages: L1 and L2 ways and replacement from minimal eviction sets.
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <sstream>
 
 #include "probe_stages.hpp"
@@ -47,6 +48,36 @@ EvictionThreshold Probe::calibrate_target(const EvictionLevel& level, std::uint6
   return eviction_threshold(hits, evicted);
 }
 
+/// One target's calibration (2x the capacity as candidates, 4x when 2x does not evict) and
+/// reduction; `index` names it in the curves.
+Probe::EvictionTarget Probe::search_target(const EvictionLevel& level, std::uint64_t line, const Offsets& all_candidates,
+                                           std::size_t index, const EvictionSetOptions& options,
+                                           std::vector<Point>& calibration) {
+  EvictionTarget target;
+  target.line = line;
+  Offsets candidates;
+  for (double factor : {2.0, 4.0}) {
+    target.candidates = static_cast<std::size_t>(factor * level.capacity_bytes / kNode);
+    candidates = sample(all_candidates, target.candidates);
+    target.calibration = calibrate_target(level, target.line, candidates, calibration, static_cast<double>(index));
+    if (target.calibration.separated) break; // else 4x the capacity, once
+  }
+  if (target.calibration.separated) {
+    const double threshold = target.calibration.threshold;
+    const EvictionOracle oracle = [&](std::uint64_t probed, const Offsets& lines) {
+      return eviction_oracle_cycles(level, probed, lines) > threshold;
+    };
+    target.result = reduce_eviction_set(target.line, candidates, oracle, options);
+    add_curve(std::string(level.label) + " eviction-set reduction, target " + std::to_string(index) +
+                  ": lines left vs oracle calls",
+              "oracle calls", "lines", target.result.progress);
+  } else {
+    target.result.stopped = "the candidate set does not evict the target (probe p25 after walking it under 1.3x "
+                            "the just-loaded p75)";
+  }
+  return target;
+}
+
 /// Minimal eviction sets for up to `level.targets` targets (stopping once enough agree), then
 /// the replacement fingerprint on them.
 Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
@@ -73,27 +104,7 @@ Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
     return vote && vote->agreeing >= level.enough_agreeing;
   };
   for (std::size_t t = 0; t < target_lines.size() && !out_of_time() && !enough(); ++t) {
-    EvictionTarget target;
-    target.line = target_lines[t];
-    Offsets candidates;
-    for (double factor : {2.0, 4.0}) {
-      target.candidates = static_cast<std::size_t>(factor * level.capacity_bytes / kNode);
-      candidates = sample(all_candidates, target.candidates);
-      target.calibration = calibrate_target(level, target.line, candidates, calibration, static_cast<double>(t));
-      if (target.calibration.separated) break; // else 4x the capacity, once
-    }
-    if (target.calibration.separated) {
-      const double threshold = target.calibration.threshold;
-      const EvictionOracle oracle = [&](std::uint64_t line, const Offsets& lines) {
-        return eviction_oracle_cycles(level, line, lines) > threshold;
-      };
-      target.result = reduce_eviction_set(target.line, candidates, oracle, options);
-      add_curve(label + " eviction-set reduction, target " + std::to_string(t) + ": lines left vs oracle calls",
-                "oracle calls", "lines", target.result.progress);
-    } else {
-      target.result.stopped = "the candidate set does not evict the target (probe p25 after walking it under 1.3x "
-                              "the just-loaded p75)";
-    }
+    EvictionTarget target = search_target(level, target_lines[t], all_candidates, t, options, calibration);
     if (target.result.minimal) minimal_sizes.push_back(target.result.lines.size());
     sizes.emplace_back(static_cast<double>(t), target.result.minimal ? static_cast<double>(target.result.lines.size()) : 0.0);
     findings.targets.push_back(std::move(target));
@@ -102,7 +113,19 @@ Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
                     "0.5: after walking the whole candidate set)",
             "target", "cycles (probe load, timing overhead included)", calibration);
   add_curve(label + " minimal eviction set size per target (0: none found)", "target", "lines", sizes);
+  findings.ways = ways_from_minimal_sets(minimal_sizes);
+  findings.method = eviction_method(level, options, findings, out_of_time() && !enough());
+  if (!findings.ways) {
+    findings.method += "; no size shared by at least 2 minimal sets and more than half of them (" +
+                       std::to_string(minimal_sizes.size()) + " minimal sets): ways not written";
+  }
+  if (findings.ways) findings.replacement = replacement_fingerprint(level, findings);
+  return findings;
+}
 
+/// The eviction-set search's method text with the per-target outcomes.
+std::string Probe::eviction_method(const EvictionLevel& level, const EvictionSetOptions& options,
+                                   const EvictionFindings& findings, bool ran_out) const {
   std::ostringstream method;
   method << "minimal eviction sets by group testing (hash-agnostic): random 128 B lines of a "
          << format_bytes(static_cast<double>(level.span)) << " region, 2x " << level.capacity_source << " ("
@@ -127,17 +150,8 @@ Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
            << result.oracle_calls << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "")
            << "]";
   }
-  if (out_of_time() && !enough()) {
-    method << "; time budget (" << format_number(level.budget_s, 0) << " s) ran out";
-  }
-  findings.ways = ways_from_minimal_sets(minimal_sizes);
-  if (!findings.ways) {
-    method << "; no size shared by at least 2 minimal sets and more than half of them (" << minimal_sizes.size()
-           << " minimal sets): ways not written";
-  }
-  findings.method = method.str();
-  if (findings.ways) findings.replacement = replacement_fingerprint(level, findings);
-  return findings;
+  if (ran_out) method << "; time budget (" << format_number(level.budget_s, 0) << " s) ran out";
+  return method.str();
 }
 
 /// The eviction fingerprint on the minimal sets of the ways found: lines 0..W-1 = a minimal set,

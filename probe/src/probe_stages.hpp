@@ -190,7 +190,7 @@ private:
                                std::size_t index, const EvictionSetOptions& options, std::vector<Point>& calibration);
   EvictionFindings find_eviction_sets(const EvictionLevel& level);
   std::string eviction_method(const EvictionLevel& level, const EvictionSetOptions& options,
-                              const EvictionFindings& findings) const;
+                              const EvictionFindings& findings, bool ran_out) const;
   ReplacementGuess replacement_fingerprint(const EvictionLevel& level, EvictionFindings& findings);
   static void record_eviction_findings(const EvictionFindings& findings, std::optional<Measured>& ways,
                                        Replacement& replacement);

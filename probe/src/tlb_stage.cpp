@@ -34,10 +34,8 @@ std::uint64_t Probe::grow_buffer_for_tlb() {
   return kBufferBytes;
 }
 
-void Probe::tlb() {
-  // Regions up to most of the device memory: the H200 showed no step within 32 GiB at 2 MiB.
-  const std::uint64_t buffer_bytes = quick() ? buffer_->bytes() : grow_buffer_for_tlb();
-  const std::uint64_t largest = quick() ? 2 * kGiB : buffer_bytes / (512 * kMiB) * (512 * kMiB);
+/// Latency vs region of one chase per stride (the reach, coverage and penalty come from these).
+std::vector<StrideCurve> Probe::tlb_curves(std::uint64_t largest) {
   // A node per stride s: with s at most the page the step sits at entries x page for every s;
   // larger strides step at entries x s, so the strides also bound the page size.
   const std::vector<std::uint64_t> strides =
@@ -61,7 +59,12 @@ void Probe::tlb() {
               kLatencyUnit, curve.region_to_latency);
     curves.push_back(std::move(curve));
   }
-  const TlbReach found = tlb_reach(curves);
+  return curves;
+}
+
+/// The TLB stage's method text: the curves' steps and what the strides bound.
+std::string Probe::tlb_method(const std::vector<StrideCurve>& curves, const TlbReach& found, std::uint64_t largest,
+                              std::uint64_t buffer_bytes) const {
   std::ostringstream method;
   method << "chase ld.global.cg through one random line per stride s over growing regions (nodes stay in L2), "
             "regions up to "
@@ -87,17 +90,27 @@ void Probe::tlb() {
     method << "; the " << format_bytes(found.entry_covers_less_than_bytes)
            << " stride steps later or not at all (a node per entry), so one entry covers less than that";
   }
+  return method.str();
+}
+
+void Probe::tlb() {
+  // Regions up to most of the device memory: the H200 showed no step within 32 GiB at 2 MiB.
+  const std::uint64_t buffer_bytes = quick() ? buffer_->bytes() : grow_buffer_for_tlb();
+  const std::uint64_t largest = quick() ? 2 * kGiB : buffer_bytes / (512 * kMiB) * (512 * kMiB);
+  const std::vector<StrideCurve> curves = tlb_curves(largest);
+  const TlbReach found = tlb_reach(curves);
+  const std::string method = tlb_method(curves, found, largest, buffer_bytes);
   const auto samples = static_cast<std::int64_t>(curves.front().region_to_latency.size());
   if (found.lower_bound) {
     profile_.tlb.reach_bytes = measured(
         found.reach_bytes, low("LOWER BOUND: no step at the smallest stride up to " + format_bytes(found.reach_bytes) +
-                                   "; " + method.str(),
+                                   "; " + method,
                                samples));
     return;
   }
   const double reach = found.reach_bytes;
   profile_.tlb.reach_bytes = measured(
-      reach, {"reach = last region before the smallest stride's latency step (power-of-two regions); " + method.str(),
+      reach, {"reach = last region before the smallest stride's latency step (power-of-two regions); " + method,
               samples, 0.0, Confidence::medium});
   profile_.tlb.miss_penalty_cycles = measured(
       found.miss_penalty_cycles,
@@ -115,6 +128,11 @@ void Probe::tlb() {
     profile_.tlb.entries = measured(reach / page, {"reach / page size", samples, 0.0, Confidence::medium});
     return;
   }
+  tlb_page_block_test(reach, largest);
+}
+
+/// Page size by the block test (full probe only, when the reach leaves room for its footprints).
+void Probe::tlb_page_block_test(double reach, std::uint64_t largest) {
   // The block test needs footprints up to twice the reach at half the buffer's density.
   if (quick() || reach > static_cast<double>(largest) / 4) return;
   // Page size: blocks of B bytes with a node every 64 KiB; the footprint at the knee grows with B
