@@ -4,7 +4,7 @@
 #
 #   bash scripts/device/probe_l2.sh
 #
-# Builds advisor and the probe tests with cmake + ninja -j16 in BUILD_DIR (default
+# Builds advisor and the probe tests with cmake + ninja -j16 (make without ninja) in BUILD_DIR (default
 # /tmp/cachewise-probe-l2, outside the tree), runs the probe's GPU tests (ctest -L gpu -R probe),
 # then two full probes (`advisor probe`, not --quick), and prints a table of the values each
 # method gave last. Results, at most 7 files under $OUT: probe.json, probe-latency.svg,
@@ -49,9 +49,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --
 say "-- clocks before"
 clocks
 
-step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCACHEWISE_WITH_CUDA=ON \
+generator=Ninja
+command -v ninja >/dev/null 2>&1 || generator="Unix Makefiles" # same targets, built by make
+step configure 120 cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DCACHEWISE_WITH_CUDA=ON \
   -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=OFF
-step build 300 ninja -C "$build" -j16 advisor probe_gpu_tests probe_analysis_tests
+step build 300 cmake --build "$build" -j16 --target advisor probe_gpu_tests probe_analysis_tests
 advisor="$build/bin/advisor"
 if [[ ! -x "$advisor" ]]; then
   advisor=$(find "$build" -type f -name advisor -perm -u+x 2>/dev/null | head -n 1 || true)

@@ -56,19 +56,10 @@ def num(x, scale=1.0, digits=1):
     return "n/a" if x is None else f"{x / scale:.{digits}f}"
 
 
-def curve(profile, prefix):
-    for c in (profile or {}).get("curves", []):
-        if c.get("name", "").startswith(prefix):
-            return c
-    return None
-
-
 def per_sm(profile, which):
-    c = curve(profile, "L2 full-cycle chase per SM")
-    for candidate in (profile or {}).get("curves", []):
-        if candidate.get("name", "").startswith("L2 full-cycle chase per SM") and which in candidate["name"]:
-            c = candidate
-    if not c or which not in c.get("name", ""):
+    c = next((c for c in (profile or {}).get("curves", [])
+              if c.get("name", "").startswith("L2 full-cycle chase per SM") and which in c["name"]), None)
+    if not c or not c.get("points"):
         return "n/a"
     ys = sorted(y for _, y in c["points"])
     return f"{ys[0]:.0f}..{ys[-1]:.0f} (median {ys[len(ys) // 2]:.0f}, {len(ys)} SMs)"
@@ -83,13 +74,13 @@ def rows(profile):
     l1_m = method(profile, "l1", "read_bandwidth_gb_per_s")
     return [
         ("L2 near latency (cycles)", num(value(profile, "l2", "near_hit_latency_cycles")),
-         grab(r"first-touch test: ([-0-9.]+) cycles", near_m), confidence(profile, "l2", "near_hit_latency_cycles")),
+         "first-touch " + grab(r"first-touch test: ([-0-9.]+) cycles", near_m), confidence(profile, "l2", "near_hit_latency_cycles")),
         ("L2 far latency (cycles)", num(value(profile, "l2", "far_hit_latency_cycles")),
-         grab(r"first-touch test: ([-0-9.]+) cycles", far_m), confidence(profile, "l2", "far_hit_latency_cycles")),
+         "first-touch " + grab(r"first-touch test: ([-0-9.]+) cycles", far_m), confidence(profile, "l2", "far_hit_latency_cycles")),
         ("DRAM latency (cycles)", num(value(profile, "dram", "latency_cycles")),
-         grab(r"DRAM plateau \([^)]*\): ([-0-9.]+) cycles", dram_m), confidence(profile, "dram", "latency_cycles")),
-        ("near per SM (chase)", per_sm(profile, "near plateau"), "", ""),
-        ("far per SM (chase)", per_sm(profile, "far plateau"), "", ""),
+         "chase plateau " + grab(r"DRAM plateau \([^)]*\): ([-0-9.]+) cycles", dram_m), confidence(profile, "dram", "latency_cycles")),
+        ("near per SM (chase)", "", per_sm(profile, "near plateau"), ""),
+        ("far per SM (chase)", "", per_sm(profile, "far plateau"), ""),
         ("L2 capacity (MiB)", num(value(profile, "l2", "capacity_bytes"), MIB),
          "chase step " + grab(r"DRAM: knee between ([^)]*?) \(", cap_m), confidence(profile, "l2", "capacity_bytes")),
         ("L2 near capacity (MiB)", num(value(profile, "l2", "near_capacity_bytes"), MIB),
