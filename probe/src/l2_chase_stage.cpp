@@ -84,22 +84,25 @@ void Probe::refine_chase_steps(std::vector<Point>& curve) {
   std::ranges::sort(curve, {}, &Point::first);
 }
 
-/// The first plateau is near; a later one within 10% of the DRAM stage's latency (or above) is
-/// DRAM, one between them far. Without a far plateau the near partition and the whole L2 give
-/// out together, and the step is the total capacity's only.
+/// Three plateaus are near, far and DRAM, in that order. With two, the second is DRAM when it
+/// lies within 10% of the DRAM stage's latency or above (the near partition and the whole L2
+/// then give out together, and the step is the total capacity's only), else far.
 Probe::ChaseLevels Probe::name_levels(const Plateaus& plateaus) const {
   ChaseLevels named;
-  named.near = plateaus.levels.front();
-  for (std::size_t k = 1; k < plateaus.levels.size(); ++k) {
-    const bool dram_like = dram_ > 0 && plateaus.levels[k].level >= 0.9 * dram_;
-    if (dram_like && !named.dram) {
-      named.dram = plateaus.levels[k];
-      named.total_step = plateaus.steps[k - 1];
-    } else if (!dram_like && !named.far && !named.dram) {
-      named.far = plateaus.levels[k];
-    }
+  const std::vector<Plateau>& levels = plateaus.levels;
+  named.near = levels.front();
+  if (levels.size() >= 3) {
+    named.far = levels[1];
+    named.dram = levels[2];
+    named.near_step = plateaus.steps[0];
+    named.total_step = plateaus.steps[1];
+  } else if (levels.size() == 2 && dram_ > 0 && levels[1].level >= 0.9 * dram_) {
+    named.dram = levels[1];
+    named.total_step = plateaus.steps[0];
+  } else if (levels.size() == 2) {
+    named.far = levels[1];
+    named.near_step = plateaus.steps[0];
   }
-  if (named.far) named.near_step = plateaus.steps.front();
   return named;
 }
 
