@@ -54,7 +54,7 @@ struct PhaseCounts {
 
 /// The global stores' lines by how they lie in DRAM: runs of consecutive lines one warp
 /// writes, spread when the blocks dispatched around its block do not continue them (a
-/// transpose's rows), compact otherwise (docs/model.md, "Session 10"). Counted over the
+/// transpose's rows), compact otherwise (docs/model.md, "DRAM factors"). Counted over the
 /// sample's first wave.
 struct WriteRuns {
   std::map<std::int64_t, double> spread_lines_by_run_lines; ///< run length (lines) -> lines in such runs

@@ -209,7 +209,7 @@ void Probe::copy_shape_slowdowns(std::uint64_t copy_bytes) {
 /// A transpose's stores: rows a warp writes a run of S bytes of while the blocks dispatched
 /// around it write other rows. The tiled copy of an 8192 x 8192 f32 matrix (rows 32 KiB apart,
 /// 256 MiB each way) to the mirrored tile over the same copy to the same tile, S = 4 x tile
-/// (docs/model.md, "Session 10"). Each repeat times both of every tile back to back.
+/// (docs/model.md, "DRAM factors"). Each repeat times both of every tile back to back.
 void Probe::spread_writes() {
   constexpr std::uint64_t kMatrixWords = 8192;
   constexpr int kTimesPerPoint = 5;

@@ -166,7 +166,7 @@ double Probe::first_touch_overhead_check() {
 
 /// Near (0) / far (1) class of each address as timed from `sm`, split at that SM's own
 /// two-means threshold: both groups' latencies shift by up to ~20 cycles from SM to SM (H200,
-/// benchmarks/h200-explore explore_sm_map), enough to misclassify at another SM's threshold.
+/// docs/history.md, "The probe"), enough to misclassify at another SM's threshold.
 /// nullopt when all its latencies are equal.
 std::optional<std::vector<int>> Probe::near_far_classes_from(int sm, const Offsets& addresses) {
   const std::vector<double> latencies = gpu::self_loop_latencies(*buffer_, addresses, sm);

@@ -106,7 +106,7 @@ TEST_F(QuickProbe, BlockWalkSlowdownsAreMeasuredForFourSixteenAndSixtyFourRounds
 TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
   // The mirrored and the same tiled copy move the same bytes in the same batches: a ratio far
   // from 1 would be a broken timing (the H200 measured 1.10 / 1.05 / 1.02 at 32 KiB rows,
-  // benchmarks/h200-explore, explore_spread), and shorter runs never cost less.
+  // a standalone mirrored copy, docs/history.md), and shorter runs never cost less.
   const DeviceProfile& p = profile();
   ASSERT_EQ(p.dram.spread_write_slowdown.size(), 3u);
   for (const std::int64_t run_bytes : {128, 256, 512}) {
@@ -120,7 +120,7 @@ TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
 }
 
 TEST_F(QuickProbe, StoresOfOneSectorPerLineAreSlowerPerSectorThanWholeLines) {
-  // H200: 1.91x (benchmarks/h200-explore, explore_scatter); never faster than whole lines.
+  // H200: 1.91x (a standalone scatter test, docs/history.md); never faster than whole lines.
   const DeviceProfile& p = profile();
   ASSERT_TRUE(p.l2.sparse_line_write_slowdown);
   EXPECT_GT(p.l2.sparse_line_write_slowdown->value, 0.95);
