@@ -60,7 +60,7 @@ if [[ ! -x "$advisor" ]]; then
 fi
 say "advisor: ${advisor:-not built}"
 
-step analysis-tests 60 ctest --test-dir "$build" -R probe_analysis --output-on-failure
+step analysis-tests 60 "$build/tests/probe/probe_analysis_tests" --gtest_brief=1
 step gpu-tests 150 bash -c "ctest --test-dir '$build' -L gpu -R probe --output-on-failure --timeout 140 >'$out/ctest.log' 2>&1; status=\$?; tail -n 30 '$out/ctest.log'; exit \$status"
 
 if [[ -n "${advisor:-}" && -x "$advisor" ]]; then
