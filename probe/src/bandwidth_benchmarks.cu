@@ -51,20 +51,26 @@ __device__ __forceinline__ uint4 load_ca_v4(const uint4* address) {
   return v;
 }
 
-/// See l1_read_times. Thread t of block b reads the vectors t, t + kL1ReadThreads, ... of the
-/// block's set; the loads of one iteration are issued before any of their values is used.
+/// See l1_read_times. Load k of thread t reads vector t + k * kL1ReadStride of its block's set:
+/// a warp's 32 vectors are contiguous, the 8 loads of one iteration are distinct, and `shift`
+/// (0 at run time) moves every address by it * shift, so the compiler can neither merge loads
+/// within an iteration nor hoist them out of the loop (PTX loads of unchanged memory may be).
 __global__ void __launch_bounds__(kL1ReadThreads, 1)
-    l1_read_kernel(const uint4* data, int iterations, long long* block_cycles, int* block_sms, uint4* sink) {
-  constexpr unsigned kRows = static_cast<unsigned>(kL1ReadSetBytes / (kL1ReadThreads * sizeof(uint4)));
-  const uint4* mine = data + blockIdx.x * (kL1ReadSetBytes / sizeof(uint4)) + threadIdx.x;
+    l1_read_kernel(const uint4* data, int iterations, unsigned shift, long long* block_cycles, int* block_sms,
+                   uint4* sink) {
+  constexpr unsigned kVectors = static_cast<unsigned>(kL1ReadSetBytes / sizeof(uint4));
+  constexpr unsigned kStride = 128;
+  static_assert(kL1ReadThreads + (kL1ReadUnroll - 1) * kStride <= kVectors, "loads stay inside the set");
+  const uint4* block = data + blockIdx.x * static_cast<unsigned long long>(kVectors);
   unsigned acc = 0;
-  for (unsigned row = 0; row < kRows; ++row) acc ^= load_ca_v4(mine + row * kL1ReadThreads).x; // fills L1
+  for (unsigned v = threadIdx.x; v < kVectors; v += kL1ReadThreads) acc ^= load_ca_v4(block + v).x; // fills L1
   __syncthreads();
   const long long begin = clock_now();
   for (int it = 0; it < iterations; ++it) {
+    const uint4* first = block + threadIdx.x + static_cast<unsigned>(it) * shift;
     uint4 v[kL1ReadUnroll];
 #pragma unroll
-    for (int k = 0; k < kL1ReadUnroll; ++k) v[k] = load_ca_v4(mine + (static_cast<unsigned>(k) % kRows) * kL1ReadThreads);
+    for (int k = 0; k < kL1ReadUnroll; ++k) v[k] = load_ca_v4(first + k * kStride);
 #pragma unroll
     for (int k = 0; k < kL1ReadUnroll; ++k) acc ^= v[k].x ^ v[k].w;
   }
@@ -300,7 +306,7 @@ L1ReadTimes l1_read_times(const DeviceBuffer& buffer, int iterations, int repeat
   times.seconds = event_seconds(
       [&] {
         l1_read_kernel<<<static_cast<unsigned>(sms), kL1ReadThreads, static_cast<std::size_t>(reserve)>>>(
-            data, iterations, cycles.get(), block_sms.get(), sink.get());
+            data, iterations, 0u, cycles.get(), block_sms.get(), sink.get());
       },
       repeats, "l1_read_kernel");
   times.block_cycles = cycles.download(static_cast<std::size_t>(sms));
