@@ -7,8 +7,8 @@
 # Builds advisor and the probe tests with cmake + ninja -j16 (make without ninja) in BUILD_DIR (default
 # /tmp/cachewise-probe-l2, outside the tree), runs the probe's GPU tests (ctest -L gpu -R probe),
 # then two full probes (`advisor probe`, not --quick), and prints a table of the values each
-# method gave last. Results, at most 7 files under $OUT: probe.json, probe-latency.svg,
-# probe-run2.json, probe-run2-latency.svg, ctest.log, probe_l2.log, table.txt. Clocks are only
+# method gave last. Results, 8 files under $OUT: probe.json, probe-latency.svg,
+# probe-run2.json, probe-run2-latency.svg, ctest.log, probe_l2.log, table.txt, kernels.sass. Clocks are only
 # read (nvidia-smi queries before and after), never set. The whole run keeps within
 # BUDGET_S (default 450 s): each step gets what is left of it, so one that hangs cannot stop the
 # table; a step that fails is reported and the next one runs.
@@ -71,6 +71,12 @@ else
 fi
 say "-- clocks after"
 clocks
+# The new timed kernels' SASS order (clock reads around the loads, loads not merged), for review.
+if [[ -n "${advisor:-}" && -x "$advisor" ]] && command -v cuobjdump >/dev/null 2>&1; then
+  cuobjdump -sass "$advisor" 2>/dev/null |
+    awk '/Function :/ { keep = ($0 ~ /first_load_kernel|l1_read_kernel|chase_kernel/) } keep' |
+    grep -E "Function|CS2R|S2UR|LDG|STS|BRA|BAR" >"$out/kernels.sass" || true
+fi
 
 python3 scripts/device/probe_l2_table.py profiles/h200.json "$out/probe.json" "$out/probe-run2.json" \
   >"$out/table.txt" 2>&1 || echo "table: exit $?" >>"$out/table.txt"
