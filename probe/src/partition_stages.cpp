@@ -100,16 +100,17 @@ void Probe::record_partitions(const TwoClusters& clusters, const std::vector<int
   }
 }
 
-/// Per-address near and far latency: after evicting L2, whole sectors of random lines are stored
-/// (L2 allocates them in their home partition, no DRAM fill), then the home SM times its first
-/// load of each line once, the empty timing frame subtracted: lines homed in its partition come
-/// back at the near latency, the others at the far one (before any near copy exists).
+/// Per-address near and far latency: after evicting L2, whole sectors of random lines of the
+/// self-pointer test are stored (L2 allocates them in their home partition, no DRAM fill), then
+/// the home SM times its first load of each line once, the empty timing frame subtracted: lines
+/// homed in its partition come back at the near latency, the others at the far one (before any
+/// near copy exists). Their classes are checked against the self-pointer test's.
 void Probe::l2_first_touch() {
-  const std::size_t count = quick() ? 512 : static_cast<std::size_t>(gpu::kMaxFirstLoads);
-  const Offsets lines = sample(contiguous(kFirstTouchRegion, 2 * kMiB, kNode), count);
+  const Offsets lines = first_touch_lines();
   flush_l2();
   gpu::store_sectors(*buffer_, lines);
   const gpu::FirstLoadTimes times = gpu::first_load_cycles(*buffer_, lines, CacheOp::cg, home_sm_);
+  gpu::write_self_loops(*buffer_, near_far_addresses_); // the stores zeroed the lines' self-pointers
   const double empty = median(std::vector<double>(times.empty_frame.begin(), times.empty_frame.end()));
   std::vector<double> first;
   std::vector<double> second;
@@ -127,15 +128,17 @@ void Probe::l2_first_touch() {
   std::vector<double> second_far;
   for (std::size_t i = 0; i < first.size(); ++i) (first[i] <= clusters.threshold ? second_near : second_far).push_back(second[i]);
   const double residual = first_touch_overhead_check() - l1_hit_;
+  const double agreeing = class_agreement(lines, first, clusters.threshold);
   std::ostringstream method;
   method << "first-touch test from SM " << home_sm_ << ": L2 evicted, whole 32 B sectors of " << lines.size()
-         << " random 128 B lines of a 2 MiB region stored (st.global.cg, all SMs), then one timed ld.global.cg of "
+         << " random 128 B lines of the self-pointer test's addresses stored (st.global.cg, all SMs), then one timed ld.global.cg of "
          << "each line, minus the empty timing frame (the same frame around a register move: "
          << format_number(empty) << " cycles, median); two-means split: near " << format_number(clusters.low.median)
          << ", far " << format_number(clusters.high.median) << " cycles (" << format_number(100 * clusters.low_fraction, 0)
          << "% near, separation " << format_number(clusters.separation) << "); a second load right after: "
          << format_number(second_near.empty() ? 0.0 : median(second_near)) << " / "
          << format_number(second_far.empty() ? 0.0 : median(second_far)) << " cycles (the far lines' near copy); "
+         << "the lines' classes agree with the self-pointer test's on " << format_number(100 * agreeing, 0) << "%; "
          << "frame check: an L1 hit in the same frame minus the empty frame is " << format_number(residual)
          << " cycles off the L1 chase's " << format_number(l1_hit_);
   first_touch_ = clusters;
@@ -151,10 +154,30 @@ void Probe::l2_first_touch() {
   l2_slowest_hit_ = l2_far_;
 }
 
+/// Random 128 B-aligned lines of the self-pointer test's addresses (their classes are known).
+Offsets Probe::first_touch_lines() {
+  Offsets lines;
+  for (std::uint64_t address : near_far_addresses_) {
+    if ((address - near_far_addresses_.front()) % kNode == 0) lines.push_back(address);
+  }
+  return sample(lines, std::min<std::size_t>(lines.size(), quick() ? 512 : gpu::kMaxFirstLoads));
+}
+
+/// Share of `lines` whose first-touch class (near: at most `threshold`) is the self-pointer
+/// test's class of the same address.
+double Probe::class_agreement(const Offsets& lines, const std::vector<double>& first, double threshold) const {
+  std::size_t agreeing = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t index = (lines[i] - near_far_addresses_.front()) / kSector;
+    agreeing += (first[i] <= threshold ? 0 : 1) == near_far_classes_[index] ? 1 : 0;
+  }
+  return lines.empty() ? 0.0 : static_cast<double>(agreeing) / static_cast<double>(lines.size());
+}
+
 /// An L1 hit timed in the first-touch test's frame, minus its empty frame (median cycles): the
 /// L1 chase's latency when the empty frame is all the timing costs.
 double Probe::first_touch_overhead_check() {
-  const Offsets lines = sample(contiguous(kFirstTouchRegion + 4 * kMiB, 1 * kMiB, kNode), 256);
+  const Offsets lines = sample(contiguous(kFrameCheckRegion, 1 * kMiB, kNode), 256);
   gpu::store_sectors(*buffer_, lines);
   const gpu::FirstLoadTimes times = gpu::first_load_cycles(*buffer_, lines, CacheOp::ca, home_sm_);
   std::vector<double> hits;

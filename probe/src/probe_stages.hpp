@@ -79,6 +79,8 @@ private:
   std::string compare_classes_on_other_sms(const std::vector<int>& classes, double& most_flipped);
   std::optional<std::vector<int>> near_far_classes_from(int sm, const Offsets& addresses);
   void l2_first_touch();
+  Offsets first_touch_lines();
+  double class_agreement(const Offsets& lines, const std::vector<double>& first, double threshold) const;
   double first_touch_overhead_check();
   void sm_placement();
 
