@@ -181,7 +181,7 @@ void Probe::l2_chase() {
   method << "full-cycle pointer chase: one thread on SM " << home_sm_ << " (pinned by %smid), ld.global.cg, one "
          << "pointer per 128 B node of a host-built random cyclic permutation over W = "
          << format_bytes(sizes.front()) << ".." << format_bytes(sizes.back()) << " (" << curves[0].size()
-         << " sizes, steps refined), one warm-up lap, then clock64 around max(2 laps, "
+         << " sizes" << (quick() ? "" : ", steps refined") << "), one warm-up lap, then clock64 around max(2 laps, "
          << (quick() ? kMinTimedHopsQuick : kMinTimedHops) << " hops); plateaus (6% tolerance): ";
   const std::optional<Plateaus> found = find_plateaus(curves[0]);
   if (!found) return; // the first-touch levels stay, with their confidence
