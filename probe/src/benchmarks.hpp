@@ -145,8 +145,8 @@ std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
 
 /// L1 read bandwidth: one block of kL1ReadThreads per SM (its dynamic shared memory keeps a second
 /// block off the SM), each re-reading its own kL1ReadSetBytes at the buffer's start with 16-byte
-/// ld.global.ca, kL1ReadUnroll independent loads (of distinct vectors) in flight per thread,
-/// `iterations` times after one untimed pass. Times every launch by CUDA events (after one warm-up launch) and, in the
+/// ld.global.ca, kL1ReadUnroll independent loads in flight per thread, `iterations` times after
+/// one untimed pass. Times every launch by CUDA events (after one warm-up launch) and, in the
 /// last launch, each block's loop by clock64.
 inline constexpr unsigned kL1ReadThreads = 1024;
 inline constexpr std::uint64_t kL1ReadSetBytes = 32 * 1024;

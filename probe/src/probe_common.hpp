@@ -29,8 +29,8 @@ inline constexpr std::uint64_t kScriptCalibrationRegion = 6 * kGiB + 256 * kMiB;
 inline constexpr std::uint64_t kEvictionSetRegion = 3 * kGiB;
 /// The full-cycle L2 chase: up to 256 MiB from here (above the eviction-set region).
 inline constexpr std::uint64_t kFullChaseRegion = 4 * kGiB;
-/// The first-touch test's frame check: L1 hits on lines of the 1 MiB from here.
-inline constexpr std::uint64_t kFrameCheckRegion = 5 * kGiB + 64 * kMiB;
+/// The first-touch per-address test: random lines of 2 MiB (one page) from here.
+inline constexpr std::uint64_t kFirstTouchRegion = 5 * kGiB + 64 * kMiB;
 
 std::string format_bytes(double bytes);
 std::string format_number(double value, int precision = 1);
