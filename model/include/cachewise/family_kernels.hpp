@@ -1,0 +1,28 @@
+// cachewise built-in families' kernel shapes: the batch sizes and limits that the compiled
+// kernels (kernels/) are built with and that the families' patterns (model/src/families*.cpp)
+// must declare alike (loads in flight, store bursts, valid radii). One definition for both;
+// plain constants, usable in device code.
+#pragma once
+
+namespace cachewise {
+
+/// Elements a thread of the batched kernels (copy, gemm's tile loads) moves at a time:
+/// kMoveBatch loads, then their stores (kernels/src/batched_moves.cuh).
+inline constexpr int kMoveBatch = 4;
+
+/// Elements per batch of transpose's bounds-checked tile walk (kernels/src/transpose.cu).
+inline constexpr int kTransposeBatch = 8;
+/// The largest batch of transpose's compiled full-tile paths: 16 values in registers per thread.
+inline constexpr int kMaxFullTileBatch = 16;
+
+/// Planes per batch of stencil3d's streaming kernels' interior paths: z_chunk values that are
+/// multiples of it load this many planes' taps before storing their outputs. The vector
+/// kernel's taps are wider: 2 planes keep it at 32-66 registers (8 took 127-246, too many for
+/// large blocks).
+inline constexpr int kStreamingPlaneBatch = 8;
+inline constexpr int kVectorPlaneBatch = 2;
+
+/// The largest stencil2d radius (the kernels keep radius + 1 weights in constant memory).
+inline constexpr int kMaxStencilRadius = 8;
+
+} // namespace cachewise
