@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cachewise/family_kernels.hpp"
 #include "family_support.hpp"
@@ -80,92 +83,99 @@ std::int64_t stencil2d_vector_registers(int element_bytes, std::int64_t vector, 
   return (vector == 4 ? f32_v4 : f32_v2)[column];
 }
 
-} // namespace
+/// A config's stencil2d layout, checked against the family's rules.
+struct Stencil2dLayout {
+  std::int64_t radius = 1, block_x = 0, block_y = 0, ept_y = 0, smem = 0, vector = 1;
+  std::int64_t n = 0, m = 0;
+  int bytes = 4;
+  bool compiled_rows = false; ///< the kernels compile radius 1 with ept_y 1, 2, 4, 8
 
-KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
-  const std::string& family = problem.family;
-  const Sizes sizes = read_sizes(problem, true, false);
-  const std::int64_t radius = at_least(family, config, "radius", 1, 1);
-  if (radius > kMaxStencilRadius) {
-    rule_broken(family, "radius must be in [1, " + std::to_string(kMaxStencilRadius) + "], got " + std::to_string(radius));
-  }
-  const std::int64_t block_x = at_least(family, config, "block_x", 1);
-  const std::int64_t block_y = at_least(family, config, "block_y", 1);
-  const std::int64_t ept_y = at_least(family, config, "ept_y", 1);
-  const std::int64_t smem = config.get("smem");
-  if (smem != 0 && smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(smem));
-  checked_product(family, {block_x, block_y, ept_y});
-  const std::int64_t vector = read_x_vector(family, config, sizes);
-  if (smem == 1 && vector != 1) rule_broken(family, "vector must be 1 when smem=1, got " + std::to_string(vector));
-
-  const std::int64_t n = sizes.n;
-  const std::int64_t m = sizes.m;
-  const int bytes = sizes.element_bytes;
-  KernelPattern pattern;
-  pattern.name = "stencil2d";
-  pattern.grid = {ceil_div(m, checked_product(family, {block_x, vector})), ceil_div(n, block_y * ept_y), 1};
-  pattern.block = {block_x, block_y, 1};
-  pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {n, m})};
-  const std::int64_t interior_rows = std::max<std::int64_t>(0, n - 2 * radius);
-  const std::int64_t interior_cols = std::max<std::int64_t>(0, m - 2 * radius);
-  pattern.useful_bytes = checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
-  pattern.flops = static_cast<double>(interior_rows) * static_cast<double>(interior_cols) * 2.0 *
-                  static_cast<double>(4 * radius + 1) * flops_scale(problem.dtype);
-
-  // Output point: x = bx*block_x + tx, y = by*block_y*ept_y + e*block_y + ty.
-  const auto x_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); };
-  const auto y_at = [&](std::int64_t dy) {
+  /// Output point: x = bx*block_x + tx, y = by*block_y*ept_y + e*block_y + ty.
+  AffineIndex x_at(std::int64_t dx) const { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); }
+  AffineIndex y_at(std::int64_t dy) const {
     return affine(dy, {{V::block_y, block_y * ept_y}, {V::thread_y, 1}}, {{"e", block_y}});
-  };
-  const std::vector<Guard> interior = {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
-  const Loop rows = loop("e", ept_y);
+  }
+  std::vector<Guard> interior() const { return {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)}; }
+};
 
-  // Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
-  // row's taps as one batch, stencil2d_loads_in_flight of them at a time; otherwise they roll the
-  // rows two at a time, of which ptxas issues at most 14 taps before it consumes the first.
-  const std::int64_t taps_per_row = 4 * radius + 1;
-  const bool compiled_rows = radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(ept_y)) && ept_y <= 8;
+Stencil2dLayout read_stencil2d_layout(const std::string& family, const Config& config, const Sizes& sizes) {
+  Stencil2dLayout s;
+  s.radius = at_least(family, config, "radius", 1, 1);
+  if (s.radius > kMaxStencilRadius) {
+    rule_broken(family, "radius must be in [1, " + std::to_string(kMaxStencilRadius) + "], got " + std::to_string(s.radius));
+  }
+  s.block_x = at_least(family, config, "block_x", 1);
+  s.block_y = at_least(family, config, "block_y", 1);
+  s.ept_y = at_least(family, config, "ept_y", 1);
+  s.smem = config.get("smem");
+  if (s.smem != 0 && s.smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(s.smem));
+  checked_product(family, {s.block_x, s.block_y, s.ept_y});
+  s.vector = read_x_vector(family, config, sizes);
+  if (s.smem == 1 && s.vector != 1) rule_broken(family, "vector must be 1 when smem=1, got " + std::to_string(s.vector));
+  s.n = sizes.n;
+  s.m = sizes.m;
+  s.bytes = sizes.element_bytes;
+  s.compiled_rows = s.radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(s.ept_y)) && s.ept_y <= 8;
+  return s;
+}
+
+/// Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
+/// row's taps as one batch, stencil2d_loads_in_flight of them at a time; otherwise they roll the
+/// rows two at a time, of which ptxas issues at most 14 taps before it consumes the first.
+void set_load_batches(KernelPattern& pattern, const Stencil2dLayout& s) {
+  const std::int64_t taps_per_row = 4 * s.radius + 1;
   constexpr std::int64_t kStencil2dLoadsAheadOfUse = 14;
   pattern.loads_in_flight =
-      smem == 1       ? kMoveBatch
-      : compiled_rows ? stencil2d_loads_in_flight(bytes, vector, ept_y)
-                      : std::min(kStencil2dLoadsAheadOfUse, taps_per_row * std::min<std::int64_t>(ept_y, 2));
+      s.smem == 1       ? kMoveBatch
+      : s.compiled_rows ? stencil2d_loads_in_flight(s.bytes, s.vector, s.ept_y)
+                        : std::min(kStencil2dLoadsAheadOfUse, taps_per_row * std::min<std::int64_t>(s.ept_y, 2));
   // The rows whose taps are loaded together are stored together; staged, a thread stores all
   // its rows from the tile after the barrier.
-  pattern.store_burst = smem == 1 || compiled_rows ? ept_y : std::min<std::int64_t>(ept_y, 2);
-  if (smem == 0 && vector == 1) {
-    // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
-    pattern.registers_per_thread = radius == 1 ? (bytes > 4 ? 40 : 32) : 56;
-    std::vector<Access> accesses = star_taps("in", y_at, x_at, radius, interior);
-    accesses.push_back(store("out", {y_at(0), x_at(0)}, interior));
-    pattern.phases.push_back({{rows}, std::move(accesses)});
-    return pattern;
-  }
-  if (smem == 0) {
-    // The thread's points are x0 .. x0+vector-1, x0 = (bx*block_x + tx)*vector.
-    const auto x0_at = [&](std::int64_t dx) {
-      return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}});
-    };
-    const Guard row_interior = interior_guard(y_at(0), radius, n);
-    const int width = static_cast<int>(vector);
-    std::vector<Access> accesses{load("in", {y_at(0), x0_at(0)}, {row_interior}, width)};
-    for (std::int64_t d = 1; d <= radius; ++d) {
-      accesses.push_back(load("in", {y_at(0), x0_at(-d)}, {row_interior, {x0_at(-d), 0, m - d}}));
-      accesses.push_back(load("in", {y_at(0), x0_at(vector - 1 + d)}, {row_interior, {x0_at(vector - 1 + d), 0, m}}));
-      accesses.push_back(load("in", {y_at(-d), x0_at(0)}, {row_interior}, width));
-      accesses.push_back(load("in", {y_at(d), x0_at(0)}, {row_interior}, width));
-    }
-    append_vector_stores(accesses, "out", {y_at(0)}, x0_at, {row_interior}, vector, radius, m);
-    pattern.phases.push_back({{rows}, std::move(accesses)});
-    pattern.registers_per_thread = stencil2d_vector_registers(bytes, vector, radius == 1 ? ept_y : 0, compiled_rows);
-    return pattern;
-  }
+  pattern.store_burst = s.smem == 1 || s.compiled_rows ? s.ept_y : std::min<std::int64_t>(s.ept_y, 2);
+}
 
-  const std::int64_t tile_h = block_y * ept_y + 2 * radius;
-  const std::int64_t tile_w = block_x + 2 * radius;
-  const std::int64_t threads = block_x * block_y;
+/// smem=0, vector=1: every tap straight from global memory.
+void append_direct_phase(KernelPattern& pattern, const Stencil2dLayout& s) {
+  // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
+  pattern.registers_per_thread = s.radius == 1 ? (s.bytes > 4 ? 40 : 32) : 56;
+  const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
+  const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
+  std::vector<Access> accesses = star_taps("in", y_at, x_at, s.radius, s.interior());
+  accesses.push_back(store("out", {s.y_at(0), s.x_at(0)}, s.interior()));
+  pattern.phases.push_back({{loop("e", s.ept_y)}, std::move(accesses)});
+}
+
+/// smem=0, vector>1: the thread's points are x0 .. x0+vector-1, x0 = (bx*block_x + tx)*vector.
+void append_vector_phase(KernelPattern& pattern, const Stencil2dLayout& s) {
+  const std::int64_t vector = s.vector;
+  const std::int64_t m = s.m;
+  const auto x0_at = [&](std::int64_t dx) {
+    return affine(dx, {{V::block_x, s.block_x * vector}, {V::thread_x, vector}});
+  };
+  const Guard row_interior = interior_guard(s.y_at(0), s.radius, s.n);
+  const int width = static_cast<int>(vector);
+  std::vector<Access> accesses{load("in", {s.y_at(0), x0_at(0)}, {row_interior}, width)};
+  for (std::int64_t d = 1; d <= s.radius; ++d) {
+    accesses.push_back(load("in", {s.y_at(0), x0_at(-d)}, {row_interior, {x0_at(-d), 0, m - d}}));
+    accesses.push_back(load("in", {s.y_at(0), x0_at(vector - 1 + d)}, {row_interior, {x0_at(vector - 1 + d), 0, m}}));
+    accesses.push_back(load("in", {s.y_at(-d), x0_at(0)}, {row_interior}, width));
+    accesses.push_back(load("in", {s.y_at(d), x0_at(0)}, {row_interior}, width));
+  }
+  append_vector_stores(accesses, "out", {s.y_at(0)}, x0_at, {row_interior}, vector, s.radius, m);
+  pattern.phases.push_back({{loop("e", s.ept_y)}, std::move(accesses)});
+  pattern.registers_per_thread =
+      stencil2d_vector_registers(s.bytes, vector, s.radius == 1 ? s.ept_y : 0, s.compiled_rows);
+}
+
+/// smem=1: the block stages its rows and their halo in a shared tile, then every thread reads
+/// its taps from the tile.
+void append_shared_tile_phases(KernelPattern& pattern, const Stencil2dLayout& s, const std::string& family) {
+  const std::int64_t radius = s.radius;
+  const std::int64_t tile_h = s.block_y * s.ept_y + 2 * radius;
+  const std::int64_t tile_w = s.block_x + 2 * radius;
+  const std::int64_t threads = s.block_x * s.block_y;
   const std::int64_t tile_elems = checked_product(family, {tile_h, tile_w});
-  pattern.arrays.push_back(shared_array("tile", bytes, {tile_h, tile_w}));
+  pattern.arrays.push_back(shared_array("tile", s.bytes, {tile_h, tile_w}));
   // idx = linear_tid + i*threads; row = idx / tile_w; col = idx % tile_w.
   const std::map<IndexVar, std::int64_t> sweep_thread{{V::thread_linear, 1}};
   const std::map<std::string, std::int64_t, std::less<>> sweep_loop{{"i", threads}};
@@ -175,22 +185,51 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) 
   tile_col.quotient_terms.push_back(quotient(1, 1, tile_w, sweep_thread, sweep_loop));
   AffineIndex global_row = tile_row;
   global_row.constant = -radius;
-  global_row.thread_terms[V::block_y] = block_y * ept_y;
+  global_row.thread_terms[V::block_y] = s.block_y * s.ept_y;
   AffineIndex global_col = tile_col;
   global_col.constant = -radius;
-  global_col.thread_terms[V::block_x] = block_x;
+  global_col.thread_terms[V::block_x] = s.block_x;
   const Guard inside_tile{affine(0, sweep_thread, sweep_loop), 0, tile_elems};
-  const std::vector<Guard> halo_guards = {inside_tile, {global_row, 0, n}, {global_col, 0, m}};
+  const std::vector<Guard> halo_guards = {inside_tile, {global_row, 0, s.n}, {global_col, 0, s.m}};
   pattern.phases.push_back({{loop("i", ceil_div(tile_elems, threads))},
                             {load("in", {global_row, global_col}, {inside_tile}),
                              store("tile", {tile_row, tile_col}, halo_guards)}});
 
   // Taps from the tile: local point (e*block_y + ty + r, tx + r).
-  const auto ty_at = [&](std::int64_t dy) { return affine(radius + dy, {{V::thread_y, 1}}, {{"e", block_y}}); };
+  const auto ty_at = [&](std::int64_t dy) { return affine(radius + dy, {{V::thread_y, 1}}, {{"e", s.block_y}}); };
   const auto tx_at = [&](std::int64_t dx) { return affine(radius + dx, {{V::thread_x, 1}}); };
-  std::vector<Access> taps = star_taps("tile", ty_at, tx_at, radius, interior);
-  taps.push_back(store("out", {y_at(0), x_at(0)}, interior));
-  pattern.phases.push_back({{rows}, std::move(taps)});
+  std::vector<Access> taps = star_taps("tile", ty_at, tx_at, radius, s.interior());
+  taps.push_back(store("out", {s.y_at(0), s.x_at(0)}, s.interior()));
+  pattern.phases.push_back({{loop("e", s.ept_y)}, std::move(taps)});
+}
+
+} // namespace
+
+KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, false);
+  const Stencil2dLayout s = read_stencil2d_layout(family, config, sizes);
+  const std::int64_t n = s.n;
+  const std::int64_t m = s.m;
+  const int bytes = s.bytes;
+  KernelPattern pattern;
+  pattern.name = "stencil2d";
+  pattern.grid = {ceil_div(m, checked_product(family, {s.block_x, s.vector})), ceil_div(n, s.block_y * s.ept_y), 1};
+  pattern.block = {s.block_x, s.block_y, 1};
+  pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {n, m})};
+  const std::int64_t interior_rows = std::max<std::int64_t>(0, n - 2 * s.radius);
+  const std::int64_t interior_cols = std::max<std::int64_t>(0, m - 2 * s.radius);
+  pattern.useful_bytes = checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
+  pattern.flops = static_cast<double>(interior_rows) * static_cast<double>(interior_cols) * 2.0 *
+                  static_cast<double>(4 * s.radius + 1) * flops_scale(problem.dtype);
+  set_load_batches(pattern, s);
+  if (s.smem == 1) {
+    append_shared_tile_phases(pattern, s, family);
+  } else if (s.vector == 1) {
+    append_direct_phase(pattern, s);
+  } else {
+    append_vector_phase(pattern, s);
+  }
   return pattern;
 }
 

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <string>
+#include <vector>
 
 #include "cachewise/family_kernels.hpp"
 #include "family_support.hpp"
@@ -56,95 +58,100 @@ void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std
   pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
 
-} // namespace
+/// A config's stencil3d layout, checked against the family's rules.
+struct Stencil3dLayout {
+  std::int64_t mode = 0, block_x = 0, block_y = 0, block_z = 1, z_chunk = 1, vector = 1;
+  std::int64_t n = 0, m = 0, k = 0;
+  int bytes = 4;
 
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
-  const std::string& family = problem.family;
-  const Sizes sizes = read_sizes(problem, true, true);
-  const std::int64_t mode = config.get("mode");
-  if (mode != 0 && mode != 1) rule_broken(family, "mode must be 0 (3D blocking) or 1 (2.5D streaming), got " + std::to_string(mode));
-  const std::int64_t block_x = at_least(family, config, "block_x", 1);
-  const std::int64_t block_y = at_least(family, config, "block_y", 1);
-  const std::int64_t block_z = mode == 0 ? at_least(family, config, "block_z", 1) : config.get_or("block_z", 1);
-  if (mode == 1 && block_z != 1) rule_broken(family, "block_z must be 1 when mode=1, got " + std::to_string(block_z));
-  const std::int64_t z_chunk = mode == 1 ? at_least(family, config, "z_chunk", 1) : config.get_or("z_chunk", 1);
-  if (mode == 0 && z_chunk != 1) rule_broken(family, "z_chunk applies only to mode=1 (omit it or set 1)");
-  checked_product(family, {block_x, block_y, block_z});
-  const std::int64_t vector = read_x_vector(family, config, sizes);
-  if (mode == 0 && vector != 1) rule_broken(family, "vector must be 1 when mode=0, got " + std::to_string(vector));
+  AffineIndex x_at(std::int64_t dx) const { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); }
+  AffineIndex y_at(std::int64_t dy) const { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); }
+  /// Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
+  /// through: left unwritten they leave the row's first and last sectors written in part, which
+  /// L2 merges with a DRAM read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3). A
+  /// border point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
+  std::vector<Guard> written_column() const { return {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}}; }
+};
 
-  const std::int64_t n = sizes.n;
-  const std::int64_t m = sizes.m;
-  const std::int64_t k = sizes.k;
-  const int bytes = sizes.element_bytes;
-  KernelPattern pattern;
-  pattern.name = "stencil3d";
-  pattern.block = {block_x, block_y, block_z};
-  pattern.grid = {ceil_div(m, checked_product(family, {block_x, vector})), ceil_div(n, block_y),
-                  ceil_div(k, mode == 0 ? block_z : z_chunk)};
-  pattern.arrays = {global_array("in", bytes, {k, n, m}), global_array("out", bytes, {k, n, m})};
-  const double interior_points = static_cast<double>(std::max<std::int64_t>(0, k - 2)) *
-                          static_cast<double>(std::max<std::int64_t>(0, n - 2)) *
-                          static_cast<double>(std::max<std::int64_t>(0, m - 2));
-  const std::int64_t written_points = std::max<std::int64_t>(0, k - 2) * std::max<std::int64_t>(0, n - 2) * m;
-  pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + checked_product(family, {written_points, bytes});
-  pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
+Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& config, const Sizes& sizes) {
+  Stencil3dLayout s;
+  s.mode = config.get("mode");
+  if (s.mode != 0 && s.mode != 1) {
+    rule_broken(family, "mode must be 0 (3D blocking) or 1 (2.5D streaming), got " + std::to_string(s.mode));
+  }
+  s.block_x = at_least(family, config, "block_x", 1);
+  s.block_y = at_least(family, config, "block_y", 1);
+  s.block_z = s.mode == 0 ? at_least(family, config, "block_z", 1) : config.get_or("block_z", 1);
+  if (s.mode == 1 && s.block_z != 1) rule_broken(family, "block_z must be 1 when mode=1, got " + std::to_string(s.block_z));
+  s.z_chunk = s.mode == 1 ? at_least(family, config, "z_chunk", 1) : config.get_or("z_chunk", 1);
+  if (s.mode == 0 && s.z_chunk != 1) rule_broken(family, "z_chunk applies only to mode=1 (omit it or set 1)");
+  checked_product(family, {s.block_x, s.block_y, s.block_z});
+  s.vector = read_x_vector(family, config, sizes);
+  if (s.mode == 0 && s.vector != 1) rule_broken(family, "vector must be 1 when mode=0, got " + std::to_string(s.vector));
+  s.n = sizes.n;
+  s.m = sizes.m;
+  s.k = sizes.k;
+  s.bytes = sizes.element_bytes;
+  return s;
+}
 
-  const auto x_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); };
-  const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
-  // Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
-  // through: left unwritten they leave the row's first and last sectors written in part, which
-  // L2 merges with a DRAM read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3). A border
-  // point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
-  const std::vector<Guard> written_column = {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}};
-
-  // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
-  // of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
-  // ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
-  // SASS, f32, session 7), the rest as those arrive. Session 8's SASS of the kernels that write
-  // whole rows shows smaller groups (at most 16 of the 40, and 5-7 of a vector batch's 10); the
-  // model kept the session-7 numbers, which rank run 15's configs better (Spearman 0.82 / 0.84
-  // against 0.79 / 0.79; docs/model.md, "Session 8").
+/// 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
+/// of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
+/// ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
+/// SASS, f32, session 7), the rest as those arrive. Session 8's SASS of the kernels that write
+/// whole rows shows smaller groups (at most 16 of the 40, and 5-7 of a vector batch's 10); the
+/// model kept the session-7 numbers, which rank run 15's configs better (Spearman 0.82 / 0.84
+/// against 0.79 / 0.79; docs/model.md, "Session 8").
+void set_load_batches(KernelPattern& pattern, const Stencil3dLayout& s) {
   constexpr std::int64_t kStreamingBatchRounds = 2;
-  pattern.loads_in_flight =
-      mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
-  pattern.store_burst = mode == 1 && z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 1;
+  const bool batched = s.z_chunk % kStreamingPlaneBatch == 0;
+  pattern.loads_in_flight = s.mode == 0 ? 7 : (batched ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
+  pattern.store_burst = s.mode == 1 && batched ? kStreamingPlaneBatch : 1;
   // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f32 in batches: 34),
   // blocking 24.
-  pattern.registers_per_thread = mode == 0 ? 24 : (bytes == 4 && z_chunk % kStreamingPlaneBatch == 0 ? 40 : 32);
-  if (mode == 0) {
-    const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, block_z}, {V::thread_z, 1}}); };
-    std::vector<Guard> written = written_column;
-    written.push_back(interior_guard(z_at(0), 1, k));
-    pattern.phases.push_back({{},
-                              {load("in", {z_at(0), y_at(0), x_at(0)}, written),
-                               load("in", {z_at(0), y_at(0), x_at(-1)}, written),
-                               load("in", {z_at(0), y_at(0), x_at(1)}, written),
-                               load("in", {z_at(0), y_at(-1), x_at(0)}, written),
-                               load("in", {z_at(0), y_at(1), x_at(0)}, written),
-                               load("in", {z_at(-1), y_at(0), x_at(0)}, written),
-                               load("in", {z_at(1), y_at(0), x_at(0)}, written),
-                               store("out", {z_at(0), y_at(0), x_at(0)}, written)}});
-    return pattern;
-  }
+  pattern.registers_per_thread = s.mode == 0 ? 24 : (s.bytes == 4 && batched ? 40 : 32);
+}
 
-  // mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and
-  // in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours. (The
-  // vector kernel's odd chunks walk down: append_streaming_vector_phases.)
+/// mode 0: each thread one point of a 3D block.
+void append_blocked_phase(KernelPattern& pattern, const Stencil3dLayout& s) {
+  const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
+  const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
+  const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, s.block_z}, {V::thread_z, 1}}); };
+  std::vector<Guard> written = s.written_column();
+  written.push_back(interior_guard(z_at(0), 1, s.k));
+  pattern.phases.push_back({{},
+                            {load("in", {z_at(0), y_at(0), x_at(0)}, written),
+                             load("in", {z_at(0), y_at(0), x_at(-1)}, written),
+                             load("in", {z_at(0), y_at(0), x_at(1)}, written),
+                             load("in", {z_at(0), y_at(-1), x_at(0)}, written),
+                             load("in", {z_at(0), y_at(1), x_at(0)}, written),
+                             load("in", {z_at(-1), y_at(0), x_at(0)}, written),
+                             load("in", {z_at(1), y_at(0), x_at(0)}, written),
+                             store("out", {z_at(0), y_at(0), x_at(0)}, written)}});
+}
+
+/// mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and
+/// in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours. (The
+/// vector kernel's odd chunks walk down: append_streaming_vector_phases.)
+void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
+  const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
+  const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
+  const std::int64_t z_chunk = s.z_chunk;
   const auto z_at = [&](std::int64_t dz, bool in_loop) {
     return in_loop ? affine(dz, {{V::block_z, z_chunk}}, {{"p", 1}}) : affine(dz, {{V::block_z, z_chunk}});
   };
-  if (vector > 1) {
-    append_streaming_vector_phases(pattern, y_at, z_chunk, vector, block_x, n, m, k);
-    return pattern;
+  if (s.vector > 1) {
+    append_streaming_vector_phases(pattern, y_at, z_chunk, s.vector, s.block_x, s.n, s.m, s.k);
+    return;
   }
+  const std::vector<Guard> written_column = s.written_column();
   pattern.phases.push_back({{},
                             {load("in", {z_at(-1, false), y_at(0), x_at(0)}, written_column),
                              load("in", {z_at(0, false), y_at(0), x_at(0)}, written_column)}});
   std::vector<Guard> written = written_column;
-  written.push_back(interior_guard(z_at(0, true), 1, k));
+  written.push_back(interior_guard(z_at(0, true), 1, s.k));
   std::vector<Guard> next_plane = written_column;
-  next_plane.push_back({z_at(0, true), 0, k});
+  next_plane.push_back({z_at(0, true), 0, s.k});
   pattern.phases.push_back({{loop("p", z_chunk)},
                             {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
                              load("in", {z_at(0, true), y_at(0), x_at(-1)}, written),
@@ -152,6 +159,36 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
                              load("in", {z_at(0, true), y_at(-1), x_at(0)}, written),
                              load("in", {z_at(0, true), y_at(1), x_at(0)}, written),
                              store("out", {z_at(0, true), y_at(0), x_at(0)}, written)}});
+}
+
+} // namespace
+
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
+  const std::string& family = problem.family;
+  const Sizes sizes = read_sizes(problem, true, true);
+  const Stencil3dLayout s = read_stencil3d_layout(family, config, sizes);
+  const std::int64_t n = s.n;
+  const std::int64_t m = s.m;
+  const std::int64_t k = s.k;
+  const int bytes = s.bytes;
+  KernelPattern pattern;
+  pattern.name = "stencil3d";
+  pattern.block = {s.block_x, s.block_y, s.block_z};
+  pattern.grid = {ceil_div(m, checked_product(family, {s.block_x, s.vector})), ceil_div(n, s.block_y),
+                  ceil_div(k, s.mode == 0 ? s.block_z : s.z_chunk)};
+  pattern.arrays = {global_array("in", bytes, {k, n, m}), global_array("out", bytes, {k, n, m})};
+  const double interior_points = static_cast<double>(std::max<std::int64_t>(0, k - 2)) *
+                                 static_cast<double>(std::max<std::int64_t>(0, n - 2)) *
+                                 static_cast<double>(std::max<std::int64_t>(0, m - 2));
+  const std::int64_t written_points = std::max<std::int64_t>(0, k - 2) * std::max<std::int64_t>(0, n - 2) * m;
+  pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + checked_product(family, {written_points, bytes});
+  pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
+  set_load_batches(pattern, s);
+  if (s.mode == 0) {
+    append_blocked_phase(pattern, s);
+  } else {
+    append_streaming_phases(pattern, s);
+  }
   return pattern;
 }
 
