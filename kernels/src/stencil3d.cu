@@ -30,13 +30,6 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
                        : centre[0];
 }
 
-/// Registers per thread of stencil3d_streaming_vector, the model's `registers_per_thread` for
-/// it (model/src/family_stencil3d.cpp): with both walk directions compiled ptxas took f32 vector 2 from
-/// 32 to 34-48 registers: 6 blocks of 256 threads per SM instead of 8, up to 28% slower (H200).
-template <typename T, int kVector> constexpr int vector_walk_registers() {
-  return sizeof(T) > 4 || kVector > 4 ? 56 : kVector == 4 ? 40 : 32;
-}
-
 /// The planes a 2.5D chunk writes: [first, end) = [max(z0, 1), min(z0 + z_chunk, k - 1)).
 struct WrittenPlanes {
   long long first, end;
@@ -196,7 +189,7 @@ __device__ __forceinline__ void stencil3d_walk_vector(const T* __restrict__ here
 /// their end), not a whole chunk apart, so L2 still holds them the second time (H200, 256^3 in
 /// 32-plane chunks: 70.8 -> 67.2 MB read from DRAM, 3-4% faster; session 11).
 template <typename T, int kVector>
-__global__ void __maxnreg__((vector_walk_registers<T, kVector>()))
+__global__ void __maxnreg__((stencil3d_vector_walk_registers(static_cast<int>(sizeof(T)), kVector)))
     stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
                                int z_chunk) {
   const long long x0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * kVector;

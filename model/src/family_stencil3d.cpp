@@ -51,9 +51,9 @@ void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std
   // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
   // vector 2/4/8: 32/40/56 (ptxas 32, 36-40, 55), f64 vector 2: 56. An estimate above that
   // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8). The
-  // kernel holds ptxas to these (vector_walk_registers in kernels/src/stencil3d.cu).
-  const bool wide_lanes = pattern.arrays[0].element_bytes > 4;
-  pattern.registers_per_thread = wide_lanes ? 56 : vector == 2 ? 32 : vector == 4 ? 40 : 56;
+  // kernel holds ptxas to these (__maxnreg__ of stencil3d_vector_walk_registers).
+  pattern.registers_per_thread =
+      stencil3d_vector_walk_registers(pattern.arrays[0].element_bytes, static_cast<int>(vector));
   pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
   pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
