@@ -67,24 +67,12 @@ private:
   std::vector<std::array<std::string, 3>> rows_;
 };
 
-void print_summary(const DeviceProfile& profile, const std::string& path, std::ostream& out) {
-  const DeviceIdentity& device = profile.device;
-  out << device.name << "  sm_" << device.compute_capability_major << device.compute_capability_minor << ", "
-      << device.sm_count << " SMs, driver " << device.driver_version << ", runtime " << device.runtime_version << '\n'
-      << "profile " << path << " (schema v" << profile.schema_version << "), probed " << device.probed_at << '\n'
-      << "clocks observed: SM " << device.sm_clock_mhz_before << " -> " << device.sm_clock_mhz_after << " MHz, memory "
-      << device.memory_clock_mhz << " MHz\n\n";
+void with_optional(Table& table, const std::string& quantity, const std::optional<Measured>& value, const std::string& unit,
+                   int precision = 0) {
+  if (value) table.measured(quantity, *value, number_text(value->value, precision) + unit);
+}
 
-  auto section = [&out](const char* title, const Table& table) {
-    out << title << '\n';
-    table.print(out);
-    out << '\n';
-  };
-  auto with_optional = [](Table& table, const std::string& quantity, const std::optional<Measured>& value,
-                          const std::string& unit, int precision = 0) {
-    if (value) table.measured(quantity, *value, number_text(value->value, precision) + unit);
-  };
-
+Table l1_table(const DeviceProfile& profile) {
   Table l1;
   l1.measured("capacity", profile.l1.capacity_bytes, bytes_text(profile.l1.capacity_bytes.value));
   if (profile.l1.capacity_max_carveout_bytes) {
@@ -98,8 +86,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
   l1.measured("hit latency", profile.l1.hit_latency_cycles, number_text(profile.l1.hit_latency_cycles.value, 1) + " cycles");
   with_optional(l1, "read bandwidth", profile.l1.read_bandwidth_gb_per_s, " GB/s");
   l1.row("allocates on store", profile.l1.allocates_on_store.value ? "yes" : "no", &profile.l1.allocates_on_store.provenance);
-  section("L1 (per SM)", l1);
+  return l1;
+}
 
+Table l2_table(const DeviceProfile& profile) {
   Table l2;
   l2.measured("capacity", profile.l2.capacity_bytes, bytes_text(profile.l2.capacity_bytes.value));
   l2.measured("near partition capacity", profile.l2.near_capacity_bytes,
@@ -133,8 +123,10 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
            &placement.provenance);
   }
   l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
-  section("L2", l2);
+  return l2;
+}
 
+Table dram_table(const DeviceProfile& profile) {
   Table dram;
   dram.measured("latency", profile.dram.latency_cycles, number_text(profile.dram.latency_cycles.value, 1) + " cycles");
   dram.measured("read bandwidth", profile.dram.read_bandwidth_gb_per_s,
@@ -155,9 +147,11 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
     dram.measured("spread writes, " + std::to_string(run_bytes) + " B runs", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of the same tiles");
   }
-  dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
-  section("DRAM", dram);
+  dram.row("capacity", bytes_text(static_cast<double>(profile.device.global_memory_bytes)));
+  return dram;
+}
 
+Table shared_table(const DeviceProfile& profile) {
   Table shared;
   shared.measured("banks x width", profile.shared_memory.banks,
                   number_text(profile.shared_memory.banks.value) + " x " +
@@ -165,22 +159,46 @@ void print_summary(const DeviceProfile& profile, const std::string& path, std::o
   with_optional(shared, "extra wavefront", profile.shared_memory.extra_wavefront_cycles, " cycles", 1);
   shared.row("per SM / per block (opt-in)", bytes_text(static_cast<double>(profile.shared_memory.per_sm_bytes)) + " / " +
                                                 bytes_text(static_cast<double>(profile.shared_memory.per_block_optin_bytes)));
-  section("Shared memory", shared);
+  return shared;
+}
 
+Table tlb_table(const DeviceProfile& profile) {
   Table tlb;
   if (profile.tlb.page_bytes) tlb.measured("page", *profile.tlb.page_bytes, bytes_text(profile.tlb.page_bytes->value));
   if (profile.tlb.reach_bytes) tlb.measured("reach", *profile.tlb.reach_bytes, bytes_text(profile.tlb.reach_bytes->value));
   with_optional(tlb, "entries", profile.tlb.entries, "");
   with_optional(tlb, "miss penalty", profile.tlb.miss_penalty_cycles, " cycles");
-  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb);
+  return tlb;
+}
 
+Table limits_table(const DeviceProfile& profile) {
   Table limits;
-  limits.row("threads per block / SM", std::to_string(device.max_threads_per_block) + " / " +
-                                           std::to_string(device.max_threads_per_sm));
-  limits.row("blocks per SM", std::to_string(device.max_blocks_per_sm));
-  limits.row("registers per SM / block", std::to_string(device.registers_per_sm) + " / " +
-                                             std::to_string(device.registers_per_block));
-  section("Limits", limits);
+  limits.row("threads per block / SM", std::to_string(profile.device.max_threads_per_block) + " / " +
+                                           std::to_string(profile.device.max_threads_per_sm));
+  limits.row("blocks per SM", std::to_string(profile.device.max_blocks_per_sm));
+  limits.row("registers per SM / block", std::to_string(profile.device.registers_per_sm) + " / " +
+                                             std::to_string(profile.device.registers_per_block));
+  return limits;
+}
+
+void print_summary(const DeviceProfile& profile, const std::string& path, std::ostream& out) {
+  const DeviceIdentity& device = profile.device;
+  out << device.name << "  sm_" << device.compute_capability_major << device.compute_capability_minor << ", "
+      << device.sm_count << " SMs, driver " << device.driver_version << ", runtime " << device.runtime_version << '\n'
+      << "profile " << path << " (schema v" << profile.schema_version << "), probed " << device.probed_at << '\n'
+      << "clocks observed: SM " << device.sm_clock_mhz_before << " -> " << device.sm_clock_mhz_after << " MHz, memory "
+      << device.memory_clock_mhz << " MHz\n\n";
+  const auto section = [&out](const char* title, const Table& table) {
+    out << title << '\n';
+    table.print(out);
+    out << '\n';
+  };
+  section("L1 (per SM)", l1_table(profile));
+  section("L2", l2_table(profile));
+  section("DRAM", dram_table(profile));
+  section("Shared memory", shared_table(profile));
+  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb_table(profile));
+  section("Limits", limits_table(profile));
 }
 
 void add_show(CLI::App& root) {

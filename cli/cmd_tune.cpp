@@ -272,14 +272,8 @@ void run_convergence_from(const TuneArguments& args) {
   }
 }
 
-void run_tune(const TuneArguments& args) {
-  if (!args.convergence_from.empty()) {
-    if (!args.problem.family.empty() || !args.sizes.empty()) {
-      throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
-    }
-    run_convergence_from(args);
-    return;
-  }
+/// Checks the arguments before any work; the problem with n = 0 (each --n fills it in).
+ProblemSpec checked_base_problem(const TuneArguments& args) {
   if (args.problem.family.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
   family_info(args.problem.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");
@@ -297,6 +291,39 @@ void run_tune(const TuneArguments& args) {
                      std::to_string(args.max_repeats));
   }
   if (args.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(args.timeout_s));
+  return base;
+}
+
+/// The generated header and the JSON results, where asked for.
+void write_tune_outputs(const TuneArguments& args, bool measuring, const std::string& device, const DeviceProfile& profile,
+                        const std::filesystem::path& profile_path, const std::vector<tuner::TunedEntry>& entries,
+                        const nlohmann::json& sizes_json) {
+  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
+                                         : "static (advisor's model ranking)";
+  if (!args.header.empty()) {
+    const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
+                                 profile_path.string(), strategy, command_text(args)};
+    tuner::write_text_file(args.header, tuner::render_header(entries, info));
+  }
+  if (!args.json.empty()) {
+    const nlohmann::json json = {{"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+                                 {"measured", measuring},
+                                 {"profile", profile_path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(args.json, json.dump(2) + '\n');
+  }
+}
+
+void run_tune(const TuneArguments& args) {
+  if (!args.convergence_from.empty()) {
+    if (!args.problem.family.empty() || !args.sizes.empty()) {
+      throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
+    }
+    run_convergence_from(args);
+    return;
+  }
+  const ProblemSpec base = checked_base_problem(args);
   const Config fixed = Config::parse(args.fix);
 
   const std::string device = isolated_device_name();
@@ -340,21 +367,7 @@ void run_tune(const TuneArguments& args) {
     print_convergence_table(convergence_reports);
   }
 
-  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
-                                         : "static (advisor's model ranking)";
-  if (!args.header.empty()) {
-    const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
-                                 profile_path.string(), strategy, command_text(args)};
-    tuner::write_text_file(args.header, tuner::render_header(entries, info));
-  }
-  if (!args.json.empty()) {
-    const nlohmann::json json = {{"device", measuring ? nlohmann::json(device) : nlohmann::json()},
-                                 {"measured", measuring},
-                                 {"profile", profile_path.string()},
-                                 {"strategy", strategy},
-                                 {"sizes", sizes_json}};
-    tuner::write_text_file(args.json, json.dump(2) + '\n');
-  }
+  write_tune_outputs(args, measuring, device, profile, profile_path, entries, sizes_json);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
 #ifndef CACHEWISE_WITH_CUDA
