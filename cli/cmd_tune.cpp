@@ -14,6 +14,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/tuner.hpp"
+#include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 
@@ -149,11 +150,6 @@ std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
   return path;
 }
 
-std::string ms_text(double ms) {
-  std::ostringstream out;
-  out << std::setprecision(4) << ms;
-  return out.str();
-}
 
 tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
@@ -184,7 +180,7 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
     const tuner::Evaluation& e = progress.evaluation;
     std::cerr << "tune: " << advisor::describe(ranked.problem) << " [" << (progress.round == 0 ? ++done : done) << "/"
               << feasible << "] " << e.config.to_string() << ": "
-              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)"
+              << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) + " samples)"
                        : "failed: " + e.failure)
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
@@ -313,6 +309,7 @@ void run_tune(const TuneArguments& args) {
   for (const std::int64_t n : args.sizes) {
     ProblemSpec problem = base;
     problem.n = n;
+    warn_about_size(problem);
     const RankedSpace ranked = rank_space(problem, profile, fixed);
     nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
@@ -329,10 +326,10 @@ void run_tune(const TuneArguments& args) {
                          "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
     }
     size_json["config"] = entries.back().config.to_string();
-    size_json["time_ms"] = entries.back().time_ms;
+    size_json["time_us"] = entries.back().time_ms * 1000.0;
     sizes_json.push_back(std::move(size_json));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
-              << ms_text(entries.back().time_ms) << " ms " << (measuring ? "measured" : "predicted (not measured)")
+              << advisor::time_text(entries.back().time_ms * 1000.0) << ' ' << (measuring ? "measured" : "predicted (not measured)")
               << '\n';
   }
   if (!convergence_reports.empty()) {
@@ -348,7 +345,8 @@ void run_tune(const TuneArguments& args) {
     tuner::write_text_file(args.header, tuner::render_header(entries, info));
   }
   if (!args.json.empty()) {
-    const nlohmann::json json = {{"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+    const nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
+                                 {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
                                  {"measured", measuring},
                                  {"profile", profile_path.string()},
                                  {"strategy", strategy},

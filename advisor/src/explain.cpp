@@ -206,12 +206,12 @@ std::string near_tie(const Candidate& self, const Candidate& other) {
   bool self_uses_more = false;
   const std::string resources = resource_difference(self, other, self_uses_more);
   if (std::llround(self_us * 1000.0) == std::llround(other_us * 1000.0)) {
-    if (resources.empty()) return "same predicted time (" + number(self_us) + " us) and resources";
-    return "same predicted time (" + number(self_us) + " us); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
+    if (resources.empty()) return "same predicted time (" + number(self_us) + " µs) and resources";
+    return "same predicted time (" + number(self_us) + " µs); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
            resources;
   }
   char times_text[64];
-  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f us)", self_us, other_us);
+  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f µs)", self_us, other_us);
   return resources.empty() ? std::string(times_text) : std::string(times_text) + "; " + resources;
 }
 

@@ -85,9 +85,9 @@ TEST(Explain, EqualTimesNameTheResourceTieBreak) {
   Candidate b = candidate("block_y=16,pad=1", 10.0, "dram");
   b.threads_per_block = 512;
   EXPECT_EQ(explain_against(b, a),
-            "block_y=16 (vs 8): same predicted time (10 us); ranked lower for threads per block 512 vs 256");
+            "block_y=16 (vs 8): same predicted time (10 µs); ranked lower for threads per block 512 vs 256");
   b.prediction.time_us = 10.02; // within 0.5%, but not equal: the times are shown
-  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 us); threads per block 512 vs 256");
+  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 µs); threads per block 512 vs 256");
 }
 
 TEST(Explain, AloneReportsTheSalientNumbers) {
