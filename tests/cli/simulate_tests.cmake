@@ -83,6 +83,9 @@ cachewise_cli_test(simulate_copy_size EXIT 0
 # The spread-write rule is the transposes': a block-per-row matrix-vector product whose 512
 # blocks write 4 B each of y (32 neighbouring blocks per line) is not slowed, on the H200
 # profile that slows the transposes above x1.11.
+cachewise_cli_test(simulate_shared_lines_not_spread_text EXIT 0 STDOUT "predicted time" NOT_STDOUT "spread writes"
+  ARGS simulate --pattern-file ${PROJECT_SOURCE_DIR}/tests/data/patterns/matvec-block-per-row.json
+       --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json)
 cachewise_cli_test(simulate_shared_lines_not_spread EXIT 0
   STDOUT "\"spread_write_factor\": 1\\.0,\n *\"spread_write_fraction\": 0\\.0,"
   ARGS simulate --pattern-file ${PROJECT_SOURCE_DIR}/tests/data/patterns/matvec-block-per-row.json
