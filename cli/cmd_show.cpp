@@ -222,7 +222,7 @@ void add_show(CLI::App& root) {
       print_json(out);
     } else {
       print_summary(loaded.profile, loaded.path.string() + " [" + loaded.source + "]", *verbose, std::cout);
-      std::cout << "confidence: the probe's own rating of each value (docs/glossary.md#confidence)"
+      std::cout << "confidence: how far each value can be trusted (docs/glossary.md#confidence)"
                 << (*verbose ? "" : "; --verbose shows how each was measured") << '\n';
     }
   });

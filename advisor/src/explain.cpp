@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/notes.hpp"
 #include "metric_names.hpp"
 
 namespace cachewise::advisor {
@@ -303,7 +304,8 @@ std::string explain_alone(const Candidate& candidate, const DeviceProfile& profi
   for (const auto& [ways, op] : {std::pair{counters.shared_load_ways, "loads"}, {counters.shared_store_ways, "stores"}}) {
     if (ways && *ways >= 1.05) text += ", " + number(*ways) + "-way bank conflict on shared " + op;
   }
-  if (candidate.blocks_per_sm > 0) text += ", " + std::to_string(candidate.blocks_per_sm) + " blocks per SM";
+  if (candidate.blocks_per_sm > 0) text += ", up to " + std::to_string(candidate.blocks_per_sm) + " resident blocks per SM";
+  if (const auto idle = idle_sm_warning(p.grid_blocks, profile.device.sm_count)) text += " (" + *idle + ")";
   return text;
 }
 

@@ -99,7 +99,13 @@ TEST(Explain, AloneReportsTheSalientNumbers) {
   profile.dram.read_bandwidth_gb_per_s.value = 4800;
   EXPECT_EQ(explain_alone(c, profile),
             "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
-            "request, 32-way bank conflict on shared loads, 8 blocks per SM");
+            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM");
+  // A grid smaller than the device leaves SMs idle, whatever the residency allows.
+  c.prediction.grid_blocks = 32;
+  profile.device.sm_count = 132;
+  EXPECT_EQ(explain_alone(c, profile),
+            "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
+            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM (32 blocks on 132 SMs: 100 SMs idle)");
 }
 
 TEST(Summary, DerivesRatiosAndLeavesAbsentMetricsEmpty) {

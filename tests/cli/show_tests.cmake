@@ -5,7 +5,7 @@ cachewise_cli_test(show_json EXIT 0 STDOUT "\"schema_version\": 1" ARGS show ${c
 # The compact table: value with its unit, then the confidence; no method text. The H200's
 # 150109880320 B of DRAM = 139.80 GiB; its L1 hit latency 32.1 cycles at 1980 MHz = 16.2 ns.
 cachewise_cli_test(show_compact EXIT 0
-  STDOUT "\n  capacity +188 KiB +low\n.*\n  hit latency +32\\.1 cycles \\(16\\.2 ns\\) +high\n.*\n  capacity +139\\.8 GiB\n.*confidence: the probe's own rating"
+  STDOUT "\n  capacity +188 KiB +low\n.*\n  hit latency +32\\.1 cycles \\(16\\.2 ns\\) +high\n.*\n  capacity +139\\.8 GiB\n.*confidence: how far each value can be trusted"
   NOT_STDOUT "pointer chase"
   ARGS show ${PROJECT_SOURCE_DIR}/profiles/h200.json)
 # --verbose adds each value's samples, spread and method on the line below it.
