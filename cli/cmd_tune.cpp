@@ -268,14 +268,21 @@ void run_convergence_from(const TuneArguments& args) {
   }
 }
 
-void run_tune(const TuneArguments& args) {
+void run_tune(const CLI::App& command, const TuneArguments& args) {
   if (!args.convergence_from.empty()) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
     }
+    reject_flags(command, {"--m", "--k", "--dtype", "--fix", "--strategy", "--seed", "--budget", "--max-repeats", "--timeout-s",
+                           "--journal", "--header", "--report-convergence", "--profile"},
+                 "with --convergence-from (it reads recorded runs)");
     run_convergence_from(args);
     return;
   }
+  if (args.report_convergence) {
+    reject_flags(command, {"--strategy", "--seed", "--budget"}, "with --report-convergence (it measures every config)");
+  }
+  if (args.strategy != "random") reject_flags(command, {"--seed"}, "without --strategy random");
   if (args.problem.family.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
   family_info(args.problem.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");
@@ -382,7 +389,7 @@ void add_tune(CLI::App& root) {
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,
                       "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
-  command->callback([args] { run_tune(*args); });
+  command->callback([args, command] { run_tune(*command, *args); });
 }
 
 } // namespace

@@ -271,6 +271,8 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
 void run_validate(const CLI::App& command, const Options& options) {
   require_flag(command, "--pattern", "(validate runs a built-in family's kernels)");
   require_flag(command, "--n", "with --pattern");
+  if (!options.all) reject_flags(command, {"--counters"}, "without --all (every row's counters are read)");
+  if (!options.config.empty()) reject_flags(command, {"--fix"}, "with --config (the config is given whole)");
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   warn_about_size(problem);
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);

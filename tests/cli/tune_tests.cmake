@@ -48,3 +48,12 @@ cachewise_cli_test(tune_convergence_from_missing_file EXIT 2 STDERR "^advisor: /
   ARGS tune --convergence-from /nonexistent.json)
 cachewise_cli_test(tune_convergence_from_with_pattern EXIT 2 STDERR "^advisor: tune: --convergence-from reads recorded runs"
   ARGS tune --pattern copy --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json)
+# Flags that would change nothing are rejected.
+cachewise_cli_test(tune_seed_without_random EXIT 2 STDERR "^advisor: tune: --seed has no effect without --strategy random\n$"
+  ARGS tune --pattern transpose --n 64 --seed 3)
+cachewise_cli_test(tune_budget_with_report_convergence EXIT 2
+  STDERR "^advisor: tune: --budget has no effect with --report-convergence \\(it measures every config\\)\n$"
+  ARGS tune --pattern transpose --n 64 --report-convergence --budget 4)
+cachewise_cli_test(tune_convergence_from_with_header EXIT 2
+  STDERR "^advisor: tune: --header has no effect with --convergence-from \\(it reads recorded runs\\)\n$"
+  ARGS tune --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json --header /tmp/never.h)

@@ -22,6 +22,9 @@ if(CACHEWISE_WITH_CUDA)
   endif()
 endif()
 if(CACHEWISE_WITH_CUDA)
+  cachewise_cli_test(validate_counters_without_all EXIT 2
+    STDERR "^advisor: validate: --counters has no effect without --all \\(every row's counters are read\\)\n$"
+    ARGS validate --pattern copy --n 1024 --top 2 --counters 1 --profile ${cachewise_example_profile})
   cachewise_cli_test(validate_missing_n EXIT 2 STDERR "^advisor: validate: --n is required with --pattern\n$"
     ARGS validate --pattern copy --all --profile ${cachewise_example_profile})
 endif()
