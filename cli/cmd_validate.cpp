@@ -274,10 +274,10 @@ void run_validate(const CLI::App& command, const Options& options) {
   if (!options.all) reject_flags(command, {"--counters"}, "without --all (every row's counters are read)");
   if (!options.config.empty()) reject_flags(command, {"--fix"}, "with --config (the config is given whole)");
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
-  warn_about_size(problem);
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
   if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
+  warn_about_size(problem);
   const LoadedProfile loaded = load_profile_for_cli(options.problem.profile);
   // One config is checked before the device; a whole space only after it, since ranking a
   // space takes a while.
