@@ -41,6 +41,10 @@ public:
   void measured(const std::string& quantity, const Measured& value, const std::string& text) {
     row(quantity, text, &value.provenance);
   }
+  /// A row for a value the profile may lack: none when absent.
+  void optional(const std::string& quantity, const std::optional<Measured>& value, const std::string& unit, int precision = 0) {
+    if (value) measured(quantity, *value, number_text(value->value, precision) + unit);
+  }
   void print(std::ostream& out) const {
     std::size_t quantity_width = 0;
     std::size_t value_width = 0;
@@ -70,31 +74,17 @@ private:
   std::vector<Row> rows_;
 };
 
-void print_summary(const DeviceProfile& profile, const std::string& path, bool verbose, std::ostream& out) {
-  const DeviceIdentity& device = profile.device;
-  out << device.name << "  sm_" << device.compute_capability_major << device.compute_capability_minor << ", "
-      << device.sm_count << " SMs, driver " << device.driver_version << ", runtime " << device.runtime_version << '\n'
-      << "profile " << path << " (schema v" << profile.schema_version << "), probed " << device.probed_at << '\n'
-      << "clocks observed: SM " << device.sm_clock_mhz_before << " -> " << device.sm_clock_mhz_after << " MHz, memory "
-      << device.memory_clock_mhz << " MHz\n\n";
-
-  // Latencies in SM cycles, and in ns at the clock the probe observed.
-  const int clock_mhz = std::max(device.sm_clock_mhz_before, device.sm_clock_mhz_after);
-  auto cycles_text = [clock_mhz](double cycles) {
+/// Latencies in SM cycles, and in ns at the clock the probe observed.
+struct Cycles {
+  int clock_mhz = 0;
+  std::string text(double cycles) const {
     std::string text = number_text(cycles, 1) + " cycles";
     if (clock_mhz > 0) text += " (" + number_text(cycles * 1000.0 / clock_mhz, 1) + " ns)";
     return text;
-  };
-  auto section = [&out](const char* title, const Table& table) {
-    out << title << '\n';
-    table.print(out);
-    out << '\n';
-  };
-  auto with_optional = [](Table& table, const std::string& quantity, const std::optional<Measured>& value,
-                          const std::string& unit, int precision = 0) {
-    if (value) table.measured(quantity, *value, number_text(value->value, precision) + unit);
-  };
+  }
+};
 
+Table l1_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table l1(verbose);
   l1.measured("capacity", profile.l1.capacity_bytes, bytes_text(profile.l1.capacity_bytes.value));
   if (profile.l1.capacity_max_carveout_bytes) {
@@ -103,13 +93,15 @@ void print_summary(const DeviceProfile& profile, const std::string& path, bool v
   }
   l1.measured("line / sector", profile.l1.line_bytes,
               number_text(profile.l1.line_bytes.value) + " B / " + number_text(profile.l1.sector_bytes.value) + " B");
-  with_optional(l1, "ways", profile.l1.ways, "");
+  l1.optional("ways", profile.l1.ways, "");
   l1.row("replacement", to_string(profile.l1.replacement.policy), &profile.l1.replacement.provenance);
-  l1.measured("hit latency", profile.l1.hit_latency_cycles, cycles_text(profile.l1.hit_latency_cycles.value));
-  with_optional(l1, "read bandwidth", profile.l1.read_bandwidth_gb_per_s, " GB/s");
+  l1.measured("hit latency", profile.l1.hit_latency_cycles, cycles.text(profile.l1.hit_latency_cycles.value));
+  l1.optional("read bandwidth", profile.l1.read_bandwidth_gb_per_s, " GB/s");
   l1.row("allocates on store", profile.l1.allocates_on_store.value ? "yes" : "no", &profile.l1.allocates_on_store.provenance);
-  section("L1 (per SM)", l1);
+  return l1;
+}
 
+Table l2_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table l2(verbose);
   l2.measured("capacity", profile.l2.capacity_bytes, bytes_text(profile.l2.capacity_bytes.value));
   l2.measured("near partition capacity", profile.l2.near_capacity_bytes,
@@ -117,16 +109,16 @@ void print_summary(const DeviceProfile& profile, const std::string& path, bool v
                   " partitions");
   l2.measured("line / sector", profile.l2.line_bytes,
               number_text(profile.l2.line_bytes.value) + " B / " + number_text(profile.l2.sector_bytes.value) + " B");
-  with_optional(l2, "fill granularity", profile.l2.fill_granularity_bytes, " B");
-  with_optional(l2, "slice interleave", profile.l2.slice_interleave_bytes, " B");
-  with_optional(l2, "ways", profile.l2.ways, "");
+  l2.optional("fill granularity", profile.l2.fill_granularity_bytes, " B");
+  l2.optional("slice interleave", profile.l2.slice_interleave_bytes, " B");
+  l2.optional("ways", profile.l2.ways, "");
   l2.row("replacement", to_string(profile.l2.replacement.policy), &profile.l2.replacement.provenance);
   l2.measured("near hit latency", profile.l2.near_hit_latency_cycles,
-              cycles_text(profile.l2.near_hit_latency_cycles.value));
+              cycles.text(profile.l2.near_hit_latency_cycles.value));
   l2.measured("far hit latency", profile.l2.far_hit_latency_cycles,
-              cycles_text(profile.l2.far_hit_latency_cycles.value));
-  with_optional(l2, "read bandwidth", profile.l2.read_bandwidth_gb_per_s, " GB/s");
-  with_optional(l2, "write bandwidth", profile.l2.write_bandwidth_gb_per_s, " GB/s");
+              cycles.text(profile.l2.far_hit_latency_cycles.value));
+  l2.optional("read bandwidth", profile.l2.read_bandwidth_gb_per_s, " GB/s");
+  l2.optional("write bandwidth", profile.l2.write_bandwidth_gb_per_s, " GB/s");
   if (profile.l2.sparse_line_write_slowdown) {
     l2.measured("one sector per line written", *profile.l2.sparse_line_write_slowdown,
                 "x" + number_text(profile.l2.sparse_line_write_slowdown->value, 3) + " of whole lines, per sector");
@@ -144,16 +136,18 @@ void print_summary(const DeviceProfile& profile, const std::string& path, bool v
            &placement.provenance);
   }
   l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
-  section("L2", l2);
+  return l2;
+}
 
+Table dram_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table dram(verbose);
-  dram.measured("latency", profile.dram.latency_cycles, cycles_text(profile.dram.latency_cycles.value));
+  dram.measured("latency", profile.dram.latency_cycles, cycles.text(profile.dram.latency_cycles.value));
   dram.measured("read bandwidth", profile.dram.read_bandwidth_gb_per_s,
                 number_text(profile.dram.read_bandwidth_gb_per_s.value) + " GB/s");
   dram.measured("write bandwidth", profile.dram.write_bandwidth_gb_per_s,
                 number_text(profile.dram.write_bandwidth_gb_per_s.value) + " GB/s");
-  with_optional(dram, "copy bandwidth", profile.dram.copy_bandwidth_gb_per_s, " GB/s");
-  with_optional(dram, "fetch granularity", profile.dram.fetch_granularity_bytes, " B");
+  dram.optional("copy bandwidth", profile.dram.copy_bandwidth_gb_per_s, " GB/s");
+  dram.optional("fetch granularity", profile.dram.fetch_granularity_bytes, " B");
   for (const auto& [burst, slowdown] : profile.dram.store_burst_slowdown) {
     dram.measured("copy time, " + std::to_string(burst) + " stores per burst", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of 1 per thread");
@@ -166,37 +160,65 @@ void print_summary(const DeviceProfile& profile, const std::string& path, bool v
     dram.measured("spread writes, " + std::to_string(run_bytes) + " B runs", slowdown,
                   "x" + number_text(slowdown.value, 3) + " of the same tiles");
   }
-  dram.row("capacity", bytes_text(static_cast<double>(device.global_memory_bytes)));
-  section("DRAM", dram);
+  dram.row("capacity", bytes_text(static_cast<double>(profile.device.global_memory_bytes)));
+  return dram;
+}
 
+Table shared_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table shared(verbose);
   shared.measured("banks x width", profile.shared_memory.banks,
                   number_text(profile.shared_memory.banks.value) + " x " +
                       number_text(profile.shared_memory.bank_width_bytes.value) + " B");
   if (profile.shared_memory.extra_wavefront_cycles) {
     shared.measured("extra wavefront", *profile.shared_memory.extra_wavefront_cycles,
-                    cycles_text(profile.shared_memory.extra_wavefront_cycles->value));
+                    cycles.text(profile.shared_memory.extra_wavefront_cycles->value));
   }
   shared.row("per SM / per block (opt-in)", bytes_text(static_cast<double>(profile.shared_memory.per_sm_bytes)) + " / " +
                                                 bytes_text(static_cast<double>(profile.shared_memory.per_block_optin_bytes)));
-  section("Shared memory", shared);
+  return shared;
+}
 
+Table tlb_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table tlb(verbose);
   if (profile.tlb.page_bytes) tlb.measured("page", *profile.tlb.page_bytes, bytes_text(profile.tlb.page_bytes->value));
   if (profile.tlb.reach_bytes) tlb.measured("reach", *profile.tlb.reach_bytes, bytes_text(profile.tlb.reach_bytes->value));
-  with_optional(tlb, "entries", profile.tlb.entries, "");
+  tlb.optional("entries", profile.tlb.entries, "");
   if (profile.tlb.miss_penalty_cycles) {
-    tlb.measured("miss penalty", *profile.tlb.miss_penalty_cycles, cycles_text(profile.tlb.miss_penalty_cycles->value));
+    tlb.measured("miss penalty", *profile.tlb.miss_penalty_cycles, cycles.text(profile.tlb.miss_penalty_cycles->value));
   }
-  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb);
+  return tlb;
+}
 
+Table limits_table(const DeviceProfile& profile, bool verbose) {
+  const DeviceIdentity& device = profile.device;
   Table limits(verbose);
   limits.row("threads per block / SM", std::to_string(device.max_threads_per_block) + " / " +
                                            std::to_string(device.max_threads_per_sm));
   limits.row("blocks per SM", std::to_string(device.max_blocks_per_sm));
   limits.row("registers per SM / block", std::to_string(device.registers_per_sm) + " / " +
                                              std::to_string(device.registers_per_block));
-  section("Limits", limits);
+  return limits;
+}
+
+void print_summary(const DeviceProfile& profile, const std::string& path, bool verbose, std::ostream& out) {
+  const DeviceIdentity& device = profile.device;
+  out << device.name << "  sm_" << device.compute_capability_major << device.compute_capability_minor << ", "
+      << device.sm_count << " SMs, driver " << device.driver_version << ", runtime " << device.runtime_version << '\n'
+      << "profile " << path << " (schema v" << profile.schema_version << "), probed " << device.probed_at << '\n'
+      << "clocks observed: SM " << device.sm_clock_mhz_before << " -> " << device.sm_clock_mhz_after << " MHz, memory "
+      << device.memory_clock_mhz << " MHz\n\n";
+  const Cycles cycles{std::max(device.sm_clock_mhz_before, device.sm_clock_mhz_after)};
+  auto section = [&out](const char* title, const Table& table) {
+    out << title << '\n';
+    table.print(out);
+    out << '\n';
+  };
+  section("L1 (per SM)", l1_table(profile, cycles, verbose));
+  section("L2", l2_table(profile, cycles, verbose));
+  section("DRAM", dram_table(profile, cycles, verbose));
+  section("Shared memory", shared_table(profile, cycles, verbose));
+  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb_table(profile, cycles, verbose));
+  section("Limits", limits_table(profile, verbose));
 }
 
 void add_show(CLI::App& root) {

@@ -268,6 +268,14 @@ void run_convergence_from(const TuneArguments& args) {
   }
 }
 
+/// Flags that the others given make pointless are rejected rather than ignored.
+void reject_unused_flags(const CLI::App& command, const TuneArguments& args) {
+  if (args.report_convergence) {
+    reject_flags(command, {"--strategy", "--seed", "--budget"}, "with --report-convergence (it measures every config)");
+  }
+  if (args.strategy != "random") reject_flags(command, {"--seed"}, "without --strategy random");
+}
+
 void run_tune(const CLI::App& command, const TuneArguments& args) {
   if (!args.convergence_from.empty()) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
@@ -279,10 +287,7 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
     run_convergence_from(args);
     return;
   }
-  if (args.report_convergence) {
-    reject_flags(command, {"--strategy", "--seed", "--budget"}, "with --report-convergence (it measures every config)");
-  }
-  if (args.strategy != "random") reject_flags(command, {"--seed"}, "without --strategy random");
+  reject_unused_flags(command, args);
   if (args.problem.family.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
   family_info(args.problem.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");

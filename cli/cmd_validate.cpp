@@ -268,11 +268,16 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
       << " µs: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
 }
 
-void run_validate(const CLI::App& command, const Options& options) {
+/// Flags that are missing, or that the others given make pointless, are named.
+void check_flags(const CLI::App& command, const Options& options) {
   require_flag(command, "--pattern", "(validate runs a built-in family's kernels)");
   require_flag(command, "--n", "with --pattern");
   if (!options.all) reject_flags(command, {"--counters"}, "without --all (every row's counters are read)");
   if (!options.config.empty()) reject_flags(command, {"--fix"}, "with --config (the config is given whole)");
+}
+
+void run_validate(const CLI::App& command, const Options& options) {
+  check_flags(command, options);
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
