@@ -164,6 +164,7 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
                            const std::vector<Row>& rows, const std::vector<LaunchFailure>& failures,
                            double pass_baseline_bytes, const Confirmation& confirmation) {
   nlohmann::json json;
+  json["cachewise_version"] = CACHEWISE_VERSION;
   json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
                      {"dtype", to_string(problem.dtype)}};
   json["device"] = kernels::local_device_name();
