@@ -23,14 +23,11 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
   l1_hit_sectors += other.l1_hit_sectors * factor;
   l2_read_lookups += other.l2_read_lookups * factor;
   l2_read_hits += other.l2_read_hits * factor;
-  l2_far_read_lookups += other.l2_far_read_lookups * factor;
   l2_write_lookups += other.l2_write_lookups * factor;
   l2_write_line_lookups += other.l2_write_line_lookups * factor;
   l2_write_hits += other.l2_write_hits * factor;
   dram_read_bytes += other.dram_read_bytes * factor;
   dram_write_bytes += other.dram_write_bytes * factor;
-  shared_load_requests += other.shared_load_requests * factor;
-  shared_store_requests += other.shared_store_requests * factor;
   shared_load_wavefronts += other.shared_load_wavefronts * factor;
   shared_store_wavefronts += other.shared_store_wavefronts * factor;
   shared_load_ideal_wavefronts += other.shared_load_ideal_wavefronts * factor;
@@ -38,8 +35,6 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
 }
 
 void PhaseCounts::add_scaled(const PhaseCounts& other, double factor) {
-  global_load_instructions += other.global_load_instructions * factor;
-  load_latency_cycles += other.load_latency_cycles * factor;
   load_rounds += other.load_rounds * factor;
   round_latency_cycles += other.round_latency_cycles * factor;
   dram_round_latency_cycles += other.dram_round_latency_cycles * factor;
@@ -245,7 +240,6 @@ private:
     SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
     const Lookup near_lookup = read_lookup(near_partition, line, sectors, counts);
     if (near_lookup.misses == 0) return near_latency_;
-    counts.l2_far_read_lookups += sector_count(near_lookup.misses);
     const int latency = read_home(home, line, near_lookup.misses, counts, far_latency_);
     near_partition.set_valid(allocate(near_partition, near_lookup.probed, line, counts), near_lookup.misses);
     return latency;
@@ -523,11 +517,9 @@ private:
                                            : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
                                                                bank_width_bytes_);
         if (access.store) {
-          traffic.shared_store_requests += 1;
           traffic.shared_store_wavefronts += cost.wavefronts;
           traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
         } else {
-          traffic.shared_load_requests += 1;
           traffic.shared_load_wavefronts += cost.wavefronts;
           traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
           stats.shared_load_instructions += 1;
@@ -561,8 +553,6 @@ private:
           traffic.global_load_sectors += sector_count(request.sectors);
           latency = std::max(latency, memory_.load(block.sm, request, traffic));
         }
-        stats.global_load_instructions += 1;
-        stats.load_latency_cycles += latency;
         LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
         round.slowest_cycles = std::max(round.slowest_cycles, latency);
         if (++round.loads == loads_in_flight_) {

@@ -1,0 +1,79 @@
+// cachewise::model — a kernel as its warps execute it: the concrete per-lane addresses of every
+// memory instruction in program order, as the kernel front end reads them out of compiled code.
+// The simulator runs such a kernel through the same coalescer, banks, caches and time model as a
+// KernelPattern (simulate_traced), so built-in and user kernels share one engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cachewise/pattern.hpp"
+#include "cachewise/prediction.hpp"
+#include "cachewise/profile.hpp"
+#include "cachewise/simulation.hpp"
+
+namespace cachewise {
+
+enum class TraceSpace : std::uint8_t { global, shared, local };
+enum class TraceOp : std::uint8_t { load, store, atomic };
+
+/// One step of a warp, in program order.
+/// - access: one warp-wide memory instruction. `address[lane]` is a byte address (global), a
+///   byte offset into the block's shared memory (shared), or a byte offset into the thread's
+///   local frame (local); lanes outside `active_mask` are ignored.
+/// - barrier: a block-wide __syncthreads (bar.sync / barrier.sync); every warp reaches it.
+/// - wait_loads: the warp's next instruction uses the result of a global load still in flight,
+///   so the warp waits for every load it has outstanding (a round of loads in flight closes).
+struct TraceStep {
+  enum class Kind : std::uint8_t { access, barrier, wait_loads };
+  Kind kind = Kind::access;
+  TraceSpace space = TraceSpace::global;
+  TraceOp op = TraceOp::load;
+  std::uint8_t bytes_per_lane = 4; ///< 1, 2, 4, 8 or 16
+  std::uint32_t active_mask = 0;
+  std::int32_t instruction = -1; ///< static instruction index in the compiled kernel, for reports
+  std::array<std::uint64_t, 32> address{};
+};
+
+struct WarpTrace {
+  std::vector<TraceStep> steps;
+  double warp_instructions = 0; ///< every executed instruction of the warp, memory ones included
+  double flops = 0;             ///< f32-equivalent arithmetic of the warp's active lanes (an f64 flop counts 2)
+};
+
+struct BlockTrace {
+  std::array<std::int64_t, 3> block_index{};
+  std::vector<WarpTrace> warps; ///< warp w holds the threads w*32 .. w*32+31 in x-fastest order
+};
+
+/// A global buffer the kernel reads or writes: where its bytes lie in the traced address space.
+struct TraceBuffer {
+  std::string name;
+  std::uint64_t base_address = 0;
+  std::int64_t bytes = 0;
+};
+
+/// What the simulator needs besides the warps' steps; the front end fills it from the compiled
+/// code (ptxas's resource report) and the launch.
+struct TracedKernel {
+  std::string name;
+  Dim3 grid;
+  Dim3 block;
+  std::int64_t shared_bytes_per_block = 0; ///< static + dynamic
+  std::int64_t registers_per_thread = 32;
+  std::int64_t local_bytes_per_thread = 0; ///< stack frame (spills, local arrays)
+  std::vector<TraceBuffer> buffers;
+  std::int64_t useful_bytes = 0; ///< each input read once, each output written once
+  /// Extracts one block on demand; only the blocks the simulator samples are ever asked for.
+  /// Throws InputError for what cannot be extracted (a data-dependent address, say).
+  std::function<BlockTrace(const std::array<std::int64_t, 3>& block_index)> trace_block;
+};
+
+/// Predicted counters (CUPTI names) and time of a traced kernel, with the same sampling as
+/// simulate(): waves of blocks until the work budget is spent, counts scaled to the grid.
+Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options = {});
+
+} // namespace cachewise
