@@ -164,6 +164,7 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
                            const std::vector<Row>& rows, const std::vector<LaunchFailure>& failures,
                            double pass_baseline_bytes, const Confirmation& confirmation) {
   nlohmann::json json;
+  json["cachewise_version"] = CACHEWISE_VERSION;
   json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
                      {"dtype", to_string(problem.dtype)}};
   json["device"] = kernels::local_device_name();
@@ -234,7 +235,7 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
   std::size_t width = 6;
   for (const Row& row : rows) width = std::max(width, row.candidate.config.to_string().size());
   out << std::left << std::setw(5) << "rank" << std::setw(static_cast<int>(width) + 2) << "config" << std::right
-      << std::setw(12) << "pred us" << std::setw(12) << "meas us" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
+      << std::setw(13) << "pred µs" << std::setw(13) << "meas µs" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
       << '\n';
   for (const Row& row : rows) {
     out << std::left << std::setw(5) << row.predicted_rank << std::setw(static_cast<int>(width) + 2)
@@ -258,14 +259,22 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
     out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error << '\n';
   }
   const Row& best = fastest_row(rows);
-  out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " us; best measured "
-      << number(best.timing.median_ms * 1e3, 1) << " us (rank " << best.predicted_rank << ", "
+  out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " µs; best measured "
+      << number(best.timing.median_ms * 1e3, 1) << " µs (rank " << best.predicted_rank << ", "
       << best.candidate.config.to_string() << "): top-1/best = "
       << number(rows.front().timing.median_ms / best.timing.median_ms, 3) << "; best = "
       << number(100.0 * best.timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
       << "timed again " << confirmation.rounds << " times each, alternating: top-1 " << number(confirmation.top1_ms * 1e3, 1)
-      << " us, best " << number(confirmation.best_ms * 1e3, 1)
-      << " us: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
+      << " µs, best " << number(confirmation.best_ms * 1e3, 1)
+      << " µs: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
+}
+
+/// Flags that are missing, or that the others given make pointless, are named.
+void check_flags(const CLI::App& command, const Options& options) {
+  require_flag(command, "--pattern", "(validate runs a built-in family's kernels)");
+  require_flag(command, "--n", "with --pattern");
+  if (!options.all) reject_flags(command, {"--counters"}, "without --all (every row's counters are read)");
+  if (!options.config.empty()) reject_flags(command, {"--fix"}, "with --config (the config is given whole)");
 }
 
 /// Times every candidate on `workload`; a config the device refuses goes to `failures`.
@@ -338,11 +347,13 @@ void check_and_count(const Options& options, const ProblemSpec& problem, kernels
   }
 }
 
-void run_validate(const Options& options) {
+void run_validate(const CLI::App& command, const Options& options) {
+  check_flags(command, options);
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
   if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
+  warn_about_size(problem);
   const LoadedProfile loaded = load_profile_for_cli(options.problem.profile);
   // One config is checked before the device; a whole space only after it, since ranking a
   // space takes a while.
@@ -388,7 +399,7 @@ void add_validate(CLI::App& root) {
   command->add_flag("--no-counters", options->no_counters,
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
-  command->callback([options] { run_validate(*options); });
+  command->callback([options, command] { run_validate(*command, *options); });
 }
 
 } // namespace
