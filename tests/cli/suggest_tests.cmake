@@ -88,3 +88,12 @@ cachewise_cli_test(suggest_copy_size EXIT 0
 cachewise_cli_test(suggest_json_self_describing EXIT 0
   STDOUT "\"cachewise_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\",.*\"pattern\": \\{\n *\"name\": \"row_sum\",\n *\"pattern_file\": \"[^\"]*row-sum.json\"\n *\},\n *\"problem\": \\{"
   ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json ${cachewise_suggest_profile} --json)
+# The README's own-pattern example: a thread per row of a 4096x4096 f32 matrix-vector product.
+# A warp's load of A touches 32 rows, one sector each, its load of x one sector (a broadcast):
+# (32 + 1) / 2 = 16.5 sectors per load request; y's store is 32 consecutive floats, 4 sectors.
+# 4096 rows / 128 threads = 32 blocks on the H200's 132 SMs.
+cachewise_cli_test(suggest_readme_matvec EXIT 0
+  STDOUT "\n1  matvec_row_per_thread +[0-9.]+ +[0-9]+ +16\\.5/4\\.0 +-/- .*\\(32 blocks on 132 SMs: 100 SMs idle\\)\n"
+  STDERR "^advisor: warning: 32 blocks on 132 SMs: 100 SMs idle\n$"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/matvec-row-per-thread.json
+       --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json)
