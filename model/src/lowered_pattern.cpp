@@ -51,6 +51,7 @@ private:
         shared_next = round_up(shared_next + bytes, kSharedAlignmentBytes);
       }
     }
+    out_.array_base_bytes = bases_;
   }
 
   /// Per-lane value of the thread terms, appended as a new table (or the zero table).

@@ -103,6 +103,7 @@ struct LoweredPattern {
   std::vector<LoweredPhase> phases;
   std::vector<PhaseLoop> phase_loops;
   std::size_t access_count = 0;
+  std::vector<std::int64_t> array_base_bytes; ///< per KernelPattern::arrays: its address (global) or offset (shared)
 };
 
 /// Global arrays start 1 MiB-aligned, one after another, from 1 GiB; shared arrays 128 B-aligned from 0.

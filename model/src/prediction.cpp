@@ -14,7 +14,6 @@ constexpr double kLaunchOverheadUs = 2.0;        // an empty kernel's duration, 
 constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
 constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM (sm_80 and later)
 constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
-constexpr double kFlopsPerWarpInstruction = 64.0;   // an FMA: 2 flops in each of 32 lanes
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md

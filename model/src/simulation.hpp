@@ -11,6 +11,8 @@
 
 namespace cachewise::detail {
 
+inline constexpr double kFlopsPerWarpInstruction = 64.0; // an FMA: 2 flops in each of 32 lanes
+
 /// Whole-kernel counts (already scaled up when sampled).
 struct TrafficCounts {
   double global_load_requests = 0;
