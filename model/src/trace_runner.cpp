@@ -122,11 +122,12 @@ private:
     return warps_[block_slot * static_cast<std::size_t>(layout_.warps_per_block) + static_cast<std::size_t>(warp)];
   }
 
-  /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching it.
+  /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching
+  /// it. Every block runs its first interval, even one without memory accesses.
   bool start_phase(std::size_t phase, WaveCounts& counts) {
     bool any = false;
     for (std::size_t b = 0; b < traces_.size(); ++b) {
-      bool reached = false;
+      bool reached = phase == 0;
       for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
         reached |= state(b, warp).cursor < traces_[b].warps[static_cast<std::size_t>(warp)].steps.size();
       }
