@@ -13,7 +13,7 @@
 #include "lane_shape_memo.hpp"
 #include "lowered_pattern.hpp"
 #include "memory_system.hpp"
-#include "occupancy.hpp"
+#include "launch_limits.hpp"
 #include "sampling.hpp"
 #include "shared_banks.hpp"
 
@@ -221,8 +221,6 @@ private:
       traffic.global_load_sectors += sector_count(request.sectors);
       latency = std::max(latency, memory_.load(block.sm, request, traffic));
     }
-    stats.global_load_instructions += 1;
-    stats.load_latency_cycles += latency;
     warp_state.round.slowest_cycles = std::max(warp_state.round.slowest_cycles, latency);
     ++warp_state.round.loads;
     counts.trace.global_loads += 1;
@@ -239,12 +237,10 @@ private:
       cost = shared_wavefronts(offsets_.data(), step.active_mask, step.bytes_per_lane, banks_, bank_width_bytes_);
     }
     if (step.op != TraceOp::load) {
-      traffic.shared_store_requests += 1;
       traffic.shared_store_wavefronts += cost.wavefronts;
       traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
       return;
     }
-    traffic.shared_load_requests += 1;
     traffic.shared_load_wavefronts += cost.wavefronts;
     traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
     stats.shared_load_instructions += 1;

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cachewise/model.hpp"
+#include "cachewise/pattern.hpp"
+#include "cachewise/prediction.hpp"
+#include "cachewise/profile.hpp"
+#include "cachewise/simulation.hpp"
 
 namespace cachewise {
 
