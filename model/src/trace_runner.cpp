@@ -11,9 +11,9 @@
 
 #include "cachewise/kernel_trace.hpp"
 #include "lane_shape_memo.hpp"
+#include "launch_limits.hpp"
 #include "lowered_pattern.hpp"
 #include "memory_system.hpp"
-#include "launch_limits.hpp"
 #include "sampling.hpp"
 #include "shared_banks.hpp"
 
