@@ -454,7 +454,6 @@ void validate_traced_kernel(const TracedKernel& kernel) {
   if (kernel.shared_bytes_per_block < 0 || kernel.local_bytes_per_thread < 0 || kernel.useful_bytes < 0) {
     invalid_kernel(kernel, "shared, local and useful bytes must not be negative");
   }
-  if (!kernel.trace_block) invalid_kernel(kernel, "no trace_block to extract blocks with");
   constexpr std::uint64_t kAddressLimit = std::uint64_t{1} << 56;
   for (const TraceBuffer& buffer : kernel.buffers) {
     if (buffer.bytes < 0 || buffer.base_address >= kAddressLimit || static_cast<std::uint64_t>(buffer.bytes) >= kAddressLimit) {
@@ -507,6 +506,7 @@ int blocks_per_sm(const TracedKernel& kernel, const DeviceProfile& profile) {
 Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options,
                            TracedFacts* facts) {
   check_fits_device(kernel, profile);
+  if (!kernel.trace_block) detail::invalid_kernel(kernel, "no trace_block to extract blocks with");
   const int resident = blocks_per_sm(kernel, profile);
   if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
   if (options.work_budget < 0 || options.max_simulated_blocks < 0) {

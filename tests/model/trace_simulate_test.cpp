@@ -203,6 +203,12 @@ TEST(TraceSimulate, OccupancyAndLimitsComeFromTheKernelsResources) {
   kernel.block = {256, 1, 1};
   kernel.registers_per_thread = 0;
   EXPECT_THROW(simulate_traced(kernel, profile()), InputError);
+  // The launch alone can be checked before anything is compiled: no trace needed for that.
+  TracedKernel shape;
+  shape.name = "shape";
+  shape.block = {256, 1, 1};
+  EXPECT_NO_THROW(check_fits_device(shape, profile()));
+  EXPECT_THROW(simulate_traced(shape, profile()), InputError);
 }
 
 TEST(TraceSimulate, AMalformedTraceIsAnInputError) {
