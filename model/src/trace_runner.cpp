@@ -509,9 +509,6 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   if (!kernel.trace_block) detail::invalid_kernel(kernel, "no trace_block to extract blocks with");
   const int resident = blocks_per_sm(kernel, profile);
   if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
-  if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
-    throw InputError("simulation options: limits must be >= 0");
-  }
   detail::TraceKernel simulated(kernel, profile);
   detail::WaveCounts sample;
   const detail::SimulationRun run = detail::run_sampled(simulated, profile, options, resident, &sample);

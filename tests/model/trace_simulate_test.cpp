@@ -217,6 +217,9 @@ TEST(TraceSimulate, AMalformedTraceIsAnInputError) {
   EXPECT_THROW(simulate_traced(kernel, profile(), exact()), InputError);
   TracedKernel odd = kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 3)}});
   EXPECT_THROW(simulate_traced(odd, profile(), exact()), InputError);
+  SimulationOptions negative;
+  negative.work_budget = -1;
+  EXPECT_THROW(simulate_traced(kernel_of({{load(kBase)}}), profile(), negative), InputError);
 }
 
 TEST(TraceSimulate, OnlyTheSampledBlocksAreExtracted) {
