@@ -104,6 +104,7 @@ public:
 
   void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
     stored_ = stored;
+    if (shapes_.size() > kMaxShapes) forget_shapes();
     if (blocks_.size() < blocks.size()) blocks_.resize(blocks.size());
     warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
     for (std::size_t b = 0; b < blocks.size(); ++b) compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
@@ -122,6 +123,16 @@ public:
   }
 
 private:
+  /// Shapes of earlier waves are no longer referenced: past this many (about 20 MB) they and
+  /// the memos keyed by them go, so scattered accesses cannot grow the table without end.
+  static constexpr std::size_t kMaxShapes = std::size_t{1} << 16;
+
+  void forget_shapes() {
+    shapes_.clear();
+    line_memo_.clear();
+    wavefront_memo_.clear();
+  }
+
   /// Checks the block's trace (warps, lane widths, buffers, frame), tallies its instructions
   /// and keeps it compact in slot `slot`, while it is still in cache.
   void compact(const BlockTrace& trace, const std::array<std::int64_t, 3>& index, std::size_t slot, TraceTally& tally) {
