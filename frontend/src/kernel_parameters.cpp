@@ -27,8 +27,8 @@ std::vector<std::uint64_t> values_by_name(const std::vector<SourceParameter>& pa
   std::vector<std::uint64_t> values;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const SourceParameter& parameter = parameters[i];
-    std::string shown = "'" + parameter.name + "'";
-    if (parameter.name.empty()) shown = std::to_string(i + 1).insert(0, "#"); // unnamed: by position
+    const std::string position = std::to_string(i + 1);
+    const std::string shown = parameter.name.empty() ? "#" + position : "'" + parameter.name + "'"; // unnamed: by position
     if (parameter.pointer) {
       const auto buffer = std::ranges::find(spec.buffers, parameter.name, &BufferSpec::name);
       if (buffer == spec.buffers.end()) {
