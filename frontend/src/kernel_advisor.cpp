@@ -188,7 +188,8 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   const LaunchModel model(spec);
   const EntryName entry = parse_entry_name(spec.entry);
   const advisor::SearchSpace space = model.search_space();
-  const std::vector<Config> configs = space.enumerate();
+  // Without parameters the kernel is ranked alone: one candidate, the empty config.
+  const std::vector<Config> configs = spec.parameters.empty() ? std::vector<Config>{Config{}} : space.enumerate();
   if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
   const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_source(spec.source), entry.function);
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
