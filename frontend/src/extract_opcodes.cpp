@@ -179,6 +179,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   const std::vector<PtxOperand>& operands = instruction.operands;
   if (operands.size() < 2) fail("missing operands");
   if (form.space == "param") {
+    if (name == "st") fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
     if (name != "ld") fail("only ld.param is supported in the .param space");
     lower_param_load(instruction, form, instr);
     return;
