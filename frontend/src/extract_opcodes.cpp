@@ -54,6 +54,17 @@ const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
   return ops;
 }
 
+/// The source operands an integer operation reads.
+int source_count(Op op) {
+  switch (op) {
+  case Op::mov: case Op::bit_not: case Op::cnot: case Op::neg: case Op::abs: case Op::popc: case Op::clz: case Op::brev:
+  case Op::cvt: case Op::to_generic: case Op::from_generic: return 1;
+  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: return 3;
+  case Op::bfi: case Op::lop3: return 4;
+  default: return 2;
+  }
+}
+
 } // namespace
 
 Instr Lowering::lower(std::int32_t pc) {
@@ -161,6 +172,7 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   sources(operands, 1, instr);
   if (instr.op == Op::mov && instr.dst_count != instr.src_count && instr.dst_count != 1 && instr.src_count != 1)
     fail("mov between vectors of different sizes");
+  if (instr.src_count < source_count(instr.op)) fail("'" + name + "' needs " + std::to_string(source_count(instr.op)) + " source operands");
 }
 
 void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) const {
