@@ -89,8 +89,8 @@ enum class Special : std::uint8_t {
 };
 
 struct Program {
-  const PtxModule* module = nullptr;
-  const PtxFunction* function = nullptr;
+  PtxModule module;                      ///< the entry alone, with the module's variables and files
+  const PtxFunction* function = nullptr; ///< module.functions[0]
   LaunchArgs args;
   std::vector<ParamInfo> params;
   std::vector<Instr> code;
