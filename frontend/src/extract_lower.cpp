@@ -235,6 +235,7 @@ void lower_program(Program& program) {
   const std::vector<PtxInstruction>& instructions = program.function->instructions;
   program.code.reserve(instructions.size());
   for (std::size_t pc = 0; pc < instructions.size(); ++pc) program.code.push_back(lowering.lower(static_cast<std::int32_t>(pc)));
+  hoist_loads(program.code);
   const std::vector<std::int32_t> points = reconvergence_points(program.code);
   for (std::size_t pc = 0; pc < program.code.size(); ++pc) program.code[pc].reconverge = points[pc];
 }

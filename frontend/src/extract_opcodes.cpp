@@ -217,6 +217,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   if (loads) destinations(operands[0], instr);
   sources(operands, address_first ? 1 : 2, instr);
   instr.pending = loads && instr.space != TraceSpace::shared;
+  instr.read_only = (name == "ldu" || has(opcode, "nc")) && instr.space == TraceSpace::global && !instr.generic;
   if (name == "atom" && instr.dst_count != 1) fail("atom needs one destination");
 }
 

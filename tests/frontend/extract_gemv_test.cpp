@@ -12,6 +12,7 @@ constexpr std::int64_t kCols = 64;
 struct Gemv {
   std::vector<TraceBuffer> buffers = place_buffers({{"A", kRows * kCols * 4}, {"x", kCols * 4}, {"y", kRows * 4}});
   BlockTrace block;
+  ExtractedFacts facts;
 };
 
 Gemv trace_gemv(const std::string& entry, std::int64_t threads, std::int64_t rows) {
@@ -23,7 +24,9 @@ Gemv trace_gemv(const std::string& entry, std::int64_t threads, std::int64_t row
   args.params = {run.buffers[0].base_address, run.buffers[1].base_address, run.buffers[2].base_address,
                  static_cast<std::uint64_t>(rows), kCols};
   args.buffers = run.buffers;
-  run.block = Extractor(module, entry_containing(module, entry), args).trace_block({0, 0, 0});
+  const Extractor extractor(module, entry_containing(module, entry), args);
+  run.block = extractor.trace_block({0, 0, 0});
+  run.facts = extractor.facts();
   return run;
 }
 
@@ -66,6 +69,9 @@ TEST(ExtractGemv, ThreadPerRowStridesAcrossLines) {
     EXPECT_EQ(stores[0].active_mask, mask);
     EXPECT_EQ(warp.flops, 2.0 * kCols * lanes);
   }
+  // nvcc unrolls the c loop by four (64 % 4 == 0: no remainder): eight independent loads per
+  // round before the first fma needs one.
+  EXPECT_EQ(run.facts.max_loads_in_flight, 8);
 }
 
 // Row = warp index; with 5 rows and 8 warps, warps 5-7 return before any access.
@@ -100,6 +106,8 @@ TEST(ExtractGemv, WarpPerRowCoalescesAndShuffles) {
     EXPECT_EQ(stores[0].address[0], run.buffers[2].base_address + static_cast<std::uint64_t>(w * 4));
     EXPECT_EQ(warp.flops, 2.0 * 2 * 32 + 5.0 * 32); // two fma per lane, five shuffle adds per lane
   }
+  // Two iterations per lane run in the loop's one-at-a-time remainder: A and x, then the fma.
+  EXPECT_EQ(run.facts.max_loads_in_flight, 2);
 }
 
 } // namespace
