@@ -11,7 +11,7 @@ namespace cachewise::frontend {
 namespace {
 
 /// A warp that runs longer than this is taken to loop forever.
-constexpr std::int64_t kMaxWarpInstructions = 200'000'000;
+constexpr std::int64_t kMaxWarpInstructions = 50'000'000;
 
 struct Frame {
   std::int32_t pc = 0;

@@ -111,5 +111,23 @@ TEST(ExtractVectors, AtomicsOfEvenLanes) {
   EXPECT_EQ(sectors(atomics[0]), 1);
 }
 
+// __ballot_sync(threadIdx.x % 5 == 0): warp 0 votes with t = 0, 5, .. 30 (7 lanes), warp 1 with
+// t = 35, 40, .. 60 (6 lanes); the popcount picks the row of 32 ints each warp stores.
+TEST(ExtractVectors, BallotCountPicksTheRow) {
+  const std::vector<TraceBuffer> buffers = place_buffers({{"out", 64 * 32 * 4}});
+  LaunchArgs args;
+  args.block = {64, 1, 1};
+  args.params = {buffers[0].base_address};
+  args.buffers = buffers;
+  const BlockTrace block = trace("ballot_offset", args, {0, 0, 0});
+  for (int w = 0; w < 2; ++w) {
+    const std::vector<TraceStep> stores = accesses(block.warps[w], TraceSpace::global, TraceOp::store);
+    ASSERT_EQ(stores.size(), 1u);
+    const int votes = w == 0 ? 7 : 6;
+    for (int lane = 0; lane < 32; ++lane)
+      EXPECT_EQ(stores[0].address[lane], buffers[0].base_address + static_cast<std::uint64_t>((votes * 32 + 32 * w + lane) * 4));
+  }
+}
+
 } // namespace
 } // namespace cachewise::frontend::testing

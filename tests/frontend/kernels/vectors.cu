@@ -32,3 +32,8 @@ __global__ void broadcast_base(const int* in, int* out, int stride) {
 __global__ void count_per_block(int* counters) {
   if (threadIdx.x % 2 == 0) atomicAdd(&counters[blockIdx.x], 1);
 }
+
+__global__ void ballot_offset(int* out) {
+  unsigned votes = __ballot_sync(0xffffffffu, threadIdx.x % 5 == 0);
+  out[__popc(votes) * 32 + threadIdx.x] = 1;
+}
