@@ -148,31 +148,6 @@ void admit(const ProblemSpec& problem, const Config& config, const DeviceProfile
   }
 }
 
-/// Predicts `count` items on `threads` threads; `predict_one(i)` must be safe to run concurrently.
-void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& predict_one) {
-  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
-  threads = std::min(threads, count);
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) {
-      try {
-        predict_one(i);
-      } catch (...) {
-        const std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  pool.clear(); // joins
-  if (failure) std::rethrow_exception(failure);
-}
-
 /// Whether two configs of one space differ in exactly one parameter.
 bool differ_in_one(const Config& a, const Config& b) {
   int differences = 0;
@@ -201,6 +176,30 @@ void explain_ranked(Suggestion& suggestion, const std::vector<Candidate>& all, c
 }
 
 } // namespace
+
+void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& run_one) {
+  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+  threads = std::min(threads, count);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        run_one(i);
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  pool.clear(); // joins
+  if (failure) std::rethrow_exception(failure);
+}
 
 bool ranks_before(const Candidate& a, const Candidate& b) {
   // Times equal to the nanosecond count as ties; ties go to the config using less.

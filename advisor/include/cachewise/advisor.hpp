@@ -186,6 +186,10 @@ struct CandidatePool {
 /// InputError naming the most frequent rejection when nothing was admitted.
 Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const SuggestOptions& options = {});
 
+/// Runs run_one(0 .. count-1) on `threads` threads (0: one per hardware thread); the first
+/// exception stops the rest and is rethrown.
+void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& run_one);
+
 /// Predicts and explains one custom pattern (from --pattern-file).
 Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile,
                            const SuggestOptions& options = {});

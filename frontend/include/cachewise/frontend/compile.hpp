@@ -10,25 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "cachewise/advisor.hpp"
 #include "cachewise/frontend/spec.hpp"
 
 namespace cachewise::frontend {
 
-/// What ptxas reported for one entry (its -v output).
-struct CompilerResources {
-  std::int64_t registers_per_thread = 0;
-  std::int64_t stack_frame_bytes = 0;
-  std::int64_t spill_store_bytes = 0;
-  std::int64_t spill_load_bytes = 0;
-  std::int64_t static_shared_bytes = 0;
-  friend bool operator==(const CompilerResources&, const CompilerResources&) = default;
-};
+using advisor::CompilerResources;
 
 /// Reads `entry`'s block of a ptxas -v log. Throws InputError when the log has no such entry.
 CompilerResources parse_ptxas_resources(std::string_view log, std::string_view entry);
-
-/// The .entry names of a PTX text, in order.
-std::vector<std::string> ptx_entry_names(std::string_view ptx);
 
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
 /// without arguments, of the plain function: matched on the demangled names. Throws
