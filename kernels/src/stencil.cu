@@ -188,7 +188,7 @@ __device__ __forceinline__ void star_vector_row(const T* centre, long long x0, l
 
 /// stencil2d smem=0 with `vector` = kVector > 1 points per thread along x (x0 = (bx*block_x +
 /// tx)*kVector); rows as stencil2d_global (kRows > 0: interior threads unrolled, loads first).
-/// Measured on the H200 (benchmarks/h200-explore): 93-95% of copy against 83% for scalars.
+/// Measured on the H200 (standalone, docs/history.md): 93-95% of copy against 83% for scalars.
 template <typename T, int kRadius, int kRows, int kVector>
 __global__ void stencil2d_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
                                  int runtime_radius, int rows_per_thread) {
@@ -295,7 +295,7 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
 /// are 32-bit (the launcher checks a plane fits). Every interior row (y and z interior) is
 /// written whole: its border points x = 0 and x = m-1 carry in[] through. Left unwritten, they
 /// would leave the row's first and last sectors written in part, which L2 merges with a DRAM
-/// read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3).
+/// read (H200: about +10% time at 256^3, +3-8% at 512^3).
 template <typename T>
 __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k) {
   using Acc = typename AccumulatorOf<T>::type;
@@ -407,7 +407,7 @@ __global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ ou
 /// One thread's walk through its chunk's planes in the direction kStep (+1 up, -1 down), from
 /// the plane `here` points at, keeping the planes behind, at and ahead of it in registers.
 /// Offsets within a batch stay 32-bit (u * step is within a plane) and the pointers move a
-/// plane at a time: with 64-bit offsets the f32 vector-2 batch ran 1-4% slower (H200, session 11).
+/// plane at a time: with 64-bit offsets the f32 vector-2 batch ran 1-4% slower (H200).
 template <typename T, int kVector, int kStep>
 __device__ __forceinline__ void stencil3d_walk_vector(const T* __restrict__ here, T* __restrict__ target, int plane,
                                                       int row, int planes, bool batched, bool has_left,
@@ -486,7 +486,7 @@ __device__ __forceinline__ void stencil3d_walk_vector(const T* __restrict__ here
 /// stencil3d_streaming, in batches of kVectorPlaneBatch. Odd chunks walk down: neighbouring
 /// chunks then read the planes they share at the same time (both at their start or both at
 /// their end), not a whole chunk apart, so L2 still holds them the second time (H200, 256^3 in
-/// 32-plane chunks: 70.8 -> 67.2 MB read from DRAM, 3-4% faster; session 11).
+/// 32-plane chunks: 70.8 -> 67.2 MB read from DRAM, 3-4% faster).
 template <typename T, int kVector>
 __global__ void __maxnreg__((vector_walk_registers<T, kVector>()))
     stencil3d_streaming_vector(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,

@@ -129,7 +129,7 @@ double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 /// Loads in flight of stencil2d's compiled rows (radius 1; ept_y 1, 2, 4, 8 load every row's
 /// taps as one batch), by element bytes, vector and rows: ptxas issues a batch in groups, each
 /// ended by an instruction that waits on one of them, and the model keeps the largest group in
-/// flight (H200 SASS, nvcc 13.0, sm_90: docs/h200-runs/session8/sass, read with
+/// flight (H200 SASS, nvcc 13.0, sm_90: docs/measurements/sass, read with
 /// scripts/eval/loads_ahead_of_use.py). 4 and 8 rows of f32 vectors have 5-14 of their 20-40
 /// out at once, not all of them.
 std::int64_t stencil2d_loads_in_flight(int element_bytes, std::int64_t vector, std::int64_t rows) {
@@ -526,17 +526,17 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
   const auto y_at = [&](std::int64_t dy) { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); };
   // Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
   // through: left unwritten they leave the row's first and last sectors written in part, which
-  // L2 merges with a DRAM read (H200, session 8: about +10% time at 256^3, +3-8% at 512^3). A border
+  // L2 merges with a DRAM read (H200: about +10% time at 256^3, +3-8% at 512^3). A border
   // point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
   const std::vector<Guard> written_column = {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}};
 
   // 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
   // of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
   // ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
-  // SASS, f32, session 7), the rest as those arrive. Session 8's SASS of the kernels that write
+  // SASS, f32, scalar kernel), the rest as those arrive. The SASS of the kernels that write
   // whole rows shows smaller groups (at most 16 of the 40, and 5-7 of a vector batch's 10); the
-  // model kept the session-7 numbers, which rank run 15's configs better (Spearman 0.82 / 0.84
-  // against 0.79 / 0.79; docs/model.md, "Session 8").
+  // model keeps the two rounds, which rank the H200's configs better (Spearman 0.82 / 0.84
+  // against 0.79 / 0.79; docs/model.md, "Calibration values and their sources").
   constexpr std::int64_t kStreamingBatchRounds = 2;
   pattern.loads_in_flight =
       mode == 0 ? 7 : (z_chunk % kStreamingPlaneBatch == 0 ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
@@ -649,7 +649,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   pattern.store_burst = tm * tn; // the thread tile of C, once at the end
   // Instructions beyond the accesses and FMAs (smsp__inst_executed.sum on the H200, f32, 140
   // configs of every compiled thread tile at n=512 and 1024, fitted within 1.7% on average,
-  // scripts/eval/fit_gemm_overhead.py, docs/model.md "Session 6"; the two slightly negative
+  // scripts/eval/fit_gemm_overhead.py docs/measurements/instructions; the two slightly negative
   // inner-step fits set to 0): each tile element a thread loads costs 55 (the sweep cursor,
   // the A-or-B choice, 64-bit addresses), a k-step 79, an inner-product step a few by thread
   // tile. The other element types are assumed to cost as f32.

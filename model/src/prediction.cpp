@@ -19,7 +19,7 @@ constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
 // DRAM, L2 and L1 are stages of one streaming pipeline, so their times overlap almost fully:
 // with 4 here the H200's fastest memory-bound configs ran 13-26% faster than predicted, with
-// 16 within 5-11% (run 13; docs/model.md, "Session 7").
+// 16 within 5-11% (docs/model.md, "Calibration values and their sources").
 constexpr double kMemoryLevelsCombineExponent = 16.0;
 constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
 constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
@@ -27,7 +27,7 @@ constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain betw
 // of the profile's idle latencies. Rounds that wait for DRAM: 3 (H200 ncu, stencil3d n=256
 // with one block per SM: the time beyond the DRAM term was 2-3x the idle chain). Rounds served
 // by L2 or L1: 2 (H200, gemm's L2-resident tiles: with 3 its times were 12-15% high, with 2
-// 4-7%; docs/model.md, "Session 7").
+// 4-7%; docs/model.md, "Calibration values and their sources").
 constexpr double kLoadedDramLatencyFactor = 3.0;
 constexpr double kLoadedCacheLatencyFactor = 2.0;
 
@@ -144,7 +144,7 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, facts.store_burst) - 1.0) * mixed;
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
   // Rows a warp writes a few lines of, while the blocks around it write elsewhere (a
-  // transpose's output), cost DRAM time the shorter the run (docs/model.md, "Session 10").
+  // transpose's output), cost DRAM time the shorter the run (docs/model.md, "DRAM factors").
   terms.dram_us *= spread_write_factor(profile, run.write_runs);
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
@@ -248,9 +248,9 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   };
   // A trailing partial wave streams its share of the traffic (its latency chain still whole):
   // after the first wave blocks start as others retire, not together, staged or not (H200,
-  // session 8: with whole-wave costs the fastest tenth of stencil3d 512^3, 64-plane chunks at 1-2
-  // waves, was predicted 19% high, with shares 7%; session 10: the 64-tile transposes at 6.2
-  // waves measured 37.1 us, not the 41.1 us of 7 whole waves; docs/model.md, "Session 10").
+  // with whole-wave costs the fastest tenth of stencil3d 512^3, 64-plane chunks at 1-2
+  // waves, was predicted 19% high, with shares 7%; the 64-tile transposes at 6.2
+  // waves measured 37.1 us, not the 41.1 us of 7 whole waves; docs/model.md, "Time estimate").
   add_wave(wave_blocks, run.total_blocks / wave_blocks);
   add_wave(run.total_blocks % wave_blocks, 1);
 

@@ -1,5 +1,5 @@
 // How a wave's global stores lie in DRAM: runs of consecutive lines per warp, spread or compact
-// (docs/model.md, "Session 10").
+// (docs/model.md, "DRAM factors").
 #include <algorithm>
 #include <cstdlib>
 

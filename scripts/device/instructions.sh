@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Executed warp instructions (smsp__inst_executed.sum) of the compiled kernels against the
 # model's count, for fitting and checking the families' overhead instructions (docs/model.md,
-# "Session 6"). Run ON the GPU machine from the repository root with an advisor binary:
+# "Calibration values and their sources"). Run ON the GPU machine from the repository root with an advisor binary:
 #   scripts/device/instructions.sh BUILD_DIR OUT_DIR [PROFILE]
 # gemm: every compiled f32 thread tile at n=512, a few block tiles each (--fix tm,tn, the
 # predicted best 6 profiled), and n=1024's predicted best 24; the other families: their

@@ -32,7 +32,7 @@ quantities = [
                                           + m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0.0)),
     ("DRAM MB", "count", lambda m: (m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)) / 1e6),
     ("L2 sectors (M)", "count", lambda m: (m.get("lts__t_sectors_op_read.sum", 0.0) + m.get("lts__t_sectors_op_write.sum", 0.0)) / 1e6),
-    # Runs before session 6 did not read it: None leaves those configs out of its row.
+    # Validation files from before validate read it lack it: None leaves those configs out of its row.
     ("warp instructions (M)", "count",
      lambda m: m["smsp__inst_executed.sum"] / 1e6 if "smsp__inst_executed.sum" in m else None),
 ]
@@ -156,7 +156,7 @@ if conflict_range_distances:
     inside = sum(1 for d in conflict_range_distances if d == 0)
     summary.append(f"The pattern's own conflicts therefore lie between the counter minus those arbitration conflicts "
                    f"and the counter (with one block per SM there is no arbitration and the counter equals the model: "
-                   f"docs/h200-runs/README.md). Where the model predicts some ({len(conflict_range_distances)} configs), "
+                   f"docs/cupti.md). Where the model predicts some ({len(conflict_range_distances)} configs), "
                    f"its prediction "
                    f"is inside that range in {inside}; its distance from the range is a median "
                    f"{100 * statistics.median(conflict_range_distances):.1f}%, worst "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Re-predicts every config of a validation file whose counters were read and prints one
 counter predicted against measured, per config, with the mean relative error: how a model
-change moves one count before the GPU sees it (docs/model.md, "Session 9").
+change moves one count before the GPU sees it (docs/model.md, "Checking a model change against the H200").
 Usage: scripts/eval/compare_counter.py [--advisor build/bin/advisor] [--validation FILE]
        [--profile profiles/h200.json] [--metric lts__t_sectors_op_read.sum] [--only REGEX]
 """

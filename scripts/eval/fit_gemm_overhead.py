@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Fits the compiled gemm's overhead instructions (model/src/families.cpp, docs/model.md
-"Session 6") to measured smsp__inst_executed.sum: per warp, overhead = measured - the model's
-memory + FMA count (run with a model that declares no gemm overhead, as the session-6 runs did)
+"Calibration values and their sources") to measured smsp__inst_executed.sum: per warp, overhead = measured - the model's
+memory + FMA count (run with a model that declares no gemm overhead, as the committed runs did)
 = k-steps x (bk x inner[tm, tn] + tile elements per thread x per_element + per_step).
 Needs numpy (Debian: python3-numpy).
-Usage: scripts/eval/fit_gemm_overhead.py [docs/h200-runs/session6/instructions]
+Usage: scripts/eval/fit_gemm_overhead.py [docs/measurements/instructions]
 """
 import glob
 import json
@@ -32,7 +32,7 @@ def configs(folder):
 
 
 def main():
-    rows = list(configs(sys.argv[1] if len(sys.argv) > 1 else "docs/h200-runs/session6/instructions"))
+    rows = list(configs(sys.argv[1] if len(sys.argv) > 1 else "docs/measurements/instructions"))
     tiles = sorted({r["tile"] for r in rows})
     index = {t: i for i, t in enumerate(tiles)}
     features = np.zeros((len(rows), len(tiles) + 2))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Re-predicts every timed config of a validation file with the current model and compares
-the ranking against the measured times (docs/model.md, "Calibration against the H200").
+the ranking against the measured times (docs/model.md, "Checking a model change against the H200").
 
 For each case: Spearman rank correlation of predicted vs measured time, and top-1/best =
 measured time of the config the model ranks first / best measured time. Reported for the

@@ -137,7 +137,7 @@ TEST(Families, LoadsInFlightAreTheLargestGroupTheCompiledKernelIssuesBetweenWait
   // stencil2d, compiled rows: 5 taps per row, all of 1-2 rows at once. Of 4 rows' 20 the f32
   // vector-4 kernel issues groups of 5, 7, 3, 5 between waits, of 8 rows' 40 (vector 2) 12, 10,
   // 5, 3, 5, 5; the scalar kernel all 20 of 4 rows; f16 vector 4 16 and 4 of 4 rows; f64
-  // vector 2 8 and 2 of 2 rows (docs/h200-runs/session8/sass).
+  // vector 2 8 and 2 of 2 rows (docs/measurements/sass/stencil-loads-by-stretch.txt).
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0,vector=4"), 5);
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=2,smem=0,vector=4"), 10);
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 7);

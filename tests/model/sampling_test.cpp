@@ -55,7 +55,7 @@ TEST(Sampling, Stencil3dSampleFindsTheLayerBelowInL2) {
   // grid.y blocks) back, further than the warm-up before the sample reaches: the sample runs
   // its blocks' layer below first. Without it the sample read more from DRAM than the full
   // simulation (H200 profile, n=192: 5.3% more at z_chunk=8, 2.0% at z_chunk=1). With it the
-  // sample reads 1.0% less at z_chunk=8: 1.5% allowed (until session 8 the merge reads of the
+  // sample reads 1.0% less at z_chunk=8: 1.5% allowed (with unwritten border points the merge reads of the
   // rows' part-written border sectors, 8% of the bytes, padded the denominator under 1%).
   for (const char* config : {"mode=1,block_x=64,block_y=4,vector=2,z_chunk=8", "mode=1,block_x=16,block_y=2,z_chunk=1"}) {
     const Prediction sampled = predict({"stencil3d", 192}, config, SimulationOptions{}.work_budget);

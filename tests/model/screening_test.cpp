@@ -33,9 +33,9 @@ TEST(Screening, InstructionCountsAndTimeWithinStatedBounds) {
   // to its shared-memory time and its exposed loaded chain to the memory time (docs/model.md);
   // a round waits for its slowest load, and the cold sample's rounds see DRAM where the full
   // run's hit L2; the SM side pays that chain loaded since gemm stages through shared memory,
-  // DRAM rounds at 3x and L2 rounds at 2x: within 55 % (measured 50.9 % since session 7, where
-  // the full run's L2 rounds got cheaper than the sample's DRAM ones; 35.3 % in session 6,
-  // 32.3 % before). The shortlist still holds gemm's best (ScreeningRanks below).
+  // DRAM rounds at 3x and L2 rounds at 2x: within 55 % (measured 50.9 %, as
+  // the full run's L2 rounds cost less than the sample's DRAM ones).
+  // The shortlist still holds gemm's best (ScreeningRanks below).
   const Case cases[] = {
       {{"transpose", 2048}, "smem=0,tile=32,block_x=32,block_y=8", 0.03},
       {{"transpose", 2048}, "smem=1,tile=32,block_x=32,block_y=8,pad=1", 0.001},

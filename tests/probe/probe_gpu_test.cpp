@@ -106,7 +106,7 @@ TEST_F(QuickProbe, BlockWalkSlowdownsAreMeasuredForFourSixteenAndSixtyFourRounds
 TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
   // The mirrored and the same tiled copy move the same bytes in the same batches: a ratio far
   // from 1 would be a broken timing (the H200 measured 1.10 / 1.05 / 1.02 at 32 KiB rows,
-  // benchmarks/h200-explore, explore_spread), and shorter runs never cost less.
+  // a standalone mirrored copy, docs/history.md), and shorter runs never cost less.
   const DeviceProfile& p = profile();
   ASSERT_EQ(p.dram.spread_write_slowdown.size(), 3u);
   for (const std::int64_t run_bytes : {128, 256, 512}) {
@@ -120,7 +120,7 @@ TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
 }
 
 TEST_F(QuickProbe, StoresOfOneSectorPerLineAreSlowerPerSectorThanWholeLines) {
-  // H200: 1.91x (benchmarks/h200-explore, explore_scatter); never faster than whole lines.
+  // H200: 1.91x (a standalone scatter test, docs/history.md); never faster than whole lines.
   const DeviceProfile& p = profile();
   ASSERT_TRUE(p.l2.sparse_line_write_slowdown);
   EXPECT_GT(p.l2.sparse_line_write_slowdown->value, 0.95);
@@ -179,6 +179,46 @@ TEST_F(QuickProbe, EveryValueSaysHowItWasMeasured) {
   EXPECT_GT(p.device.sm_clock_mhz_before, 0);
   EXPECT_FALSE(p.curves.empty());
   EXPECT_NO_THROW(latency_svg(p));
+}
+
+const Curve* curve_starting(const DeviceProfile& p, const std::string& prefix) {
+  const auto found = std::ranges::find_if(p.curves, [&](const Curve& c) { return c.name.rfind(prefix, 0) == 0; });
+  return found == p.curves.end() ? nullptr : &*found;
+}
+
+TEST_F(QuickProbe, FullCycleChaseRisesFromL2ToDram) {
+  // Working sets from 2 MiB to 128 MiB: the smallest stays in L2, the largest is twice any L2
+  // shipped so far, so its hops are slower than the smallest's and no faster than half of DRAM.
+  const DeviceProfile& p = profile();
+  const Curve* chase = curve_starting(p, "L2 full-cycle chase, SM ");
+  ASSERT_NE(chase, nullptr);
+  ASSERT_GE(chase->points.size(), 9u);
+  EXPECT_LT(chase->points.front().second, chase->points.back().second);
+  EXPECT_GT(chase->points.front().second, p.l1.hit_latency_cycles.value);
+  EXPECT_GT(chase->points.back().second, 0.5 * p.dram.latency_cycles.value);
+}
+
+TEST_F(QuickProbe, FirstTouchLatenciesHaveTheEmptyFrameTakenOut) {
+  // Every line was stored into L2 right before its one timed load: with the empty frame
+  // subtracted, each load costs more than an L1 hit and less than twice a DRAM miss.
+  const DeviceProfile& p = profile();
+  const Curve* first_touch = curve_starting(p, "L2 first-touch latency per line");
+  ASSERT_NE(first_touch, nullptr);
+  ASSERT_FALSE(first_touch->points.empty());
+  std::vector<double> latencies;
+  for (const auto& point : first_touch->points) latencies.push_back(point.second);
+  std::ranges::sort(latencies);
+  const double median = latencies[latencies.size() / 2];
+  EXPECT_GT(median, p.l1.hit_latency_cycles.value);
+  EXPECT_LT(median, 2 * p.dram.latency_cycles.value);
+}
+
+TEST_F(QuickProbe, L1ReadKernelRanOneBlockOnEverySm) {
+  const DeviceProfile& p = profile();
+  ASSERT_TRUE(p.l1.read_bandwidth_gb_per_s);
+  const std::string& method = p.l1.read_bandwidth_gb_per_s->provenance.method;
+  const std::string sms = std::to_string(p.device.sm_count);
+  EXPECT_NE(method.find("blocks ran on " + sms + " distinct SMs of " + sms), std::string::npos) << method;
 }
 
 TEST(Probe, StopRequestCancelsBeforeAnyMeasurement) {
