@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <stdexcept>
 
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -15,7 +14,7 @@ namespace cachewise::frontend {
 namespace {
 
 /// The launch shape alone, checked before compiling: a block the device cannot run needs no
-/// compile. Registers are unknown yet (1 passes the check); nothing is ever traced from it.
+/// compile. Registers are unknown yet (1 passes the check).
 void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, const DeviceProfile& profile) {
   TracedKernel shape;
   shape.name = spec.entry;
@@ -23,7 +22,6 @@ void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, c
   shape.block = launch.block;
   shape.shared_bytes_per_block = launch.dynamic_shared_bytes;
   shape.registers_per_thread = 1;
-  shape.trace_block = [](const std::array<std::int64_t, 3>&) -> BlockTrace { throw std::logic_error("launch shape only"); };
   check_fits_device(shape, profile);
 }
 
