@@ -69,10 +69,15 @@ struct Planned {
 /// parameter cannot change anything the model sees, and ranking it would be a silent guess.
 void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, const std::vector<Planned>& planned,
                            const std::vector<Build>& builds) {
+  // Compared without the entry's (mangled) name and the .file paths (nvcc's generated unit
+  // lies in a per-thread directory).
   auto normalized_ptx = [&](const Build& build) {
     std::string ptx = build.compiled->ptx;
     for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos; at = ptx.find(build.entry, at)) {
       ptx.replace(at, build.entry.size(), "@entry");
+    }
+    for (std::size_t at = ptx.find(".file"); at != std::string::npos; at = ptx.find(".file", at)) {
+      ptx.erase(at, ptx.find('\n', at) - at);
     }
     return std::hash<std::string>{}(ptx);
   };
