@@ -30,9 +30,9 @@ inline void normalize_lanes(const std::int64_t* in, std::int64_t* out, ValueType
     for (int lane = 0; lane < 32; ++lane) out[lane] = in[lane];
   } else if (type.bits == 0) {
     for (int lane = 0; lane < 32; ++lane) out[lane] = 0;
-  } else if (type.is_signed) {
-    const int shift = 64 - type.bits;
-    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(static_cast<std::uint64_t>(in[lane]) << shift) >> shift;
+  } else if (type.is_signed) { // ((x & mask) ^ sign) - sign: sign extension in operations SSE2 has for 64-bit lanes
+    const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1, sign = std::uint64_t{1} << (type.bits - 1);
+    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(((static_cast<std::uint64_t>(in[lane]) & mask) ^ sign) - sign);
   } else {
     const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1;
     for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(static_cast<std::uint64_t>(in[lane]) & mask);
