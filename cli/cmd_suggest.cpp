@@ -12,6 +12,7 @@
 #include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "suggest_kernel.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -22,6 +23,7 @@ struct SuggestArguments {
   std::string fix;
   bool json = false;
   bool verbose = false;
+  KernelOptions kernel;
 };
 
 std::string fixed_text(std::optional<double> value, int precision) {
@@ -39,8 +41,11 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   // One time unit for the column, the top row's (the fastest): µs, or ms where that is large.
   const advisor::TimeUnit unit =
       advisor::time_unit_for(suggestion.ranked.empty() ? 0.0 : suggestion.ranked.front().prediction.time_us);
-  const std::vector<std::string> header = {"#", "config", std::string("time ") + unit.name, "GB/s", "sectors/req ld/st",
+  std::vector<std::string> header = {"#", "config", std::string("time ") + unit.name, "GB/s", "sectors/req ld/st",
                                            "smem ways ld/st", "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+  // A compiled user kernel also shows what ptxas reported, before the reason.
+  const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
+  if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
     const advisor::Candidate& c = suggestion.ranked[i];
@@ -50,6 +55,11 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
                     fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
+    if (compiled && c.compiled) {
+      rows.back().insert(rows.back().end() - 1, std::to_string(c.compiled->registers_per_thread) + "/" +
+                                                     std::to_string(c.compiled->spill_store_bytes + c.compiled->spill_load_bytes) + "/" +
+                                                     std::to_string(c.shared_bytes_per_block));
+    }
   }
   // Widths in characters: UTF-8 continuation bytes ("µ") take no column.
   auto columns = [](const std::string& text) {
@@ -93,14 +103,30 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
 void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   const auto start = std::chrono::steady_clock::now();
   const ProblemOptions& problem_options = args.problem;
-  check_pattern_choice(command, problem_options);
+  const int sources = (problem_options.family.empty() ? 0 : 1) + (problem_options.pattern_file.empty() ? 0 : 1) + (args.kernel.given() ? 1 : 0);
+  if (sources != 1) {
+    throw InputError("suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
+  }
+  if (!args.kernel.given()) check_pattern_choice(command, problem_options);
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
   options.top = static_cast<std::size_t>(args.top);
 
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
-  if (!problem_options.pattern_file.empty()) {
+  std::string subject;
+  std::string compile_note;
+  if (args.kernel.given()) {
+    if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
+      throw InputError("--n/--m/--k/--fix describe a built-in pattern; a kernel spec has --param and --arg");
+    }
+    loaded = load_profile_for_cli(problem_options.profile);
+    KernelRanking ranking = rank_kernel(args.kernel, loaded.profile, options);
+    suggestion = std::move(ranking.suggestion);
+    subject = ranking.subject;
+    compile_note = "compiled: " + std::to_string(ranking.compilations) + " of " + std::to_string(ranking.builds) +
+                   " builds (the rest from the cache)\n";
+  } else if (!problem_options.pattern_file.empty()) {
     reject_flags(command, {"--fix", "--top"}, "with --pattern-file (the file describes one kernel: nothing to search)");
     const KernelPattern pattern = load_pattern(problem_options.pattern_file);
     loaded = load_profile_for_cli(problem_options.profile);
@@ -122,18 +148,21 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     json["cachewise_version"] = CACHEWISE_VERSION;
     json["profile"] = profile_json(loaded);
     if (!problem_options.pattern_file.empty()) json["pattern"] = problem_options.subject_json(suggestion.problem.family);
+    if (!subject.empty()) json["kernel"] = subject;
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
               << "]\n";
-    const std::string subject =
-        problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
+    if (subject.empty()) {
+      subject = problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
+    }
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
               << " candidates, ranked by predicted time\n";
     print_table(suggestion, std::cout);
   }
   if (args.verbose) {
     std::cout.flush(); // the table first, then the details on stderr
+    std::cerr << compile_note;
     print_verbose(suggestion, wall, std::cerr);
   }
 }
@@ -146,6 +175,7 @@ void add_suggest(CLI::App& root) {
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
+  add_kernel_options(*command, args->kernel);
   command->callback([args, command] { run_suggest(*command, *args); });
 }
 
