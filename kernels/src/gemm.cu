@@ -11,7 +11,7 @@ namespace cachewise::kernels {
 namespace {
 
 struct GemmShape {
-  long long rows_m, cols_n, depth_k;
+  long long cols_n, depth_k; ///< N and K (M is the grid's rows of blocks)
   int bm, bn, bk, pad;
 };
 
@@ -154,8 +154,7 @@ struct GemmLauncher {
   const LaunchRequest& request;
   template <typename T> void operator()() const {
     const Config& config = request.config;
-    const GemmShape shape{request.shape.n,
-                          request.shape.m,
+    const GemmShape shape{request.shape.m,
                           request.shape.k,
                           static_cast<int>(config.get("bm")),
                           static_cast<int>(config.get("bn")),

@@ -5,7 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/tuner.hpp"
+#include "cachewise/tuner/convergence.hpp"
+#include "cachewise/tuner/strategy.hpp"
 
 namespace cachewise::tuner {
 

@@ -14,7 +14,7 @@
 #include <exception>
 #include <string>
 
-#include "cachewise/tuner.hpp"
+#include "cachewise/tuner/isolation.hpp"
 
 namespace cachewise::tuner {
 namespace {

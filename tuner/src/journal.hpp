@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/model.hpp"
+#include "cachewise/problem.hpp"
 
 namespace cachewise::tuner {
 

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/tuner.hpp"
+#include "cachewise/errors.hpp"
+#include "cachewise/tuner/results.hpp"
+#include "cachewise/tuner/tuned_header.hpp"
 
 namespace cachewise::tuner {
 namespace {

@@ -8,7 +8,8 @@
 #include <numbers>
 #include <string>
 
-#include "cachewise/tuner.hpp"
+#include "cachewise/errors.hpp"
+#include "cachewise/tuner/statistics.hpp"
 
 namespace cachewise::tuner {
 namespace {

@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/tuner.hpp"
+#include "cachewise/tuner/autotuner.hpp"
+#include "cachewise/tuner/isolation.hpp"
 #include "journal.hpp"
 
 namespace cachewise::tuner {
