@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cachewise/device_pattern.hpp"
 #include "command.hpp"
 #include "common.hpp"
 
@@ -68,7 +69,7 @@ void run_simulate(const SimulateArgs& args) {
   } else {
     const ProblemSpec problem = options.problem();
     const Config config = Config::parse(args.config);
-    pattern = build_pattern(problem, config);
+    pattern = build_pattern(problem, config, profile.profile.calibration);
     title = options.family + " n=" + std::to_string(options.n) + (options.m ? " m=" + std::to_string(options.m) : "") +
             (options.k ? " k=" + std::to_string(options.k) : "") + " " + options.dtype + "  config " + config.to_string();
   }

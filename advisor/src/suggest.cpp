@@ -13,6 +13,7 @@
 #include <map>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/device_pattern.hpp"
 
 namespace cachewise::advisor {
 
@@ -129,7 +130,7 @@ struct Evaluated {
 std::optional<Evaluated> admit(const ProblemSpec& problem, const Config& config, const DeviceProfile& profile,
                                RejectionTally& rejections) {
   try {
-    KernelPattern pattern = build_pattern(problem, config);
+    KernelPattern pattern = build_pattern(problem, config, profile.calibration);
     if (const auto problem_text = global_memory_problem(pattern, profile)) {
       rejections.add(RejectionStage::device_memory, config, *problem_text);
       return std::nullopt;
@@ -256,7 +257,9 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
     admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.screening);
   });
   std::ranges::sort(admitted, [](const Evaluated& a, const Evaluated& b) { return ranks_before(a.candidate, b.candidate); });
-  const std::size_t refine = options.refined == 0 ? 0 : std::min(admitted.size(), std::max(options.refined, options.top));
+  const std::size_t refined = options.refined.value_or(
+      static_cast<std::size_t>(profile.calibration.screening_refined_candidates.value));
+  const std::size_t refine = refined == 0 ? 0 : std::min(admitted.size(), std::max(refined, options.top));
   in_parallel(refine, options.threads, [&](std::size_t i) {
     // An unsampled screening prediction is already exact: refining cannot change it.
     if (!admitted[i].candidate.prediction.sampled) return;

@@ -6,7 +6,7 @@
 #include <bit>
 #include <limits>
 
-#include "cachewise/model.hpp"
+#include "cachewise/device_pattern.hpp"
 #include "pattern_builders.hpp"
 
 namespace cachewise {
@@ -165,7 +165,7 @@ std::int64_t transpose_registers(int element_bytes, bool shared, std::int64_t co
   return wide ? 64 : 56; // no compiled kernel has this shape: the most any of them takes
 }
 
-KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_transpose(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
   const std::int64_t smem = config.get("smem");
@@ -226,7 +226,7 @@ KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) 
 
 // ----- copy ----------------------------------------------------------------------------
 
-KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, false, false);
   const std::int64_t block = at_least(family, config, "block", 32);
@@ -331,7 +331,7 @@ std::int64_t stencil2d_vector_registers(int element_bytes, std::int64_t vector, 
   return (vector == 4 ? f32_v4 : f32_v2)[column];
 }
 
-KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
   const std::int64_t radius = at_least(family, config, "radius", 1, 1);
@@ -490,7 +490,7 @@ void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std
   pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
 
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const std::int64_t mode = config.get("mode");
@@ -589,7 +589,7 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) 
 
 // ----- gemm ----------------------------------------------------------------------------
 
-KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const std::int64_t bm = at_least(family, config, "bm", 1);
@@ -647,22 +647,18 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   }
   pattern.loads_in_flight = kMoveBatch;
   pattern.store_burst = tm * tn; // the thread tile of C, once at the end
-  // Instructions beyond the accesses and FMAs (smsp__inst_executed.sum on the H200, f32, 140
-  // configs of every compiled thread tile at n=512 and 1024, fitted within 1.7% on average,
-  // scripts/eval/fit_gemm_overhead.py, docs/model.md "Session 6"; the two slightly negative
-  // inner-step fits set to 0): each tile element a thread loads costs 55 (the sweep cursor,
-  // the A-or-B choice, 64-bit addresses), a k-step 79, an inner-product step a few by thread
-  // tile. The other element types are assumed to cost as f32.
-  static constexpr std::array<double, 16> kInnerStepOverhead{1.4, 1.0, 0.8, 1.3, 0.5, 0.6, 0.0, 2.2,
-                                                             0.3, 0.0, 2.4, 8.7, 4.3, 4.4, 8.5, 15.8};
-  constexpr double kPerTileElementOverhead = 55.1;
-  constexpr double kPerKStepOverhead = 78.9;
-  const double inner_step_overhead = compiled_tile ? kInnerStepOverhead[tile_index] : 0.0;
+  // Instructions beyond the accesses and FMAs, per warp: a cost per tile element a thread
+  // loads, per k-step and per inner-product step by thread tile (the calibration's fit of
+  // smsp__inst_executed.sum, docs/calibration.md). Other element types are assumed to cost as f32.
+  const GemmOverheadFit& fit = calibration.gemm_overhead;
+  const auto inner = fit.inner_step_instructions_by_thread_tile.find(std::to_string(tm) + "x" + std::to_string(tn));
+  const double inner_step_overhead = inner != fit.inner_step_instructions_by_thread_tile.end() ? inner->second : 0.0;
   const double warps = static_cast<double>(pattern.grid.count()) * static_cast<double>(threads) / 32.0;
   const double tile_elements_per_thread = static_cast<double>(bm * bk + bk * bn) / static_cast<double>(threads);
   pattern.overhead_instructions =
       warps * static_cast<double>(K / bk) *
-      (static_cast<double>(bk) * inner_step_overhead + tile_elements_per_thread * kPerTileElementOverhead + kPerKStepOverhead);
+      (static_cast<double>(bk) * inner_step_overhead + tile_elements_per_thread * fit.per_tile_element_instructions.value +
+       fit.per_k_step_instructions.value);
 
   // Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
   // The kernel issues a thread's loads in this order kMoveBatch at a time, then their stores.
@@ -711,7 +707,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   return pattern;
 }
 
-using Builder = KernelPattern (*)(const ProblemSpec&, const Config&);
+using Builder = KernelPattern (*)(const ProblemSpec&, const Config&, const Calibration&);
 
 struct Family {
   FamilyInfo info;
@@ -767,12 +763,16 @@ void check_problem(const ProblemSpec& problem) {
   read_sizes(problem, reads("m"), reads("k"));
 }
 
-KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
   const Family& family = find_family(problem.family);
   check_known_keys(family.info, config);
-  KernelPattern pattern = family.build(problem, config);
+  KernelPattern pattern = family.build(problem, config, calibration);
   validate_pattern(pattern);
   return pattern;
+}
+
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
+  return build_pattern(problem, config, default_calibration());
 }
 
 } // namespace cachewise

@@ -492,6 +492,7 @@ DeviceProfile profile_from_json(const json& document) {
   if (root.has("tlb")) profile.tlb = read_tlb(root.object("tlb"));
   profile.curves_file = root.string_or_empty("curves_file");
   profile.curves = read_curves(root);
+  if (root.has("calibration")) profile.calibration = calibration_from_json(root.required("calibration"), root.at("calibration"));
   return profile;
 }
 
@@ -505,6 +506,7 @@ json profile_to_json(const DeviceProfile& profile) {
            {"tlb", write_tlb(profile.tlb)}};
   if (!profile.curves_file.empty()) out["curves_file"] = profile.curves_file;
   if (!profile.curves.empty()) out["curves"] = write_curves(profile.curves);
+  if (profile.calibration != default_calibration()) out["calibration"] = calibration_to_json(profile.calibration);
   return out;
 }
 

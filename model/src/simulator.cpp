@@ -787,7 +787,7 @@ SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& 
       }
       p = loop.first_phase + loop.phase_count;
     }
-    if (write_runs != nullptr) tally_write_runs(runner.take_stored_lines(), *write_runs);
+    if (write_runs != nullptr) tally_write_runs(runner.take_stored_lines(), write_run_rule(profile.calibration), *write_runs);
   };
 
   std::int64_t first_block = 0;

@@ -81,9 +81,8 @@ struct SuggestOptions {
   /// (docs/advisor.md: its near-ties are reordered, so the refined set is generous).
   SimulationOptions screening{.work_budget = std::int64_t{1} << 13, .simulated_sm_count = 4};
   SimulationOptions refinement{};
-  /// 32: with 16, stencil3d n=512 on the H200 profile lost its best 8-plane chunks from the
-  /// shortlist once the model's samples saw the layer below (screening reorders them).
-  std::size_t refined = 32;
+  /// Unset: the profile calibration's screening_refined_candidates (docs/calibration.md).
+  std::optional<std::size_t> refined;
   /// Candidates are predicted on this many threads (0: one per hardware thread); the
   /// predictor must then be safe to call concurrently (model simulate is).
   std::size_t threads = 0;

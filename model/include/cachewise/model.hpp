@@ -14,6 +14,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "cachewise/calibration.hpp"
+
 namespace cachewise {
 
 // ---------------------------------------------------------------------------------------
@@ -206,6 +208,7 @@ struct DeviceProfile {
   TlbProfile tlb;
   std::string curves_file; ///< raw curves beside the profile, relative to it; may be empty
   std::vector<Curve> curves; ///< curves embedded in the profile itself
+  Calibration calibration;   ///< the time model's fitted constants (docs/calibration.md)
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };
 
