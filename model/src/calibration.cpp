@@ -124,7 +124,13 @@ Calibration calibration_from_json(const json& document, const std::string& path)
   if (root.has("time_error_bands")) {
     const Node bands = root.object("time_error_bands");
     for (const auto& [family, value] : bands.raw().items()) {
-      if (family != kAllFamiliesBand) family_info(family).name; // unknown family: throws naming the valid ones
+      if (family != kAllFamiliesBand) {
+        try {
+          family_info(family);
+        } catch (const InputError& error) {
+          Node::fail(bands.at(family), error.what());
+        }
+      }
       calibration.time_error_bands[family] = read_band(bands.object(family));
     }
   }
