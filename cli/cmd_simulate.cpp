@@ -77,10 +77,15 @@ void run_simulate(const SimulateArgs& args) {
   SimulationOptions simulation;
   simulation.work_budget = args.work_budget;
   const Prediction prediction = simulate(pattern, profile.profile, simulation);
+  const std::string family = options.pattern_file.empty() ? options.family : std::string(kAllFamiliesBand);
+  const Calibration& calibration = profile.profile.calibration;
   if (args.json) {
-    print_json(prediction_to_json(prediction));
+    nlohmann::json json = prediction_to_json(prediction);
+    json.update(time_interval_json(calibration, family, prediction.time_us));
+    print_json(json);
   } else {
     print_prediction(title, pattern, prediction, profile);
+    std::cout << "error band: " << time_interval_text(calibration, family, prediction.time_us) << '\n';
   }
 }
 

@@ -33,6 +33,13 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
   return fixed_text(first, precision) + "/" + fixed_text(second, precision);
 }
 
+/// "39.20", or with the calibration's band "39.20 (36.12-42.40)", and " tie" within the best's.
+std::string time_text(const advisor::Candidate& c) {
+  std::string text = fixed_text(c.prediction.time_us, 2);
+  if (c.time_band) text += " (" + fixed_text(c.time_band->low_us, 2) + "-" + fixed_text(c.time_band->high_us, 2) + ")";
+  return c.tie_with_best ? text + " tie" : text;
+}
+
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   const std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
                                            "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
@@ -41,7 +48,7 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     const advisor::Candidate& c = suggestion.ranked[i];
     const advisor::CounterSummary counters = advisor::summarize(c.prediction);
     rows.push_back({std::to_string(i + 1), c.config.values().empty() ? suggestion.problem.family : c.config.to_string(),
-                    fixed_text(c.prediction.time_us, 2), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                    time_text(c), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
                     fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
@@ -113,7 +120,7 @@ void run_suggest(const SuggestArguments& args) {
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
-              << "]\n";
+              << "], calibration " << suggestion.calibration << "\n";
     const std::string subject =
         problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated

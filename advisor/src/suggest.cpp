@@ -224,6 +224,22 @@ bool ranks_before(const Candidate& a, const Candidate& b) {
 
 void rank_candidates(std::span<Candidate> candidates) { std::ranges::sort(candidates, ranks_before); }
 
+void mark_error_bands(Suggestion& suggestion, const DeviceProfile& profile, std::string_view family) {
+  const Calibration& calibration = profile.calibration;
+  suggestion.calibration = calibration.name;
+  suggestion.time_error_band = time_error_band(calibration, family);
+  auto mark = [&](Candidate& candidate) {
+    candidate.time_band = time_interval(calibration, family, candidate.prediction.time_us);
+  };
+  for (Candidate& candidate : suggestion.ranked) mark(candidate);
+  if (suggestion.worst) mark(*suggestion.worst);
+  if (suggestion.ranked.empty() || !suggestion.ranked.front().time_band) return;
+  const double best_high_us = suggestion.ranked.front().time_band->high_us;
+  for (std::size_t i = 1; i < suggestion.ranked.size(); ++i) {
+    suggestion.ranked[i].tie_with_best = suggestion.ranked[i].time_band->low_us <= best_high_us;
+  }
+}
+
 Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.top == 0) throw InputError("--top must be at least 1");
@@ -277,6 +293,7 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
   ranked.resize(std::min(ranked.size(), options.top));
   suggestion.ranked = std::move(ranked);
   explain_ranked(suggestion, all, profile);
+  mark_error_bands(suggestion, profile, problem.family);
   suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return suggestion;
 }
@@ -302,6 +319,7 @@ Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& pr
   suggestion.refined = 1;
   candidate.reason = explain_alone(candidate, profile);
   suggestion.ranked.push_back(std::move(candidate));
+  mark_error_bands(suggestion, profile, kAllFamiliesBand);
   suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return suggestion;
 }

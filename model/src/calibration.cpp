@@ -3,6 +3,7 @@
 #include "cachewise/calibration.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,26 @@ std::optional<TimeErrorBand> time_error_band(const Calibration& calibration, std
     }
   }
   return std::nullopt;
+}
+
+std::optional<TimeInterval> time_interval(const Calibration& calibration, std::string_view family, double time_us) {
+  const std::optional<TimeErrorBand> band = time_error_band(calibration, family);
+  if (!band) return std::nullopt;
+  return TimeInterval{time_us * band->low_ratio, time_us * band->high_ratio};
+}
+
+std::string time_interval_text(const Calibration& calibration, std::string_view family, double time_us) {
+  const std::optional<TimeInterval> interval = time_interval(calibration, family, time_us);
+  if (!interval) return "no error band (calibration " + calibration.name + ")";
+  char text[96];
+  std::snprintf(text, sizeof text, "expected %.2f-%.2f us", interval->low_us, interval->high_us);
+  return std::string(text) + " (calibration " + calibration.name + ")";
+}
+
+json time_interval_json(const Calibration& calibration, std::string_view family, double time_us) {
+  const std::optional<TimeInterval> interval = time_interval(calibration, family, time_us);
+  return {{"calibration", calibration.name},
+          {"time_band_us", interval ? json{{"low", interval->low_us}, {"high", interval->high_us}} : json(nullptr)}};
 }
 
 Calibration calibration_from_json(const json& document, const std::string& path) {

@@ -110,6 +110,11 @@ struct Candidate {
   int blocks_per_sm = 0;
   Prediction prediction;
   std::string reason; ///< one line naming the mechanism, from the numbers
+  /// The predicted time's error band (the profile calibration's, docs/calibration.md); none
+  /// when the calibration has no band.
+  std::optional<TimeInterval> time_band;
+  /// Not the best, but its band overlaps the best's: the model cannot tell them apart; measure.
+  bool tie_with_best = false;
 };
 
 /// Where a config was rejected, in check order: build_pattern's family rules, the global
@@ -136,6 +141,8 @@ struct Suggestion {
   SimulationOptions screening;            ///< what every candidate was predicted with
   SimulationOptions refinement;           ///< what the best `refined` were predicted with again
   std::int64_t refined = 0;
+  std::string calibration;                     ///< the profile calibration's name ("defaults" without one)
+  std::optional<TimeErrorBand> time_error_band; ///< the band applied to every candidate, if any
   std::chrono::duration<double> elapsed{};
 };
 
@@ -149,6 +156,10 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
 /// Predicts and explains one custom pattern (from --pattern-file).
 Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile,
                            const SuggestOptions& options = {});
+
+/// Sets the calibration's name, and each candidate's band and tie flag, from `profile`'s
+/// calibration: the band of `family` (kAllFamiliesBand for a custom pattern).
+void mark_error_bands(Suggestion& suggestion, const DeviceProfile& profile, std::string_view family);
 
 /// Orders candidates best first (see suggest()).
 bool ranks_before(const Candidate& a, const Candidate& b);

@@ -75,6 +75,18 @@ inline Calibration default_calibration() { return Calibration{}; }
 /// The band for a family, else the all-families one, else none.
 std::optional<TimeErrorBand> time_error_band(const Calibration& calibration, std::string_view family);
 
+/// Where a predicted time's measurement is expected to lie (us).
+struct TimeInterval {
+  double low_us = 0.0;
+  double high_us = 0.0;
+};
+/// time_us scaled by the family's band (time_error_band); none when the calibration has none.
+std::optional<TimeInterval> time_interval(const Calibration& calibration, std::string_view family, double time_us);
+/// "expected 36.12-42.40 us (calibration h200-run21)", or "no error band (calibration defaults)".
+std::string time_interval_text(const Calibration& calibration, std::string_view family, double time_us);
+/// {"calibration": name, "time_band_us": {"low", "high"} or null}, to merge into a prediction's JSON.
+nlohmann::json time_interval_json(const Calibration& calibration, std::string_view family, double time_us);
+
 /// Validates and converts; errors name the JSON path under `path`
 /// ("profile.calibration.combine_exponent.value: expected a value > 0, got -1").
 Calibration calibration_from_json(const nlohmann::json& json, const std::string& path = "calibration");
