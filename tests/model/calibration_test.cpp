@@ -6,25 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/device_pattern.hpp"
+#include "example_profile_json.hpp"
 
 namespace cachewise {
 namespace {
 
 using nlohmann::json;
 
-json example_json() {
-  std::ifstream in(CACHEWISE_EXAMPLE_PROFILE);
-  return json::parse(in);
-}
-
-void expect_rejected(const json& document, const std::string& message) {
-  try {
-    profile_from_json(document);
-    FAIL() << "accepted, expected: " << message;
-  } catch (const InputError& error) {
-    EXPECT_EQ(error.what(), message);
-  }
-}
+using testing_support::example_json;
+using testing_support::expect_rejected;
 
 TEST(Calibration, ExampleProfileCarriesItsNamedValuesWithSources) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
