@@ -34,15 +34,21 @@ import sys
 import tempfile
 
 RECORDED = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "recorded")
-# The two constants that were fitted to the validation cases (docs/calibration.md), one at a
-# time around the adopted values (a full 3 x 3 grid costs 10 minutes of a 2-core machine per
-# point); the others are measured or assumed and stay as PROFILE has them.
-ADOPTED = {"memory_levels_combine_exponent": 16.0, "loaded_cache_latency_factor": 2.0}
+# One constant at a time around the adopted values (a full grid costs minutes of a 2-core
+# machine per point): the two that were fitted to the validation cases, the measured loaded
+# DRAM factor and the assumed block-launch cycles (docs/calibration.md); the rest stay as
+# PROFILE has them.
+ADOPTED = {"memory_levels_combine_exponent": 16.0, "loaded_cache_latency_factor": 2.0,
+           "loaded_dram_latency_factor": 3.0, "block_launch_cycles": 150.0}
 GRID_POINTS = [ADOPTED,
                {**ADOPTED, "loaded_cache_latency_factor": 3.0},
                {**ADOPTED, "memory_levels_combine_exponent": 8.0},
                {**ADOPTED, "loaded_cache_latency_factor": 1.5},
-               {**ADOPTED, "memory_levels_combine_exponent": 32.0}]
+               {**ADOPTED, "memory_levels_combine_exponent": 32.0},
+               {**ADOPTED, "loaded_dram_latency_factor": 2.0},
+               {**ADOPTED, "loaded_dram_latency_factor": 4.0},
+               {**ADOPTED, "block_launch_cycles": 0.0},
+               {**ADOPTED, "block_launch_cycles": 300.0}]
 OBJECTIVE = ("the mean over the fit (run, case) pairs of top-1/best (measured time of the predicted best "
              "over the fastest measured) + 0.25 x the mean |predicted / measured - 1| over each pair's "
              "predicted top 32")

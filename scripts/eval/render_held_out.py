@@ -25,6 +25,11 @@ def percent(summary, family):
     return "-" if entry is None else f"{100 * entry['top_time_error_mean']:.1f}%"
 
 
+def changed(adopted, point):
+    """What a grid point changes from the adopted values, e.g. "memory_levels_combine_exponent 32"."""
+    return ", ".join(f"{key} {value:g}" for key, value in sorted(point.items()) if adopted[key] != value)
+
+
 def held_out_section(figures):
     splits = figures["splits"]
     size, family = splits["leave_one_size_out"]["held_out"], splits["leave_one_family_out"]["held_out"]
@@ -32,10 +37,9 @@ def held_out_section(figures):
     lines = ["## Accuracy on cases the model was not fitted on", "",
              "Every recorded H200 run whose kernels match today's (tests/data/recorded: runs 11-21, stencil3d "
              "from run 21 only) replayed through today's model; tests/advisor/replay/replay_test.cpp asserts "
-             "these figures. Held out: the calibration's fitted values (docs/calibration.md) chosen "
-             "without the case, from " + ", ".join(
-                 f"{p['memory_levels_combine_exponent']:g}/{p['loaded_cache_latency_factor']:g}" for p in figures["grid"])
-             + " (memory-levels exponent / loaded cache-latency factor) by " + figures["objective"] + ".",
+             "these figures. Held out: the calibration's values (docs/calibration.md) chosen without the case, "
+             "among the adopted ones and " + "; ".join(changed(figures["grid"][0], p) for p in figures["grid"][1:])
+             + ", by " + figures["objective"] + ".",
              "",
              "Top-1/best: the measured time of the model's top-1 over the fastest measured config of the "
              "same run (median and worst over the family's runs and sizes). Time error: mean |predicted / "
@@ -53,9 +57,9 @@ def held_out_section(figures):
     lines += ["", "Values chosen per fold:", ""]
     for split, content in splits.items():
         for fold in content["folds"]:
-            chosen = ", ".join(f"{k} {v:g}" for k, v in sorted(fold["chosen"].items()))
+            chosen = changed(figures["grid"][0], fold["chosen"]) or "the adopted values"
             lines.append(f"- {split.replace('_', ' ')}, {fold['fold']}: {chosen}")
-    chosen = ", ".join(f"{k} {v:g}" for k, v in sorted(figures["in_sample"]["chosen"].items()))
+    chosen = changed(figures["grid"][0], figures["in_sample"]["chosen"]) or "the adopted values"
     lines += [f"- in-sample fit on every case: {chosen} (profiles/h200.json keeps "
               f"`{figures['adopted']['calibration']}`)", ""]
     bands = figures["time_error_bands"]

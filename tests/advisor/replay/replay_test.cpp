@@ -139,6 +139,7 @@ protected:
       if (key == "memory_levels_combine_exponent") calibration.memory_levels_combine_exponent.value = value.get<double>();
       else if (key == "loaded_cache_latency_factor") calibration.loaded_cache_latency_factor.value = value.get<double>();
       else if (key == "loaded_dram_latency_factor") calibration.loaded_dram_latency_factor.value = value.get<double>();
+      else if (key == "block_launch_cycles") calibration.block_launch_cycles.value = value.get<double>();
       else ADD_FAILURE() << "figures.json fits an unknown calibration value " << key;
     }
     // Folds that chose the same values share one prediction.
