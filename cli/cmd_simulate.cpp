@@ -8,6 +8,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/units.hpp"
+#include "cachewise/device_pattern.hpp"
 #include "command.hpp"
 #include "common.hpp"
 
@@ -96,7 +97,7 @@ void run_simulate(const CLI::App& command, const SimulateArgs& args) {
   } else {
     const ProblemSpec problem = options.problem();
     const Config config = Config::parse(args.config);
-    pattern = build_pattern(problem, config);
+    pattern = build_pattern(problem, config, profile.profile.calibration);
     title = advisor::describe(problem) + "  config " + config.to_string();
     config_json = config.to_string();
     warn_about_size(problem);
@@ -105,15 +106,19 @@ void run_simulate(const CLI::App& command, const SimulateArgs& args) {
   simulation.work_budget = args.work_budget;
   const Prediction prediction = simulate(pattern, profile.profile, simulation);
   warn_about_grid(prediction, profile.profile);
+  const std::string family = options.pattern_file.empty() ? options.family : std::string(kAllFamiliesBand);
+  const Calibration& calibration = profile.profile.calibration;
   if (args.json) {
     nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
                            {"pattern", options.subject_json(pattern.name)},
                            {"config", config_json},
                            {"profile", profile_json(profile)}};
     json.update(prediction_to_json(prediction));
+    json.update(time_interval_json(calibration, family, prediction.time_us));
     print_json(json);
   } else {
     print_prediction(title, pattern, prediction, profile);
+    std::cout << "error band: " << time_interval_text(calibration, family, prediction.time_us) << '\n';
   }
 }
 

@@ -37,6 +37,15 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
   return fixed_text(first, precision) + "/" + fixed_text(second, precision);
 }
 
+/// "39.20", or with the calibration's band "39.20 (36.12-42.40)", and " tie" within the best's.
+std::string time_text(const advisor::Candidate& c, const advisor::TimeUnit& unit) {
+  std::string text = advisor::time_value(c.prediction.time_us, unit);
+  if (c.time_band) {
+    text += " (" + advisor::time_value(c.time_band->low_us, unit) + "-" + advisor::time_value(c.time_band->high_us, unit) + ")";
+  }
+  return c.tie_with_best ? text + " tie" : text;
+}
+
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   // One time unit for the column, the top row's (the fastest): µs, or ms where that is large.
   const advisor::TimeUnit unit =
@@ -51,7 +60,7 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     const advisor::Candidate& c = suggestion.ranked[i];
     const advisor::CounterSummary counters = advisor::summarize(c.prediction);
     rows.push_back({std::to_string(i + 1), c.config.values().empty() ? suggestion.problem.family : c.config.to_string(),
-                    advisor::time_value(c.prediction.time_us, unit), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                    time_text(c, unit), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
                     fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
@@ -152,7 +161,7 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
-              << "]\n";
+              << "], calibration " << suggestion.calibration << "\n";
     if (subject.empty()) {
       subject = problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
     }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/device_pattern.hpp"
 #include "cachewise/cupti.hpp"
 #include "cachewise/kernels.hpp"
 #include "cachewise/tuner.hpp"
@@ -104,7 +105,7 @@ std::vector<advisor::Candidate> candidates_for(const Options& options, const Pro
   if (!options.config.empty()) {
     advisor::Candidate candidate;
     candidate.config = Config::parse(options.config);
-    const KernelPattern pattern = build_pattern(problem, candidate.config);
+    const KernelPattern pattern = build_pattern(problem, candidate.config, profile.calibration);
     check_fits_device(pattern, profile);
     SimulationOptions simulation;
     simulation.work_budget = options.work_budget;

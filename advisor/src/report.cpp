@@ -26,6 +26,10 @@ nlohmann::json candidate_to_json(const Candidate& candidate) {
                         {"spill_load_bytes", compiled->spill_load_bytes},
                         {"static_shared_bytes", compiled->static_shared_bytes}};
   }
+  if (candidate.time_band) {
+    json["time_band_us"] = {{"low", candidate.time_band->low_us}, {"high", candidate.time_band->high_us}};
+  }
+  json["tie_with_best"] = candidate.tie_with_best;
   return json;
 }
 
@@ -69,6 +73,13 @@ nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
       {"screening", simulation_to_json(suggestion.screening)},
       {"refinement", simulation_to_json(suggestion.refinement)},
       {"refined", suggestion.refined},
+      {"calibration", suggestion.calibration},
+      {"time_error_band", suggestion.time_error_band
+                              ? nlohmann::json{{"low_ratio", suggestion.time_error_band->low_ratio},
+                                               {"high_ratio", suggestion.time_error_band->high_ratio},
+                                               {"residuals", suggestion.time_error_band->residuals},
+                                               {"source", suggestion.time_error_band->source}}
+                              : nlohmann::json(nullptr)},
       {"elapsed_ms", suggestion.elapsed.count() * 1000.0},
       {"ranked", std::move(ranked)},
       {"worst", suggestion.worst ? candidate_to_json(*suggestion.worst) : nlohmann::json(nullptr)},

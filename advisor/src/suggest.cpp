@@ -14,6 +14,7 @@
 #include <map>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/device_pattern.hpp"
 
 namespace cachewise::advisor {
 
@@ -126,7 +127,7 @@ void admit(const ProblemSpec& problem, const Config& config, const DeviceProfile
            CandidatePool& pool) {
   auto reject = [&](RejectionStage stage, std::string message) { pool.rejected.push_back({stage, config, std::move(message)}); };
   try {
-    auto pattern = std::make_shared<const KernelPattern>(build_pattern(problem, config));
+    auto pattern = std::make_shared<const KernelPattern>(build_pattern(problem, config, profile.calibration));
     if (const auto problem_text = global_memory_problem(*pattern, profile)) return reject(RejectionStage::device_memory, *problem_text);
     try {
       check_fits_device(*pattern, profile);
@@ -212,6 +213,22 @@ bool ranks_before(const Candidate& a, const Candidate& b) {
 
 void rank_candidates(std::span<Candidate> candidates) { std::ranges::sort(candidates, ranks_before); }
 
+void mark_error_bands(Suggestion& suggestion, const DeviceProfile& profile, std::string_view family) {
+  const Calibration& calibration = profile.calibration;
+  suggestion.calibration = calibration.name;
+  suggestion.time_error_band = time_error_band(calibration, family);
+  auto mark = [&](Candidate& candidate) {
+    candidate.time_band = time_interval(calibration, family, candidate.prediction.time_us);
+  };
+  for (Candidate& candidate : suggestion.ranked) mark(candidate);
+  if (suggestion.worst) mark(*suggestion.worst);
+  if (suggestion.ranked.empty() || !suggestion.ranked.front().time_band) return;
+  const double best_high_us = suggestion.ranked.front().time_band->high_us;
+  for (std::size_t i = 1; i < suggestion.ranked.size(); ++i) {
+    suggestion.ranked[i].tie_with_best = suggestion.ranked[i].time_band->low_us <= best_high_us;
+  }
+}
+
 Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.top == 0) throw InputError("--top must be at least 1");
@@ -253,7 +270,9 @@ Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const Sug
   in_parallel(admitted.size(), options.threads,
               [&](std::size_t i) { admitted[i].candidate.prediction = admitted[i].predict(options.screening); });
   std::ranges::sort(admitted, [](const auto& a, const auto& b) { return ranks_before(a.candidate, b.candidate); });
-  const std::size_t refine = options.refined == 0 ? 0 : std::min(admitted.size(), std::max(options.refined, options.top));
+  const std::size_t refined = options.refined.value_or(
+      static_cast<std::size_t>(profile.calibration.screening_refined_candidates.value));
+  const std::size_t refine = refined == 0 ? 0 : std::min(admitted.size(), std::max(refined, options.top));
   in_parallel(refine, options.threads, [&](std::size_t i) {
     // An unsampled screening prediction is already exact: refining cannot change it.
     if (!admitted[i].candidate.prediction.sampled) return;
@@ -271,6 +290,7 @@ Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const Sug
   ranked.resize(std::min(ranked.size(), options.top));
   suggestion.ranked = std::move(ranked);
   explain_ranked(suggestion, all, profile);
+  mark_error_bands(suggestion, profile, problem.family);
   suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return suggestion;
 }
@@ -296,6 +316,7 @@ Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& pr
   suggestion.refined = 1;
   candidate.reason = explain_alone(candidate, profile);
   suggestion.ranked.push_back(std::move(candidate));
+  mark_error_bands(suggestion, profile, kAllFamiliesBand);
   suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return suggestion;
 }

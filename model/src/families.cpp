@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cachewise/model.hpp"
+#include "cachewise/device_pattern.hpp"
 #include "family_support.hpp"
 
 namespace cachewise {
@@ -25,7 +25,7 @@ void check_known_keys(const FamilyInfo& info, const Config& config) {
   }
 }
 
-using Builder = KernelPattern (*)(const ProblemSpec&, const Config&);
+using Builder = KernelPattern (*)(const ProblemSpec&, const Config&, const Calibration&);
 
 struct Family {
   FamilyInfo info;
@@ -81,12 +81,16 @@ void check_problem(const ProblemSpec& problem) {
   read_sizes(problem, reads("m"), reads("k"));
 }
 
-KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
   const Family& family = find_family(problem.family);
   check_known_keys(family.info, config);
-  KernelPattern pattern = family.build(problem, config);
+  KernelPattern pattern = family.build(problem, config, calibration);
   validate_pattern(pattern);
   return pattern;
+}
+
+KernelPattern build_pattern(const ProblemSpec& problem, const Config& config) {
+  return build_pattern(problem, config, default_calibration());
 }
 
 } // namespace cachewise

@@ -6,7 +6,7 @@
 
 namespace cachewise::family_detail {
 
-KernelPattern build_copy(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, false, false);
   const std::int64_t block = at_least(family, config, "block", 32);

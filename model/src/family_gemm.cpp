@@ -72,24 +72,18 @@ std::int64_t gemm_registers(DataType dtype, const GemmTiles& g) {
   return std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (g.tm * g.tn + g.tm + g.tn) * accumulator_words);
 }
 
-/// Instructions beyond the accesses and FMAs (smsp__inst_executed.sum on the H200, f32, 140
-/// configs of every compiled thread tile at n=512 and 1024, fitted within 1.7% on average,
-/// scripts/eval/fit_gemm_overhead.py docs/measurements/instructions; the two slightly negative
-/// inner-step fits set to 0): each tile element a thread loads costs 55 (the sweep cursor,
-/// the A-or-B choice, 64-bit addresses), a k-step 79, an inner-product step a few by thread
-/// tile. The other element types are assumed to cost as f32.
-double gemm_overhead_instructions(const GemmTiles& g, std::int64_t blocks) {
-  static constexpr std::array<double, 16> kInnerStepOverhead{1.4, 1.0, 0.8, 1.3, 0.5, 0.6, 0.0, 2.2,
-                                                             0.3, 0.0, 2.4, 8.7, 4.3, 4.4, 8.5, 15.8};
-  constexpr double kPerTileElementOverhead = 55.1;
-  constexpr double kPerKStepOverhead = 78.9;
-  const auto tile_index = compiled_tile_index(g.tm, g.tn);
-  const double inner_step_overhead = tile_index ? kInnerStepOverhead[*tile_index] : 0.0;
+/// Instructions beyond the accesses and FMAs, per warp: a cost per tile element a thread
+/// loads, per k-step and per inner-product step by thread tile (the calibration's fit of
+/// smsp__inst_executed.sum, docs/calibration.md). Other element types are assumed to cost as f32.
+double gemm_overhead_instructions(const GemmTiles& g, std::int64_t blocks, const Calibration& calibration) {
+  const GemmOverheadFit& fit = calibration.gemm_overhead;
+  const auto inner = fit.inner_step_instructions_by_thread_tile.find(std::to_string(g.tm) + "x" + std::to_string(g.tn));
+  const double inner_step_overhead = inner != fit.inner_step_instructions_by_thread_tile.end() ? inner->second : 0.0;
   const double warps = static_cast<double>(blocks) * static_cast<double>(g.threads) / 32.0;
   const double tile_elements_per_thread = static_cast<double>(g.bm * g.bk + g.bk * g.bn) / static_cast<double>(g.threads);
   return warps * static_cast<double>(g.K / g.bk) *
-         (static_cast<double>(g.bk) * inner_step_overhead + tile_elements_per_thread * kPerTileElementOverhead +
-          kPerKStepOverhead);
+         (static_cast<double>(g.bk) * inner_step_overhead + tile_elements_per_thread * fit.per_tile_element_instructions.value +
+          fit.per_k_step_instructions.value);
 }
 
 /// Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
@@ -137,7 +131,7 @@ Phase inner_product_phase(const GemmTiles& g) {
 
 } // namespace
 
-KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const GemmTiles g = read_gemm_tiles(family, config, sizes);
@@ -156,7 +150,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config) {
   pattern.registers_per_thread = gemm_registers(problem.dtype, g);
   pattern.loads_in_flight = kMoveBatch;
   pattern.store_burst = g.tm * g.tn; // the thread tile of C, once at the end
-  pattern.overhead_instructions = gemm_overhead_instructions(g, pattern.grid.count());
+  pattern.overhead_instructions = gemm_overhead_instructions(g, pattern.grid.count(), calibration);
 
   pattern.phases.push_back(tile_load_phase(g));
   pattern.phases.push_back(inner_product_phase(g));

@@ -205,7 +205,7 @@ void append_shared_tile_phases(KernelPattern& pattern, const Stencil2dLayout& s,
 
 } // namespace
 
-KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
   const Stencil2dLayout s = read_stencil2d_layout(family, config, sizes);

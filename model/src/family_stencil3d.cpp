@@ -163,7 +163,7 @@ void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
 
 } // namespace
 
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const Stencil3dLayout s = read_stencil3d_layout(family, config, sizes);

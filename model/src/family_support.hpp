@@ -120,10 +120,10 @@ inline std::int64_t read_x_vector(const std::string& family, const Config& confi
 
 // ----- the families' builders (one file each) -------------------------------------------
 
-KernelPattern build_copy(const ProblemSpec& problem, const Config& config);
-KernelPattern build_gemm(const ProblemSpec& problem, const Config& config);
-KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config);
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config);
-KernelPattern build_transpose(const ProblemSpec& problem, const Config& config);
+KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+KernelPattern build_transpose(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 
 } // namespace cachewise::family_detail

@@ -32,7 +32,7 @@ std::int64_t transpose_registers(int element_bytes, bool shared, std::int64_t co
 
 } // namespace
 
-KernelPattern build_transpose(const ProblemSpec& problem, const Config& config) {
+KernelPattern build_transpose(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, false);
   const std::int64_t smem = config.get("smem");

@@ -10,26 +10,29 @@ namespace cachewise {
 namespace detail {
 namespace {
 
-constexpr double kLaunchOverheadUs = 2.0;        // an empty kernel's duration, launch to completion
 constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
-constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM (sm_80 and later)
-constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
+constexpr double kFlopsPerWarpInstruction = 64.0;   // an FMA: 2 flops in each of 32 lanes
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
-constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
-// DRAM, L2 and L1 are stages of one streaming pipeline, so their times overlap almost fully:
-// with 4 here the H200's fastest memory-bound configs ran 13-26% faster than predicted, with
-// 16 within 5-11% (docs/model.md, "Calibration values and their sources").
-constexpr double kMemoryLevelsCombineExponent = 16.0;
-constexpr double kBlockLaunchCycles = 150.0;       // SM time to retire a block and start the next one
-constexpr double kBarrierCycles = 50.0;            // a __syncthreads drain between two phases
-// A round's loads queue behind the other warps' traffic: its latency under load, as a multiple
-// of the profile's idle latencies. Rounds that wait for DRAM: 3 (H200 ncu, stencil3d n=256
-// with one block per SM: the time beyond the DRAM term was 2-3x the idle chain). Rounds served
-// by L2 or L1: 2 (H200, gemm's L2-resident tiles: with 3 its times were 12-15% high, with 2
-// 4-7%; docs/model.md, "Calibration values and their sources").
-constexpr double kLoadedDramLatencyFactor = 3.0;
-constexpr double kLoadedCacheLatencyFactor = 2.0;
+// The fitted constants (soft-maximum exponents, loaded-latency factors, block and barrier
+// cycles, launch overhead) are the profile's calibration: docs/calibration.md.
+
+/// The device's FP32 throughput and issue slots, from its compute capability.
+struct SmThroughput {
+  double flops_per_cycle = 0;
+  double warp_instructions_per_cycle = 0;
+};
+
+SmThroughput sm_throughput(const DeviceProfile& profile) {
+  const int major = profile.device.compute_capability_major;
+  const int minor = profile.device.compute_capability_minor;
+  const SmThroughput throughput{f32_flops_per_sm_cycle(major, minor), static_cast<double>(warp_schedulers_per_sm(major, minor))};
+  if (throughput.flops_per_cycle <= 0 || throughput.warp_instructions_per_cycle <= 0) {
+    throw InputError("profile.device.compute_capability: no known FP32 throughput or scheduler count for " +
+                     std::to_string(major) + "." + std::to_string(minor));
+  }
+  return throughput;
+}
 
 double bytes_per_us(double gb_per_s) { return gb_per_s * 1.0e3; }
 
@@ -42,7 +45,7 @@ double memory_warp_instructions(const SimulationRun& run) {
 
 /// Soft maximum: close to the largest term when one dominates, and still growing with the
 /// others, so every term moves the estimate in the right direction (the ranking needs that).
-double combine(const std::map<std::string, double, std::less<>>& terms, double exponent = kCombineExponent) {
+double combine(const std::map<std::string, double, std::less<>>& terms, double exponent) {
   double sum = 0;
   for (const auto& [name, value] : terms) sum += std::pow(value, exponent);
   return std::pow(sum, 1.0 / exponent);
@@ -66,13 +69,14 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
   return cycles;
 }
 
-/// That chain (`idle_cycles`) under load: rounds that wait for DRAM at kLoadedDramLatencyFactor,
-/// the rest (L2 and L1 hits, the shared-load latency) at kLoadedCacheLatencyFactor.
-double loaded_block_latency_cycles(const SimulationRun& run, double idle_cycles) {
+/// That chain (`idle_cycles`) under load: rounds that wait for DRAM at the calibration's loaded
+/// DRAM latency factor, the rest (L2 and L1 hits, the shared-load latency) at its cache factor.
+double loaded_block_latency_cycles(const SimulationRun& run, const Calibration& calibration, double idle_cycles) {
   const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
   double dram_cycles = 0;
   for (const PhaseCounts& phase : run.phases) dram_cycles += phase.dram_round_latency_cycles / warps;
-  return kLoadedDramLatencyFactor * dram_cycles + kLoadedCacheLatencyFactor * (idle_cycles - dram_cycles);
+  return calibration.loaded_dram_latency_factor.value * dram_cycles +
+         calibration.loaded_cache_latency_factor.value * (idle_cycles - dram_cycles);
 }
 
 /// A measured slowdown curve at x: linear in log2(x) between the measured points, the largest
@@ -187,12 +191,15 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   const double conflicts = t.shared_load_wavefronts + t.shared_store_wavefronts - ideal;
   terms.shared_us = (ideal + conflicts * extra_cycles) / (sm_count * clock_mhz);
 
-  terms.compute_us = facts.flops / (kF32FlopsPerSmCycle * sm_count * clock_mhz);
+  const SmThroughput throughput = sm_throughput(profile);
+  terms.compute_us = facts.flops / (throughput.flops_per_cycle * sm_count * clock_mhz);
   terms.issue_us = (memory_warp_instructions(run) + facts.overhead_instructions) /
-                   (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
+                   (throughput.warp_instructions_per_cycle * sm_count * clock_mhz);
   double phase_runs = 0;
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
-  terms.blocks_us = static_cast<double>(run.total_blocks) * (kBlockLaunchCycles + (phase_runs - 1.0) * kBarrierCycles) /
+  const Calibration& calibration = profile.calibration;
+  terms.blocks_us = static_cast<double>(run.total_blocks) *
+                    (calibration.block_launch_cycles.value + (phase_runs - 1.0) * calibration.barrier_cycles.value) /
                     (sm_count * clock_mhz);
   return terms;
 }
@@ -239,7 +246,8 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   const double total_blocks = static_cast<double>(run.total_blocks);
   const double chain_cycles = block_latency_cycles(run, profile);
   const double chain_us = chain_cycles / clock_mhz;
-  const double loaded_chain_us = loaded_block_latency_cycles(run, chain_cycles) / clock_mhz;
+  const Calibration& calibration = profile.calibration;
+  const double loaded_chain_us = loaded_block_latency_cycles(run, calibration, chain_cycles) / clock_mhz;
   // A block that stages through shared memory waits at its barrier for every load of a round,
   // under load: on the SM side its chain is the loaded one (as on the memory side).
   const bool staged = std::any_of(run.phases.begin(), run.phases.end(),
@@ -268,13 +276,14 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
     // latency chain and barriers stall the very warps that would issue them (docs/model.md).
     wave["sm"] = sm_chain_us + wave.at("blocks") +
-                 combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}});
+                 combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}},
+                         calibration.combine_exponent.value);
     wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}},
-                             kMemoryLevelsCombineExponent) +
+                             calibration.memory_levels_combine_exponent.value) +
                      wave.at("exposed_latency");
     const std::map<std::string, double, std::less<>> overlapped{{"memory", wave.at("memory")}, {"sm", wave.at("sm")}};
     const auto repeats = static_cast<double>(count);
-    estimate.time_us += combine(overlapped) * repeats;
+    estimate.time_us += combine(overlapped, calibration.combine_exponent.value) * repeats;
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };
@@ -286,8 +295,8 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   add_wave(wave_blocks, run.total_blocks / wave_blocks);
   add_wave(run.total_blocks % wave_blocks, 1);
   estimate.bottleneck = dominant_term(estimate.terms_us);
-  estimate.terms_us["launch"] = kLaunchOverheadUs;
-  estimate.time_us += kLaunchOverheadUs;
+  estimate.terms_us["launch"] = calibration.launch_overhead_us.value;
+  estimate.time_us += calibration.launch_overhead_us.value;
   return estimate;
 }
 

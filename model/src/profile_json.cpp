@@ -491,6 +491,7 @@ DeviceProfile profile_from_json(const json& document) {
   profile.shared_memory = read_shared(root.object("shared_memory"));
   if (root.has("tlb")) profile.tlb = read_tlb(root.object("tlb"));
   profile.curves = read_curves(root);
+  if (root.has("calibration")) profile.calibration = calibration_from_json(root.required("calibration"), root.at("calibration"));
   return profile;
 }
 
@@ -503,6 +504,7 @@ json profile_to_json(const DeviceProfile& profile) {
            {"shared_memory", write_shared(profile.shared_memory)},
            {"tlb", write_tlb(profile.tlb)}};
   if (!profile.curves.empty()) out["curves"] = write_curves(profile.curves);
+  if (profile.calibration != default_calibration()) out["calibration"] = calibration_to_json(profile.calibration);
   return out;
 }
 

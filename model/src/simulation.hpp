@@ -66,13 +66,19 @@ struct StoredLine {
   friend auto operator<=>(const StoredLine&, const StoredLine&) = default;
 };
 
-/// Adds one wave's stores to `runs`: each warp's runs of consecutive lines; a run is compact
-/// when the lines written by the blocks within kRunNeighbourBlocks of its block in dispatch
-/// order (its own included) continue it to kCompactRunFactor times its length, or when another
-/// of those blocks writes one of its lines too (they fill a 1-D output together), spread otherwise.
-void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs);
-inline constexpr std::int64_t kRunNeighbourBlocks = 8;
-inline constexpr std::int64_t kCompactRunFactor = 4;
+/// When a warp's run of stored lines counts as compact (the profile's calibration): the lines
+/// written by the blocks within `neighbour_blocks` of its block in dispatch order (its own
+/// included) continue it to `compact_factor` times its length, or another of those blocks
+/// writes one of its lines too (they fill a 1-D output together).
+struct WriteRunRule {
+  std::int64_t neighbour_blocks = 0;
+  std::int64_t compact_factor = 1;
+};
+WriteRunRule write_run_rule(const Calibration& calibration);
+
+/// Adds one wave's stores to `runs`: each warp's runs of consecutive lines, spread unless
+/// `rule` calls them compact.
+void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, WriteRuns& runs);
 
 struct SimulationRun {
   TrafficCounts traffic;

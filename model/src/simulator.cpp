@@ -51,6 +51,7 @@ struct SamplePlan {
   std::int64_t last_block = 0;
   std::int64_t budget_blocks = 1;   ///< blocks whose work is one budget
   double block_footprint_bytes = 0; ///< bytes one block reads from DRAM cold, plus its stores
+  WriteRunRule write_run_rule;      ///< the profile calibration's, for the write-run tally
 };
 
 /// Runs blocks [begin, end) as one wave (SM = position in the wave); `write_runs`: where the
@@ -67,7 +68,7 @@ void run_wave(const SimulatedKernel& kernel, const SamplePlan& plan, WaveExecuto
   }
   std::vector<StoredLine> stored;
   executor.run_wave(blocks, counts, write_runs != nullptr ? &stored : nullptr);
-  if (write_runs != nullptr) tally_write_runs(std::move(stored), *write_runs);
+  if (write_runs != nullptr) tally_write_runs(std::move(stored), plan.write_run_rule, *write_runs);
 }
 
 /// The simulated SMs, the wave and the most blocks the sample may take, before any block runs.
@@ -81,6 +82,7 @@ SamplePlan plan_waves(SimulatedKernel& kernel, const DeviceProfile& profile, con
   }
   SamplePlan plan;
   plan.total_blocks = kernel.grid().count();
+  plan.write_run_rule = write_run_rule(profile.calibration);
   const std::int64_t device_sm_count = profile.device.sm_count;
   plan.sm_count =
       options.simulated_sm_count > 0 ? std::min<std::int64_t>(device_sm_count, options.simulated_sm_count) : device_sm_count;

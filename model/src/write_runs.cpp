@@ -7,7 +7,12 @@
 
 namespace cachewise::detail {
 
-void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
+WriteRunRule write_run_rule(const Calibration& calibration) {
+  return {static_cast<std::int64_t>(calibration.write_run_neighbour_blocks.value),
+          static_cast<std::int64_t>(calibration.write_run_compact_factor.value)};
+}
+
+void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, WriteRuns& runs) {
   // By warp, then line: each warp's runs. By line: who else wrote a line.
   std::sort(stored.begin(), stored.end(), [](const StoredLine& a, const StoredLine& b) {
     if (a.block_slot != b.block_slot) return a.block_slot < b.block_slot;
@@ -18,14 +23,14 @@ void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
   std::sort(by_line.begin(), by_line.end(), [](const StoredLine& a, const StoredLine& b) {
     return a.line != b.line ? a.line < b.line : a.block_slot < b.block_slot;
   });
-  // Whether a block within kRunNeighbourBlocks of `slot` in dispatch order wrote `line` (with
+  // Whether a block within rule.neighbour_blocks of `slot` in dispatch order wrote `line` (with
   // `others_only`, a block other than slot's own).
   auto written_near = [&](std::uint64_t line, std::uint32_t slot, bool others_only = false) {
     const auto first = std::lower_bound(by_line.begin(), by_line.end(), line,
                                         [](const StoredLine& entry, std::uint64_t value) { return entry.line < value; });
     for (auto it = first; it != by_line.end() && it->line == line; ++it) {
       const std::int64_t distance = static_cast<std::int64_t>(it->block_slot) - static_cast<std::int64_t>(slot);
-      if (std::abs(distance) <= kRunNeighbourBlocks && !(others_only && distance == 0)) return true;
+      if (std::abs(distance) <= rule.neighbour_blocks && !(others_only && distance == 0)) return true;
     }
     return false;
   };
@@ -37,7 +42,7 @@ void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
     }
     const std::uint32_t slot = stored[begin].block_slot;
     const auto length = static_cast<std::int64_t>(end - begin);
-    const std::int64_t wanted = kCompactRunFactor * length;
+    const std::int64_t wanted = rule.compact_factor * length;
     std::int64_t merged = length;
     for (std::uint64_t line = stored[begin].line; merged < wanted && line > 0 && written_near(line - 1, slot); --line) ++merged;
     for (std::uint64_t line = stored[end - 1].line; merged < wanted && written_near(line + 1, slot); ++line) ++merged;

@@ -36,7 +36,7 @@ TEST_P(ScreeningRanks, ScreenedShortlistHoldsTheBestThreeAndThePickIsTheBest) {
   SuggestOptions screening_only;
   screening_only.fixed = full.fixed;
   screening_only.refined = 0;
-  screening_only.top = SuggestOptions{}.refined;
+  screening_only.top = static_cast<std::size_t>(profile.calibration.screening_refined_candidates.value);
   const Suggestion screened = suggest(c.problem, profile, screening_only);
   for (std::size_t rank = 0; rank < 3 && rank < reference.ranked.size(); ++rank) {
     const double target_us = reference.ranked[rank].prediction.time_us;

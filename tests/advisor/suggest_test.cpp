@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cachewise/advisor.hpp"
 
@@ -163,6 +164,53 @@ TEST(SuggestWithModel, PadOneRemovesTheColumnReadConflict) {
   EXPECT_DOUBLE_EQ(best.shared_load_ways.value(), 1.0);
   EXPECT_NE(s.ranked[0].reason.find("32-way bank conflict"), std::string::npos) << s.ranked[0].reason;
   EXPECT_EQ(s.feasible, 5); // smem=0 with pad=0, smem=1 with four pads
+}
+
+} // namespace
+} // namespace cachewise::advisor
+
+namespace cachewise::advisor {
+namespace {
+
+TEST(Suggest, CandidatesWhoseBandReachesTheBestsAreTies) {
+  // Predicted time = threads per block; the transpose band says measured / predicted lies in
+  // [0.5, 1.1]. The best (32 threads) reaches 35.2 us; 64 threads reach down to 32 us (a tie),
+  // 128 threads to 64 us (not one).
+  DeviceProfile profile = example_profile();
+  profile.calibration.time_error_bands["transpose"] = {0.5, 1.1, 10, "test"};
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  options.predictor = ThreadCountPredictor{};
+  options.top = 100;
+  const Suggestion s = suggest({"transpose", 1024}, profile, options);
+  EXPECT_EQ(s.calibration, "example-h200-run21");
+  ASSERT_TRUE(s.time_error_band.has_value());
+  const Candidate& best = s.ranked.front();
+  ASSERT_EQ(best.threads_per_block, 32);
+  EXPECT_DOUBLE_EQ(best.time_band->low_us, 16.0);
+  EXPECT_DOUBLE_EQ(best.time_band->high_us, 35.2);
+  EXPECT_FALSE(best.tie_with_best);
+  for (const Candidate& candidate : s.ranked) {
+    if (candidate.threads_per_block == 64) EXPECT_TRUE(candidate.tie_with_best) << candidate.config.to_string();
+    if (candidate.threads_per_block >= 128) EXPECT_FALSE(candidate.tie_with_best) << candidate.config.to_string();
+  }
+  const nlohmann::json json = suggestion_to_json(s);
+  EXPECT_EQ(json.at("calibration"), "example-h200-run21");
+  EXPECT_DOUBLE_EQ(json.at("ranked")[0].at("time_band_us").at("high").get<double>(), 35.2);
+}
+
+TEST(Suggest, WithoutABandNothingIsATie) {
+  DeviceProfile profile = example_profile();
+  profile.calibration.time_error_bands.clear();
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  options.predictor = ThreadCountPredictor{};
+  options.top = 100;
+  const Suggestion s = suggest({"transpose", 1024}, profile, options);
+  for (const Candidate& candidate : s.ranked) {
+    EXPECT_FALSE(candidate.time_band.has_value());
+    EXPECT_FALSE(candidate.tie_with_best);
+  }
 }
 
 } // namespace

@@ -5,26 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/model.hpp"
+#include "example_profile_json.hpp"
 
 namespace cachewise {
 namespace {
 
 using nlohmann::json;
 
-json example_json() {
-  std::ifstream in(CACHEWISE_EXAMPLE_PROFILE);
-  return json::parse(in);
-}
-
-/// Expects profile_from_json to reject `document` with exactly `message`.
-void expect_rejected(const json& document, const std::string& message) {
-  try {
-    profile_from_json(document);
-    FAIL() << "accepted, expected: " << message;
-  } catch (const InputError& error) {
-    EXPECT_EQ(error.what(), message);
-  }
-}
+using testing_support::example_json;
+using testing_support::expect_rejected;
 
 TEST(Profile, ExampleLoadsWithItsValues) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/model.hpp"
+#include "cachewise/device_pattern.hpp"
 
 namespace cachewise {
 namespace {
@@ -13,7 +13,8 @@ namespace {
 Prediction predict(const ProblemSpec& problem, const std::string& config, std::int64_t work_budget) {
   SimulationOptions options;
   options.work_budget = work_budget;
-  return simulate(build_pattern(problem, Config::parse(config)), load_profile(CACHEWISE_EXAMPLE_PROFILE), options);
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  return simulate(build_pattern(problem, Config::parse(config), profile.calibration), profile, options);
 }
 
 void expect_close(const Prediction& sampled, const Prediction& full) {
@@ -229,7 +230,10 @@ TEST(TimeEstimate, GemmTileLoadsCostTheirMeasuredInstructions) {
   // tile element a thread loads 55.1, per inner-product step 0.6 for a 2x2 thread tile.
   // n=512, 64x32x32 tiles, 2x2 threads: 512 threads (16 warps) per block, 128 blocks, 16
   // k-steps, each thread loading (64x32 + 32x32) / 512 = 6 tile elements per k-step.
-  const KernelPattern gemm = build_pattern({"gemm", 512}, Config::parse("bm=64,bn=32,bk=32,tm=2,tn=2,pad=1"));
+  // The example profile carries the H200 calibration (docs/calibration.md).
+  const Calibration fit = load_profile(CACHEWISE_EXAMPLE_PROFILE).calibration;
+  ASSERT_EQ(fit.gemm_overhead.per_tile_element_instructions.value, 55.1);
+  const KernelPattern gemm = build_pattern({"gemm", 512}, Config::parse("bm=64,bn=32,bk=32,tm=2,tn=2,pad=1"), fit);
   const double per_warp = 16 * (32 * 0.6 + 6 * 55.1 + 78.9);
   EXPECT_NEAR(gemm.overhead_instructions, 128 * 16 * per_warp, 1e-6 * gemm.overhead_instructions);
   // Larger block tiles load fewer elements per FMA: 64x128 with 8x2 threads issues fewer

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/model.hpp"
+#include "cachewise/device_pattern.hpp"
 
 namespace cachewise {
 namespace {
@@ -46,7 +46,7 @@ TEST(Screening, InstructionCountsAndTimeWithinStatedBounds) {
       {{"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 0.55},
   };
   for (const Case& c : cases) {
-    const KernelPattern pattern = build_pattern(c.problem, Config::parse(c.config));
+    const KernelPattern pattern = build_pattern(c.problem, Config::parse(c.config), profile.calibration);
     const Prediction screened = simulate(pattern, profile, kScreening);
     const Prediction exact = simulate(pattern, profile, SimulationOptions{.work_budget = 0});
     EXPECT_TRUE(screened.sampled) << c.config;

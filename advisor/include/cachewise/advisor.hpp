@@ -39,9 +39,8 @@ struct SuggestOptions {
   /// (docs/advisor.md: its near-ties are reordered, so the refined set is generous).
   SimulationOptions screening{.work_budget = std::int64_t{1} << 13, .simulated_sm_count = 4};
   SimulationOptions refinement{};
-  /// 32: with 16, stencil3d n=512 on the H200 profile lost its best 8-plane chunks from the
-  /// shortlist once the model's samples saw the layer below (screening reorders them).
-  std::size_t refined = 32;
+  /// Unset: the profile calibration's screening_refined_candidates (docs/calibration.md).
+  std::optional<std::size_t> refined;
   /// Candidates are predicted on this many threads (0: one per hardware thread); the
   /// predictor must then be safe to call concurrently (model simulate is).
   std::size_t threads = 0;
@@ -80,6 +79,11 @@ struct Candidate {
   Prediction prediction;
   std::string reason; ///< one line naming the mechanism, from the numbers
   std::optional<CompilerResources> compiled; ///< user kernels only
+  /// The predicted time's error band (the profile calibration's, docs/calibration.md); none
+  /// when the calibration has no band.
+  std::optional<TimeInterval> time_band;
+  /// Not the best, but its band overlaps the best's: the model cannot tell them apart; measure.
+  bool tie_with_best = false;
 };
 
 /// Where a config was rejected, in check order: build_pattern's family rules, the global
@@ -107,6 +111,8 @@ struct Suggestion {
   SimulationOptions screening;            ///< what every candidate was predicted with
   SimulationOptions refinement;           ///< what the best `refined` were predicted with again
   std::int64_t refined = 0;
+  std::string calibration;                     ///< the profile calibration's name ("defaults" without one)
+  std::optional<TimeErrorBand> time_error_band; ///< the band applied to every candidate, if any
   std::chrono::duration<double> elapsed{};
 };
 
@@ -151,6 +157,10 @@ void in_parallel(std::size_t count, std::size_t threads, const std::function<voi
 /// Predicts and explains one custom pattern (from --pattern-file).
 Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile,
                            const SuggestOptions& options = {});
+
+/// Sets the calibration's name, and each candidate's band and tie flag, from `profile`'s
+/// calibration: the band of `family` (kAllFamiliesBand for a custom pattern).
+void mark_error_bands(Suggestion& suggestion, const DeviceProfile& profile, std::string_view family);
 
 /// Orders candidates best first (see suggest()).
 bool ranks_before(const Candidate& a, const Candidate& b);

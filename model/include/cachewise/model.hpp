@@ -4,6 +4,8 @@
 // Plain C++20: nothing here needs CUDA at build or run time.
 #pragma once
 
+#include "cachewise/calibration.hpp"
+#include "cachewise/device_pattern.hpp"
 #include "cachewise/errors.hpp"
 #include "cachewise/families.hpp"
 #include "cachewise/occupancy.hpp"

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "cachewise/calibration.hpp"
 #include "cachewise/errors.hpp"
 
 namespace cachewise {
@@ -185,6 +186,7 @@ struct DeviceProfile {
   SharedMemoryProfile shared_memory;
   TlbProfile tlb;
   std::vector<Curve> curves; ///< curves embedded in the profile itself
+  Calibration calibration;   ///< the time model's fitted constants (docs/calibration.md)
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };
 
