@@ -11,7 +11,6 @@ namespace detail {
 namespace {
 
 constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
-constexpr double kFlopsPerWarpInstruction = 64.0;   // an FMA: 2 flops in each of 32 lanes
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 // The fitted constants (soft-maximum exponents, loaded-latency factors, block and barrier
