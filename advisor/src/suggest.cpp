@@ -290,7 +290,9 @@ Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const Sug
   ranked.resize(std::min(ranked.size(), options.top));
   suggestion.ranked = std::move(ranked);
   explain_ranked(suggestion, all, profile);
-  mark_error_bands(suggestion, profile, problem.family);
+  // A built-in family's problem has its sizes; a compiled user kernel's has none: the band
+  // over every family's held-out residuals.
+  mark_error_bands(suggestion, profile, pool.problem.n > 0 ? std::string_view(pool.problem.family) : kAllFamiliesBand);
   suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return suggestion;
 }
