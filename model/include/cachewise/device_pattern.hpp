@@ -2,8 +2,7 @@
 // instruction overhead the device profile's calibration fitted (gemm's, docs/calibration.md).
 #pragma once
 
-#include "cachewise/calibration.hpp"
-#include "cachewise/families.hpp"
+#include "cachewise/model.hpp"
 
 namespace cachewise {
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include "cachewise/calibration.hpp"
-#include "cachewise/device_pattern.hpp"
 #include "cachewise/errors.hpp"
 #include "cachewise/families.hpp"
 #include "cachewise/occupancy.hpp"
