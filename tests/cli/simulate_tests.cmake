@@ -37,7 +37,7 @@ cachewise_cli_test(simulate_spread_writes EXIT 0
 
 # The JSON says what was predicted: version, pattern, config and profile beside the prediction.
 cachewise_cli_test(simulate_json_self_describing EXIT 0
-  STDOUT "\"cachewise_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\",\n *\"config\": \"block_x=32,block_y=8,smem=0,tile=32\",.*\"pattern\": \\{\n *\"dtype\": \"f32\",\n *\"family\": \"transpose\",\n *\"k\": 0,\n *\"m\": 0,\n *\"n\": 256\n *\},\n *\"profile\": \\{\n *\"device\": \"Example Hopper GPU\",.*\"source\": \"--profile\""
+  STDOUT "\"cachewise_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\",\n *\"calibration\": \"[a-z0-9-]+\",\n *\"config\": \"block_x=32,block_y=8,smem=0,tile=32\",.*\"pattern\": \\{\n *\"dtype\": \"f32\",\n *\"family\": \"transpose\",\n *\"k\": 0,\n *\"m\": 0,\n *\"n\": 256\n *\},\n *\"profile\": \\{\n *\"device\": \"Example Hopper GPU\",.*\"source\": \"--profile\""
   ARGS simulate --pattern transpose --n 256 --config smem=0,tile=32,block_x=32,block_y=8 --profile ${cachewise_example_profile} --json)
 # Sampled (n=4096 with the default work budget): counts are whole numbers scaled from the
 # sample, and the JSON says so with the factor.

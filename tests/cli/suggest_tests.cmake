@@ -93,7 +93,7 @@ cachewise_cli_test(suggest_json_self_describing EXIT 0
 # (32 + 1) / 2 = 16.5 sectors per load request; y's store is 32 consecutive floats, 4 sectors.
 # 4096 rows / 128 threads = 32 blocks on the H200's 132 SMs.
 cachewise_cli_test(suggest_readme_matvec EXIT 0
-  STDOUT "\n1  matvec_row_per_thread +[0-9.]+ +[0-9]+ +16\\.5/4\\.0 +-/- .*\\(32 blocks on 132 SMs: 100 SMs idle\\)\n"
+  STDOUT "\n1  matvec_row_per_thread +[0-9.]+ \\([0-9.]+-[0-9.]+\\) +[0-9]+ +16\\.5/4\\.0 +-/- .*\\(32 blocks on 132 SMs: 100 SMs idle\\)\n"
   STDERR "^advisor: warning: 32 blocks on 132 SMs: 100 SMs idle\n$"
   ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/matvec-row-per-thread.json
        --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json)
