@@ -12,6 +12,8 @@ namespace {
 
 /// A warp that runs longer than this is taken to loop forever.
 constexpr std::int64_t kMaxWarpInstructions = 50'000'000;
+/// A block's trace is held in memory at once (280 bytes a step): past this, too long to trace.
+constexpr std::size_t kMaxBlockSteps = std::size_t{1} << 21;
 
 struct Frame {
   std::int32_t pc = 0;
@@ -274,7 +276,8 @@ void throw_data_dependent(const Program& program, std::int32_t pc, const std::st
   throw InputError(message);
 }
 
-std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace) {
+std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
+                      std::size_t steps_before) {
   WarpState warp(program, trace);
   warp.warp_index = static_cast<std::int32_t>(warp_index);
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
@@ -295,6 +298,8 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
     const Instr& instr = program.code[static_cast<std::size_t>(frame.pc)];
     if (++executed > kMaxWarpInstructions)
       throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
+    if (trace.steps.size() + steps_before > kMaxBlockSteps)
+      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace");
     wait_for_loads(warp, instr, active);
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
