@@ -81,7 +81,7 @@ Instr Lowering::lower(std::int32_t pc) {
   else if (lower_float(instruction, instr)) {}
   else if (name == "bra" || name == "ret" || name == "exit" || name == "bar" || name == "barrier" || name == "shfl" ||
            name == "vote" || name == "membar" || name == "fence" || name == "prefetch" || name == "prefetchu" ||
-           name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" || name == "createpolicy")
+           name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" || name == "createpolicy" || name == "cp")
     lower_control(instruction, instr);
   else lower_arithmetic(instruction, instr);
   return instr;
@@ -256,12 +256,36 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
     if (operands.size() < 2) fail("missing operands");
     destinations(operands[0], instr);
     sources(operands, 1, instr);
+  } else if (name == "cp") {
+    lower_async_copy(instruction, instr);
   } else if (name == "call") {
     fail("calls to functions that were not inlined are not supported");
   } else if (name == "createpolicy") {
     instr.op = Op::data; // a cache-policy word: opaque
     destinations(operands.at(0), instr);
   } // membar, fence, prefetch, griddepcontrol, nanosleep: no access, no value (Op::nop)
+}
+
+/// cp.async.{ca,cg}.shared.global [shared], [global], cp-size{, src-size}: a global load into
+/// shared memory that the warp waits for at cp.async.wait_group / wait_all.
+void Lowering::lower_async_copy(const PtxInstruction& instruction, Instr& instr) const {
+  const std::vector<std::string>& opcode = instruction.opcode;
+  if (!has(opcode, "async") || has(opcode, "bulk")) fail("unsupported instruction '" + instruction.text.substr(0, instruction.text.find(' ')) + "'");
+  if (has(opcode, "commit_group")) return;
+  if (has(opcode, "wait_group") || has(opcode, "wait_all")) {
+    instr.op = Op::async_wait;
+    return;
+  }
+  const std::vector<PtxOperand>& operands = instruction.operands;
+  if (operands.size() < 3 || operands[2].kind != PtxOperand::Kind::imm_int) fail("cp.async needs [shared], [global], size");
+  const std::int64_t bytes = operands[2].imm;
+  if (bytes != 4 && bytes != 8 && bytes != 16) fail("cp.async copies 4, 8 or 16 bytes");
+  instr.op = Op::async_copy;
+  instr.space = TraceSpace::shared;
+  instr.element_bytes = static_cast<std::uint8_t>(bytes);
+  instr.address = address(operands[0], nullptr);
+  instr.source_address = address(operands[1], nullptr);
+  instr.pending = true;
 }
 
 } // namespace cachewise::frontend

@@ -18,6 +18,7 @@ enum class Op : std::uint8_t {
   mov, add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, shl, shr, bit_and, bit_or, bit_xor,
   bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, selp, setp, cvt,
   to_generic, from_generic, data, load, store, atomic, barrier, branch, exit, shfl, vote, activemask, nop,
+  async_copy, async_wait, ///< cp.async (a global load into shared memory) and cp.async.wait_group / wait_all
 };
 
 enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -68,6 +69,7 @@ struct Instr {
   std::uint8_t vector = 1;
   std::uint8_t element_bytes = 4;
   Address address;
+  Address source_address; ///< cp.async's global source (`address` is its shared destination)
   // control
   std::int32_t target = -1;   ///< branch target
   std::int32_t reconverge = -1; ///< where a divergent branch's paths meet (its immediate post-dominator)

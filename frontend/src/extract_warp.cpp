@@ -41,14 +41,8 @@ std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32
   return lanes;
 }
 
-/// Emits a wait step when the instruction reads a register a load in flight still writes.
-void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
-  if (warp.pending_registers.empty()) return;
-  bool waits = instr.guard >= 0 && warp.pending[static_cast<std::size_t>(instr.guard)];
-  waits = waits || (instr.address.reg >= 0 && warp.pending[static_cast<std::size_t>(instr.address.reg)]);
-  for (int i = 0; i < instr.src_count && !waits; ++i)
-    waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
-  if (!waits) return;
+/// A wait step: the warp waits for every load it has in flight.
+void close_round(WarpState& warp, const Instr& instr, std::uint32_t active) {
   TraceStep& step = warp.trace.steps.emplace_back();
   step.kind = TraceStep::Kind::wait_loads;
   step.active_mask = active;
@@ -57,6 +51,16 @@ void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
   warp.loads_in_flight = 0;
   for (std::int32_t reg : warp.pending_registers) warp.pending[static_cast<std::size_t>(reg)] = 0;
   warp.pending_registers.clear();
+}
+
+/// Emits a wait step when the instruction reads a register a load in flight still writes.
+void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
+  if (warp.pending_registers.empty()) return;
+  bool waits = instr.guard >= 0 && warp.pending[static_cast<std::size_t>(instr.guard)];
+  waits = waits || (instr.address.reg >= 0 && warp.pending[static_cast<std::size_t>(instr.address.reg)]);
+  for (int i = 0; i < instr.src_count && !waits; ++i)
+    waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
+  if (waits) close_round(warp, instr, active);
 }
 
 [[noreturn]] void fail_access(const Program& program, const Instr& instr, const std::string& message) {
@@ -146,6 +150,21 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     }
   }
   if (instr.dst_count > 0 && space != TraceSpace::shared) ++warp.loads_in_flight;
+}
+
+/// cp.async: a global load step at the source and a shared store step at the destination.
+void execute_async_copy(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  Instr load = instr;
+  load.op = Op::load;
+  load.space = TraceSpace::global;
+  load.address = instr.source_address;
+  load.dst_count = 0;
+  Instr store = instr;
+  store.op = Op::store;
+  store.space = TraceSpace::shared;
+  execute_access(warp, load, mask);
+  execute_access(warp, store, mask);
+  ++warp.loads_in_flight;
 }
 
 /// shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask: PTX's lane arithmetic.
@@ -304,7 +323,8 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
     const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
-                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote;
+                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
+                         instr.op == Op::async_copy;
     if (guard_data && decides) throw_data_dependent(program, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
     trace.warp_instructions += 1;
     switch (instr.op) {
@@ -322,6 +342,12 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
       if (mask) execute_access(warp, instr, mask);
       break;
     case Op::shfl: execute_shuffle(warp, instr, mask); break;
+    case Op::async_copy:
+      if (mask) execute_async_copy(warp, instr, mask);
+      break;
+    case Op::async_wait:
+      if (warp.loads_in_flight > 0) close_round(warp, instr, active);
+      break;
     case Op::vote: execute_vote(warp, instr, mask); break;
     default:
       execute_alu(warp, instr, mask, active);

@@ -24,6 +24,7 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(vectors vectors.cu)
   cachewise_test_ptx(spmv spmv.cu)
   cachewise_test_ptx(control control.cu)
+  cachewise_test_ptx(async_copy async_copy.cu)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp
@@ -31,7 +32,8 @@ if(CACHEWISE_NVCC)
     extract_conv2d_test.cpp
     extract_vector_test.cpp
     extract_reject_test.cpp
-    extract_control_test.cpp)
+    extract_control_test.cpp
+    extract_async_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
 else()
