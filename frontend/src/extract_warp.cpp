@@ -43,7 +43,7 @@ std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32
 
 /// A wait step: the warp waits for every load it has in flight.
 void close_round(WarpState& warp, const Instr& instr, std::uint32_t active) {
-  TraceStep& step = warp.trace.steps.emplace_back();
+  TraceStep& step = warp.trace->steps.emplace_back();
   step.kind = TraceStep::Kind::wait_loads;
   step.active_mask = active;
   step.instruction = instr.source;
@@ -125,7 +125,7 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
     throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
-  TraceStep& step = warp.trace.steps.emplace_back(); // built in place: a step is 280 bytes
+  TraceStep& step = warp.trace->steps.emplace_back(); // built in place: a step is 280 bytes
   step.kind = TraceStep::Kind::access;
   step.space = instr.space;
   step.op = instr.op == Op::store ? TraceOp::store : instr.op == Op::atomic ? TraceOp::atomic : TraceOp::load;
@@ -295,10 +295,10 @@ void throw_data_dependent(const Program& program, std::int32_t pc, const std::st
   throw InputError(message);
 }
 
-std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
+std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
                       std::size_t steps_before) {
-  WarpState warp(program, trace);
-  warp.warp_index = static_cast<std::int32_t>(warp_index);
+  const Program& program = warp.program;
+  warp.start(trace, static_cast<std::int32_t>(warp_index));
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
   const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
   initialize_specials(warp, block_index, warp_index);
