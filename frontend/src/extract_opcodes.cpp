@@ -50,6 +50,7 @@ const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
       {"xor", Op::bit_xor}, {"not", Op::bit_not}, {"cnot", Op::cnot}, {"neg", Op::neg}, {"abs", Op::abs}, {"min", Op::min},
       {"max", Op::max}, {"div", Op::div}, {"rem", Op::rem}, {"popc", Op::popc}, {"clz", Op::clz}, {"brev", Op::brev},
       {"bfe", Op::bfe}, {"bfi", Op::bfi}, {"lop3", Op::lop3}, {"selp", Op::selp}, {"activemask", Op::activemask},
+      {"mul24", Op::mul24}, {"mad24", Op::mad24}, {"sad", Op::sad}, {"prmt", Op::prmt},
   };
   return ops;
 }
@@ -59,7 +60,7 @@ int source_count(Op op) {
   switch (op) {
   case Op::mov: case Op::bit_not: case Op::cnot: case Op::neg: case Op::abs: case Op::popc: case Op::clz: case Op::brev:
   case Op::cvt: case Op::to_generic: case Op::from_generic: return 1;
-  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: return 3;
+  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: case Op::prmt: case Op::mad24: case Op::sad: return 3;
   case Op::bfi: case Op::lop3: return 4;
   default: return 2;
   }
@@ -163,6 +164,8 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
     } else fail("unsupported instruction 'cvta' for this state space");
   }
   if (!known) fail("unsupported instruction '" + name + "'");
+  if ((instr.op == Op::mul24 || instr.op == Op::mad24) && has(opcode, "hi")) fail("unsupported instruction '" + name + ".hi'");
+  if (instr.op == Op::prmt && opcode.size() > 2) fail("unsupported instruction 'prmt' with a mode"); // prmt.b32 only
   if (instr.op == Op::popc || instr.op == Op::clz) instr.dst_type = ValueType{32, false, false, false};
   if (instr.op == Op::activemask) {
     destinations(operands[0], instr);

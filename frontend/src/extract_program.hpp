@@ -16,7 +16,7 @@ namespace cachewise::frontend {
 
 enum class Op : std::uint8_t {
   mov, add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, shl, shr, bit_and, bit_or, bit_xor,
-  bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, selp, setp, cvt,
+  bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, prmt, mul24, mad24, sad, selp, setp, cvt,
   to_generic, from_generic, data, load, store, atomic, barrier, branch, exit, shfl, vote, activemask, nop,
   async_copy, async_wait, ///< cp.async (a global load into shared memory) and cp.async.wait_group / wait_all
 };

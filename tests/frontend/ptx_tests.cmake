@@ -1,7 +1,7 @@
 # fe-ptx's test sources of frontend_tests, paths relative to tests/frontend/.
 # The extraction tests read PTX that nvcc compiles from tests/frontend/kernels/*.cu at build time
 # (-lineinfo, so error messages can name CUDA source lines); without nvcc only the parser tests run.
-set(CACHEWISE_FRONTEND_PTX_TESTS ptx_parse_test.cpp)
+set(CACHEWISE_FRONTEND_PTX_TESTS ptx_parse_test.cpp ptx_integer_test.cpp)
 find_program(CACHEWISE_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
 if(CACHEWISE_NVCC)
   set(cachewise_ptx_dir ${CMAKE_CURRENT_BINARY_DIR}/ptx)
