@@ -157,7 +157,10 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   } else if (name == "cvta") {
     known = true;
     const bool to_space = has(opcode, "to");
-    if (has(opcode, "global")) instr.op = Op::mov;
+    if (has(opcode, "global")) {
+      instr.op = Op::mov;
+      instr.issues = false; // global and generic addresses coincide
+    }
     else if (has(opcode, "shared") || has(opcode, "local")) {
       instr.op = to_space ? Op::from_generic : Op::to_generic;
       instr.sub = has(opcode, "local") ? 1 : 0;
@@ -197,6 +200,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
     if (name == "st") fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
     if (name != "ld") fail("only ld.param is supported in the .param space");
     lower_param_load(instruction, form, instr);
+    instr.issues = false; // kernel parameters are constant-bank operands of the instructions that use them
     return;
   }
   if (form.space == "const") { // constant memory is not traced: its values are opaque data

@@ -80,6 +80,9 @@ TEST(PtxIntegerOps, ResultsPerLane) {
   for (const TraceStep& step : block.warps[0].steps)
     if (step.kind == TraceStep::Kind::access) stores.push_back(&step);
   ASSERT_EQ(stores.size(), 9u);
+  // 13 integer instructions, 9 x (mul.wide, add, st) and ret; ld.param is no instruction of its own.
+  EXPECT_EQ(block.warps[0].warp_instructions, 13 + 27 + 1);
+  EXPECT_EQ(block.warps[0].flops, 0.0);
   for (int t = 0; t < 32; ++t) {
     const std::vector<std::int64_t> expected = {
         (t >> 1) & 7,            // bfe: 3 bits from bit 1
