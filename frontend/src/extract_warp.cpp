@@ -88,11 +88,16 @@ TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint
 /// common case, checked without looking at lanes one by one).
 bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
   std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
-  for_lanes(mask, [&](int lane) {
-    low = std::min(low, address[lane]);
-    high = std::max(high, address[lane]);
-    bits |= address[lane];
-  });
+  const auto widen = [&](std::uint64_t a) {
+    low = std::min(low, a);
+    high = std::max(high, a);
+    bits |= a;
+  };
+  if (mask == ~0u) {
+    for (const std::uint64_t a : address) widen(a);
+  } else {
+    for_lanes(mask, [&](int lane) { widen(address[lane]); });
+  }
   if (bits & static_cast<std::uint64_t>(bytes - 1)) return false;
   const std::uint64_t end = high + static_cast<std::uint64_t>(bytes);
   if (end < high) return false;
@@ -133,10 +138,14 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   step.active_mask = mask;
   step.instruction = instr.source;
   const ValueType address_type{instr.address.reg_bits, false, false, false};
-  for_lanes(mask, [&](int lane) {
-    const std::int64_t base = instr.address.reg >= 0 ? normalize(warp.at(instr.address.reg, lane), address_type) : 0;
-    step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base + instr.address.offset);
-  });
+  std::array<std::int64_t, 32> base{};
+  if (instr.address.reg >= 0) normalize_lanes(&warp.at(instr.address.reg, 0), base.data(), address_type);
+  const auto offset = static_cast<std::uint64_t>(instr.address.offset);
+  if (mask == ~0u) {
+    for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset;
+  } else {
+    for_lanes(mask, [&](int lane) { step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset; });
+  }
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
