@@ -19,13 +19,15 @@ namespace {
 bool is_memory(const Instr& instr) { return instr.op == Op::load || instr.op == Op::store; }
 
 bool serializes(const Instr& instr) {
-  return instr.op == Op::barrier || instr.op == Op::atomic || instr.op == Op::nop || instr.op == Op::branch || instr.op == Op::exit;
+  return instr.op == Op::barrier || instr.op == Op::atomic || instr.op == Op::nop || instr.op == Op::branch || instr.op == Op::exit ||
+         instr.op == Op::async_copy || instr.op == Op::async_wait;
 }
 
 template <typename F>
 void for_each_read(const Instr& instr, F&& f) {
   if (instr.guard >= 0) f(instr.guard);
   if (instr.address.reg >= 0) f(instr.address.reg);
+  if (instr.source_address.reg >= 0) f(instr.source_address.reg);
   for (int i = 0; i < instr.src_count; ++i)
     if (instr.src[static_cast<std::size_t>(i)].kind == Source::Kind::reg) f(instr.src[static_cast<std::size_t>(i)].reg);
 }

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "cachewise/model.hpp"
-#include "extract_program.hpp"
+#include "extract_warp.hpp"
 
 namespace cachewise::frontend {
 
@@ -43,10 +43,13 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   const std::int64_t warps = (program.args.block.count() + 31) / 32;
   block.warps.resize(static_cast<std::size_t>(warps));
   std::int64_t in_flight = 0;
+  std::size_t steps = 0;
+  WarpState state(program);
   for (std::int64_t w = 0; w < warps; ++w) {
     WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
     if (w > 0) warp.steps.reserve(block.warps[0].steps.size()); // warps of a block mostly run alike
-    in_flight = std::max(in_flight, run_warp(program, block_index, w, warp));
+    in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps));
+    steps += warp.steps.size();
   }
   std::int64_t seen = program.max_loads_in_flight.load();
   while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {}

@@ -80,6 +80,26 @@ std::int64_t logic3(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t
   return static_cast<std::int64_t>(result);
 }
 
+/// prmt.b32: byte i of the result is byte (selector nibble i & 7) of {b, a}, or that byte's
+/// sign replicated when the nibble's top bit is set.
+std::int64_t permute_bytes(std::int64_t a, std::int64_t b, std::int64_t selector) {
+  const U64 bytes = (static_cast<U64>(b) & 0xffffffffu) << 32 | (static_cast<U64>(a) & 0xffffffffu);
+  U64 result = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto nibble = static_cast<int>((static_cast<U64>(selector) >> (4 * i)) & 0xf);
+    U64 byte = (bytes >> (8 * (nibble & 7))) & 0xff;
+    if (nibble & 8) byte = (byte & 0x80) ? 0xff : 0;
+    result |= byte << (8 * i);
+  }
+  return static_cast<std::int64_t>(result);
+}
+
+/// The low 24 bits of a 32-bit operand, as mul24 reads them.
+std::int64_t low24(std::int64_t a, bool is_signed) {
+  const std::int64_t bits = a & 0xffffff;
+  return is_signed && (bits & 0x800000) ? bits - 0x1000000 : bits;
+}
+
 std::int64_t reverse_bits(std::int64_t a, int bits) {
   U64 result = 0;
   for (int i = 0; i < bits; ++i) result |= ((static_cast<U64>(a) >> i) & 1) << (bits - 1 - i);
@@ -143,6 +163,10 @@ std::int64_t compute(const Instr& instr, const std::array<std::int64_t, 4>& s) {
   case Op::bfe: return bit_field_extract(s[0], s[1], s[2], t);
   case Op::bfi: return bit_field_insert(s[0], s[1], s[2], s[3], t);
   case Op::lop3: return logic3(s[0], s[1], s[2], s[3]);
+  case Op::prmt: return permute_bytes(s[0], s[1], s[2]);
+  case Op::mul24: return low24(s[0], t.is_signed) * low24(s[1], t.is_signed);
+  case Op::mad24: return wrap_add(low24(s[0], t.is_signed) * low24(s[1], t.is_signed), s[2]);
+  case Op::sad: return wrap_add(less(s[0], s[1], t) ? wrap_add(s[1], -s[0]) : wrap_add(s[0], -s[1]), s[2]);
   case Op::cvt: return s[0];
   case Op::to_generic: return wrap_add(s[0], instr.sub ? kLocalWindow : kSharedWindow);
   case Op::from_generic: return wrap_add(s[0], -(instr.sub ? kLocalWindow : kSharedWindow));
@@ -155,7 +179,7 @@ ValueType operand_type(const Instr& instr, int index) {
   if ((instr.op == Op::shl || instr.op == Op::shr) && index == 1) return ValueType{32, false, false, false};
   if ((instr.op == Op::bfe && index > 0) || (instr.op == Op::bfi && index > 1)) return ValueType{32, false, false, false};
   if (instr.op == Op::mad_wide && index == 2) return instr.dst_type;
-  if (instr.op == Op::lop3 && index == 3) return ValueType{32, false, false, false};
+  if ((instr.op == Op::lop3 && index == 3) || (instr.op == Op::prmt && index == 2)) return ValueType{32, false, false, false};
   return instr.type;
 }
 

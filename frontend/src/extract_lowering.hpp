@@ -47,6 +47,7 @@ private:
   void lower_arithmetic(const PtxInstruction& instruction, Instr& instr) const;
   void lower_control(const PtxInstruction& instruction, Instr& instr) const;
   bool lower_float(const PtxInstruction& instruction, Instr& instr) const;
+  void lower_async_copy(const PtxInstruction& instruction, Instr& instr) const;
 
   Program& program_;
   const PtxFunction& function_;

@@ -50,6 +50,7 @@ const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
       {"xor", Op::bit_xor}, {"not", Op::bit_not}, {"cnot", Op::cnot}, {"neg", Op::neg}, {"abs", Op::abs}, {"min", Op::min},
       {"max", Op::max}, {"div", Op::div}, {"rem", Op::rem}, {"popc", Op::popc}, {"clz", Op::clz}, {"brev", Op::brev},
       {"bfe", Op::bfe}, {"bfi", Op::bfi}, {"lop3", Op::lop3}, {"selp", Op::selp}, {"activemask", Op::activemask},
+      {"mul24", Op::mul24}, {"mad24", Op::mad24}, {"sad", Op::sad}, {"prmt", Op::prmt},
   };
   return ops;
 }
@@ -59,7 +60,7 @@ int source_count(Op op) {
   switch (op) {
   case Op::mov: case Op::bit_not: case Op::cnot: case Op::neg: case Op::abs: case Op::popc: case Op::clz: case Op::brev:
   case Op::cvt: case Op::to_generic: case Op::from_generic: return 1;
-  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: return 3;
+  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: case Op::prmt: case Op::mad24: case Op::sad: return 3;
   case Op::bfi: case Op::lop3: return 4;
   default: return 2;
   }
@@ -81,7 +82,7 @@ Instr Lowering::lower(std::int32_t pc) {
   else if (lower_float(instruction, instr)) {}
   else if (name == "bra" || name == "ret" || name == "exit" || name == "bar" || name == "barrier" || name == "shfl" ||
            name == "vote" || name == "membar" || name == "fence" || name == "prefetch" || name == "prefetchu" ||
-           name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" || name == "createpolicy")
+           name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" || name == "createpolicy" || name == "cp")
     lower_control(instruction, instr);
   else lower_arithmetic(instruction, instr);
   return instr;
@@ -156,13 +157,18 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   } else if (name == "cvta") {
     known = true;
     const bool to_space = has(opcode, "to");
-    if (has(opcode, "global")) instr.op = Op::mov;
+    if (has(opcode, "global")) {
+      instr.op = Op::mov;
+      instr.issues = false; // global and generic addresses coincide
+    }
     else if (has(opcode, "shared") || has(opcode, "local")) {
       instr.op = to_space ? Op::from_generic : Op::to_generic;
       instr.sub = has(opcode, "local") ? 1 : 0;
     } else fail("unsupported instruction 'cvta' for this state space");
   }
   if (!known) fail("unsupported instruction '" + name + "'");
+  if ((instr.op == Op::mul24 || instr.op == Op::mad24) && has(opcode, "hi")) fail("unsupported instruction '" + name + ".hi'");
+  if (instr.op == Op::prmt && opcode.size() > 2) fail("unsupported instruction 'prmt' with a mode"); // prmt.b32 only
   if (instr.op == Op::popc || instr.op == Op::clz) instr.dst_type = ValueType{32, false, false, false};
   if (instr.op == Op::activemask) {
     destinations(operands[0], instr);
@@ -194,6 +200,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
     if (name == "st") fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
     if (name != "ld") fail("only ld.param is supported in the .param space");
     lower_param_load(instruction, form, instr);
+    instr.issues = false; // kernel parameters are constant-bank operands of the instructions that use them
     return;
   }
   if (form.space == "const") { // constant memory is not traced: its values are opaque data
@@ -256,12 +263,36 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
     if (operands.size() < 2) fail("missing operands");
     destinations(operands[0], instr);
     sources(operands, 1, instr);
+  } else if (name == "cp") {
+    lower_async_copy(instruction, instr);
   } else if (name == "call") {
     fail("calls to functions that were not inlined are not supported");
   } else if (name == "createpolicy") {
     instr.op = Op::data; // a cache-policy word: opaque
     destinations(operands.at(0), instr);
   } // membar, fence, prefetch, griddepcontrol, nanosleep: no access, no value (Op::nop)
+}
+
+/// cp.async.{ca,cg}.shared.global [shared], [global], cp-size{, src-size}: a global load into
+/// shared memory that the warp waits for at cp.async.wait_group / wait_all.
+void Lowering::lower_async_copy(const PtxInstruction& instruction, Instr& instr) const {
+  const std::vector<std::string>& opcode = instruction.opcode;
+  if (!has(opcode, "async") || has(opcode, "bulk")) fail("unsupported instruction '" + instruction.text.substr(0, instruction.text.find(' ')) + "'");
+  if (has(opcode, "commit_group")) return;
+  if (has(opcode, "wait_group") || has(opcode, "wait_all")) {
+    instr.op = Op::async_wait;
+    return;
+  }
+  const std::vector<PtxOperand>& operands = instruction.operands;
+  if (operands.size() < 3 || operands[2].kind != PtxOperand::Kind::imm_int) fail("cp.async needs [shared], [global], size");
+  const std::int64_t bytes = operands[2].imm;
+  if (bytes != 4 && bytes != 8 && bytes != 16) fail("cp.async copies 4, 8 or 16 bytes");
+  instr.op = Op::async_copy;
+  instr.space = TraceSpace::shared;
+  instr.element_bytes = static_cast<std::uint8_t>(bytes);
+  instr.address = address(operands[0], nullptr);
+  instr.source_address = address(operands[1], nullptr);
+  instr.pending = true;
 }
 
 } // namespace cachewise::frontend

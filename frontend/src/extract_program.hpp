@@ -16,8 +16,9 @@ namespace cachewise::frontend {
 
 enum class Op : std::uint8_t {
   mov, add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, shl, shr, bit_and, bit_or, bit_xor,
-  bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, selp, setp, cvt,
+  bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, prmt, mul24, mad24, sad, selp, setp, cvt,
   to_generic, from_generic, data, load, store, atomic, barrier, branch, exit, shfl, vote, activemask, nop,
+  async_copy, async_wait, ///< cp.async (a global load into shared memory) and cp.async.wait_group / wait_all
 };
 
 enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -68,10 +69,12 @@ struct Instr {
   std::uint8_t vector = 1;
   std::uint8_t element_bytes = 4;
   Address address;
+  Address source_address; ///< cp.async's global source (`address` is its shared destination)
   // control
   std::int32_t target = -1;   ///< branch target
   std::int32_t reconverge = -1; ///< where a divergent branch's paths meet (its immediate post-dominator)
   double flops_per_lane = 0;
+  bool issues = true; ///< false where the machine code has no instruction (ld.param: constant operands; cvta.to.global)
   std::int32_t source = -1; ///< index of the PtxInstruction, for messages
 };
 
@@ -131,7 +134,9 @@ std::vector<std::int32_t> reconvergence_points(const std::vector<Instr>& code);
 
 class WarpState;
 /// Runs one warp of a block; fills `trace` and returns the most loads it had in flight.
-std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp, WarpTrace& trace);
+/// `steps_before`: the steps the block's earlier warps made (a block's trace has a size limit).
+std::int64_t run_warp(WarpState& state, const std::array<std::int64_t, 3>& block_index, std::int64_t warp, WarpTrace& trace,
+                      std::size_t steps_before);
 /// Integer and data operations (everything but memory and control) on the lanes in `mask`.
 void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::uint32_t active);
 

@@ -12,6 +12,8 @@ namespace {
 
 /// A warp that runs longer than this is taken to loop forever.
 constexpr std::int64_t kMaxWarpInstructions = 50'000'000;
+/// A block's trace is held in memory at once (280 bytes a step): past this, too long to trace.
+constexpr std::size_t kMaxBlockSteps = std::size_t{1} << 21;
 
 struct Frame {
   std::int32_t pc = 0;
@@ -39,15 +41,9 @@ std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32
   return lanes;
 }
 
-/// Emits a wait step when the instruction reads a register a load in flight still writes.
-void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
-  if (warp.pending_registers.empty()) return;
-  bool waits = instr.guard >= 0 && warp.pending[static_cast<std::size_t>(instr.guard)];
-  waits = waits || (instr.address.reg >= 0 && warp.pending[static_cast<std::size_t>(instr.address.reg)]);
-  for (int i = 0; i < instr.src_count && !waits; ++i)
-    waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
-  if (!waits) return;
-  TraceStep& step = warp.trace.steps.emplace_back();
+/// A wait step: the warp waits for every load it has in flight.
+void close_round(WarpState& warp, const Instr& instr, std::uint32_t active) {
+  TraceStep& step = warp.trace->steps.emplace_back();
   step.kind = TraceStep::Kind::wait_loads;
   step.active_mask = active;
   step.instruction = instr.source;
@@ -55,6 +51,16 @@ void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
   warp.loads_in_flight = 0;
   for (std::int32_t reg : warp.pending_registers) warp.pending[static_cast<std::size_t>(reg)] = 0;
   warp.pending_registers.clear();
+}
+
+/// Emits a wait step when the instruction reads a register a load in flight still writes.
+void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
+  if (warp.pending_registers.empty()) return;
+  bool waits = instr.guard >= 0 && warp.pending[static_cast<std::size_t>(instr.guard)];
+  waits = waits || (instr.address.reg >= 0 && warp.pending[static_cast<std::size_t>(instr.address.reg)]);
+  for (int i = 0; i < instr.src_count && !waits; ++i)
+    waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
+  if (waits) close_round(warp, instr, active);
 }
 
 [[noreturn]] void fail_access(const Program& program, const Instr& instr, const std::string& message) {
@@ -82,11 +88,16 @@ TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint
 /// common case, checked without looking at lanes one by one).
 bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
   std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
-  for_lanes(mask, [&](int lane) {
-    low = std::min(low, address[lane]);
-    high = std::max(high, address[lane]);
-    bits |= address[lane];
-  });
+  const auto widen = [&](std::uint64_t a) {
+    low = std::min(low, a);
+    high = std::max(high, a);
+    bits |= a;
+  };
+  if (mask == ~0u) {
+    for (const std::uint64_t a : address) widen(a);
+  } else {
+    for_lanes(mask, [&](int lane) { widen(address[lane]); });
+  }
   if (bits & static_cast<std::uint64_t>(bytes - 1)) return false;
   const std::uint64_t end = high + static_cast<std::uint64_t>(bytes);
   if (end < high) return false;
@@ -119,7 +130,7 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
     throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
-  TraceStep& step = warp.trace.steps.emplace_back(); // built in place: a step is 280 bytes
+  TraceStep& step = warp.trace->steps.emplace_back(); // built in place: a step is 280 bytes
   step.kind = TraceStep::Kind::access;
   step.space = instr.space;
   step.op = instr.op == Op::store ? TraceOp::store : instr.op == Op::atomic ? TraceOp::atomic : TraceOp::load;
@@ -127,10 +138,14 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   step.active_mask = mask;
   step.instruction = instr.source;
   const ValueType address_type{instr.address.reg_bits, false, false, false};
-  for_lanes(mask, [&](int lane) {
-    const std::int64_t base = instr.address.reg >= 0 ? normalize(warp.at(instr.address.reg, lane), address_type) : 0;
-    step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base + instr.address.offset);
-  });
+  std::array<std::int64_t, 32> base{};
+  if (instr.address.reg >= 0) normalize_lanes(&warp.at(instr.address.reg, 0), base.data(), address_type);
+  const auto offset = static_cast<std::uint64_t>(instr.address.offset);
+  if (mask == ~0u) {
+    for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset;
+  } else {
+    for_lanes(mask, [&](int lane) { step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset; });
+  }
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
@@ -144,6 +159,21 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     }
   }
   if (instr.dst_count > 0 && space != TraceSpace::shared) ++warp.loads_in_flight;
+}
+
+/// cp.async: a global load step at the source and a shared store step at the destination.
+void execute_async_copy(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  Instr load = instr;
+  load.op = Op::load;
+  load.space = TraceSpace::global;
+  load.address = instr.source_address;
+  load.dst_count = 0;
+  Instr store = instr;
+  store.op = Op::store;
+  store.space = TraceSpace::shared;
+  execute_access(warp, load, mask);
+  execute_access(warp, store, mask);
+  ++warp.loads_in_flight;
 }
 
 /// shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask: PTX's lane arithmetic.
@@ -274,9 +304,10 @@ void throw_data_dependent(const Program& program, std::int32_t pc, const std::st
   throw InputError(message);
 }
 
-std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace) {
-  WarpState warp(program, trace);
-  warp.warp_index = static_cast<std::int32_t>(warp_index);
+std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
+                      std::size_t steps_before) {
+  const Program& program = warp.program;
+  warp.start(trace, static_cast<std::int32_t>(warp_index));
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
   const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
   initialize_specials(warp, block_index, warp_index);
@@ -295,13 +326,16 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
     const Instr& instr = program.code[static_cast<std::size_t>(frame.pc)];
     if (++executed > kMaxWarpInstructions)
       throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
+    if (trace.steps.size() + steps_before > kMaxBlockSteps)
+      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace");
     wait_for_loads(warp, instr, active);
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
     const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
-                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote;
+                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
+                         instr.op == Op::async_copy;
     if (guard_data && decides) throw_data_dependent(program, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
-    trace.warp_instructions += 1;
+    if (instr.issues) trace.warp_instructions += 1;
     switch (instr.op) {
     case Op::branch: branch(stack, instr, active, mask); continue;
     case Op::exit: exited |= mask; break;
@@ -317,6 +351,12 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
       if (mask) execute_access(warp, instr, mask);
       break;
     case Op::shfl: execute_shuffle(warp, instr, mask); break;
+    case Op::async_copy:
+      if (mask) execute_async_copy(warp, instr, mask);
+      break;
+    case Op::async_wait:
+      if (warp.loads_in_flight > 0) close_round(warp, instr, active);
+      break;
     case Op::vote: execute_vote(warp, instr, mask); break;
     default:
       execute_alu(warp, instr, mask, active);

@@ -3,6 +3,7 @@
 // from memory, floating point), and which instruction made that data, for messages.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -50,10 +51,24 @@ inline void for_lanes(std::uint32_t mask, F&& f) {
 
 class WarpState {
 public:
-  WarpState(const Program& lowered, WarpTrace& output)
-      : program(lowered), trace(output), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
+  explicit WarpState(const Program& lowered)
+      : program(lowered), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
         taint(static_cast<std::size_t>(lowered.register_count), 0), origin(static_cast<std::size_t>(lowered.register_count), -1),
         pending(static_cast<std::size_t>(lowered.register_count), 0) {}
+
+  /// Clears the registers for the next warp of a block (one state serves them all, so its
+  /// memory stays in cache).
+  void start(WarpTrace& output, std::int32_t index) {
+    trace = &output;
+    warp_index = index;
+    std::fill(value.begin(), value.end(), 0);
+    std::fill(taint.begin(), taint.end(), 0u);
+    std::fill(origin.begin(), origin.end(), -1);
+    std::fill(pending.begin(), pending.end(), std::uint8_t{0});
+    pending_registers.clear();
+    loads_in_flight = 0;
+    max_loads_in_flight = 0;
+  }
 
   std::int64_t& at(std::int32_t reg, int lane) { return value[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)]; }
 
@@ -91,7 +106,7 @@ public:
   }
 
   const Program& program;
-  WarpTrace& trace;
+  WarpTrace* trace = nullptr;
   std::vector<std::int64_t> value; ///< register * 32 + lane
   std::vector<std::uint32_t> taint;
   std::vector<std::int32_t> origin;

@@ -156,6 +156,8 @@ private:
 
 [[noreturn]] void fail(int line, const std::string& message) { throw InputError("ptx:" + std::to_string(line) + ": " + message); }
 
+constexpr std::size_t kMaxRegisters = 65536;
+
 /// Registers of one function, with the nested scopes that inline assembly opens.
 class RegisterScope {
 public:
@@ -168,7 +170,10 @@ public:
     }
     undo_.pop_back();
   }
-  void declare(const std::string& name, const std::string& type) {
+  void declare(const std::string& name, const std::string& type, int line) {
+    // Real kernels declare a few thousand; the extractor keeps 32 lanes of each per warp.
+    if (function_.registers.size() >= kMaxRegisters)
+      fail(line, "more than " + std::to_string(kMaxRegisters) + " registers declared in '" + function_.name + "'");
     const auto existing = names_.find(name);
     if (!undo_.empty()) undo_.back().emplace_back(name, existing == names_.end() ? -1 : existing->second);
     names_[name] = static_cast<int>(function_.registers.size());
@@ -197,12 +202,12 @@ void parse_register_declaration(const std::vector<std::string>& words, RegisterS
     if (name.empty()) continue;
     const std::size_t open = name.find('<');
     if (open == std::string::npos) {
-      scope.declare(name, type);
+      scope.declare(name, type, line);
       continue;
     }
     const std::int64_t count = parse_integer(name.substr(open + 1, name.size() - open - 2), line);
-    if (count < 0 || count > 1'000'000) fail(line, "register count out of range in '" + name + "'");
-    for (std::int64_t i = 0; i < count; ++i) scope.declare(name.substr(0, open) + std::to_string(i), type);
+    if (count < 0 || count > static_cast<std::int64_t>(kMaxRegisters)) fail(line, "register count out of range in '" + name + "'");
+    for (std::int64_t i = 0; i < count; ++i) scope.declare(name.substr(0, open) + std::to_string(i), type, line);
   }
 }
 

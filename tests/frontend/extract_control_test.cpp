@@ -80,6 +80,27 @@ TEST(ExtractControl, PerLaneTripCounts) {
   EXPECT_EQ(stores.back().address[0], buffers[0].base_address + 1024 * 4);
 }
 
+// Lane t leaves the loop at k = t % 8 (break) and skips odd k (continue): it stores
+// out[k * 32 + t] for even k < t % 8, then all lanes, reconverged, store out[1024 + t] once.
+TEST(ExtractControl, BreakAndContinue) {
+  const std::vector<TraceBuffer> buffers = place_buffers({{"out", 2048 * 4}});
+  LaunchArgs args;
+  args.block = {32, 1, 1};
+  args.params = {buffers[0].base_address, 16};
+  args.buffers = buffers;
+  const Traced traced = trace("break_continue", args);
+  const std::vector<TraceStep> stores = accesses(traced.block.warps[0], TraceSpace::global, TraceOp::store);
+  ASSERT_FALSE(stores.empty());
+  std::multiset<std::pair<int, std::uint64_t>> stored, expected;
+  for (std::size_t i = 0; i + 1 < stores.size(); ++i)
+    for (const auto& [lane, address] : lane_addresses(stores[i])) stored.insert({lane, address});
+  for (int t = 0; t < 32; ++t)
+    for (int k = 0; k < t % 8; k += 2) expected.insert({t, buffers[0].base_address + static_cast<std::uint64_t>((k * 32 + t) * 4)});
+  EXPECT_EQ(stored, expected);
+  EXPECT_EQ(stores.back().active_mask, 0xffffffffu);
+  EXPECT_EQ(stores.back().address[5], buffers[0].base_address + (1024 + 5) * 4);
+}
+
 // int buf[16] with buf[k & 15] read at k = 21: the frame is 64 bytes, written whole by every
 // lane, then read at byte (21 & 15) * 4 = 20.
 TEST(ExtractControl, RuntimeIndexedLocalArray) {

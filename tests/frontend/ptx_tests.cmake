@@ -1,7 +1,7 @@
 # fe-ptx's test sources of frontend_tests, paths relative to tests/frontend/.
 # The extraction tests read PTX that nvcc compiles from tests/frontend/kernels/*.cu at build time
 # (-lineinfo, so error messages can name CUDA source lines); without nvcc only the parser tests run.
-set(CACHEWISE_FRONTEND_PTX_TESTS ptx_parse_test.cpp)
+set(CACHEWISE_FRONTEND_PTX_TESTS ptx_parse_test.cpp ptx_integer_test.cpp)
 find_program(CACHEWISE_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
 if(CACHEWISE_NVCC)
   set(cachewise_ptx_dir ${CMAKE_CURRENT_BINARY_DIR}/ptx)
@@ -24,6 +24,7 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(vectors vectors.cu)
   cachewise_test_ptx(spmv spmv.cu)
   cachewise_test_ptx(control control.cu)
+  cachewise_test_ptx(async_copy async_copy.cu)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp
@@ -31,7 +32,8 @@ if(CACHEWISE_NVCC)
     extract_conv2d_test.cpp
     extract_vector_test.cpp
     extract_reject_test.cpp
-    extract_control_test.cpp)
+    extract_control_test.cpp
+    extract_async_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
 else()

@@ -21,3 +21,13 @@ __global__ void local_array(const int* in, int* out, int k) {
   for (int i = 0; i < 16; ++i) buf[i] = in[threadIdx.x * 16 + i];
   out[threadIdx.x] = buf[k & 15];
 }
+
+__global__ void break_continue(float* out, int n) {
+  int t = threadIdx.x;
+  for (int k = 0; k < n; ++k) {
+    if (k == t % 8) break;
+    if (k % 2 == 1) continue;
+    out[k * 32 + t] = 0.0f;
+  }
+  out[1024 + t] = 1.0f;
+}
