@@ -10,6 +10,7 @@
 #include "cachewise/advisor.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "suggest_kernel.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -20,6 +21,7 @@ struct SuggestArguments {
   std::string fix;
   bool json = false;
   bool verbose = false;
+  KernelOptions kernel;
 };
 
 std::string fixed_text(std::optional<double> value, int precision) {
@@ -34,8 +36,11 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
 }
 
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
-  const std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
+  std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
                                            "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+  // A compiled user kernel also shows what ptxas reported, before the reason.
+  const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
+  if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
     const advisor::Candidate& c = suggestion.ranked[i];
@@ -45,6 +50,11 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
                     fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
+    if (compiled && c.compiled) {
+      rows.back().insert(rows.back().end() - 1, std::to_string(c.compiled->registers_per_thread) + "/" +
+                                                     std::to_string(c.compiled->spill_store_bytes + c.compiled->spill_load_bytes) + "/" +
+                                                     std::to_string(c.shared_bytes_per_block));
+    }
   }
   std::vector<std::size_t> widths(header.size());
   for (std::size_t col = 0; col < header.size(); ++col) {
@@ -83,8 +93,9 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
 void run_suggest(const SuggestArguments& args) {
   const auto start = std::chrono::steady_clock::now();
   const ProblemOptions& problem_options = args.problem;
-  if (problem_options.family.empty() == problem_options.pattern_file.empty()) {
-    throw InputError("suggest: give exactly one of --pattern FAMILY or --pattern-file FILE");
+  const int sources = (problem_options.family.empty() ? 0 : 1) + (problem_options.pattern_file.empty() ? 0 : 1) + (args.kernel.given() ? 1 : 0);
+  if (sources != 1) {
+    throw InputError("suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
   }
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
@@ -92,7 +103,19 @@ void run_suggest(const SuggestArguments& args) {
 
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
-  if (!problem_options.pattern_file.empty()) {
+  std::string subject;
+  if (args.kernel.given()) {
+    if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
+      throw InputError("--n/--m/--k/--fix describe a built-in pattern; a kernel spec has --param and --arg");
+    }
+    loaded = load_profile_for_cli(problem_options.profile);
+    KernelRanking ranking = rank_kernel(args.kernel, loaded.profile, options);
+    suggestion = std::move(ranking.suggestion);
+    subject = ranking.subject;
+    if (args.verbose) {
+      std::cerr << "compiled: " << ranking.compilations << " of " << ranking.builds << " builds (the rest from the cache)\n";
+    }
+  } else if (!problem_options.pattern_file.empty()) {
     if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
       throw InputError("--n/--m/--k/--fix describe a built-in pattern; a --pattern-file carries its own sizes");
     }
@@ -110,12 +133,14 @@ void run_suggest(const SuggestArguments& args) {
   if (args.json) {
     nlohmann::json json = advisor::suggestion_to_json(suggestion);
     json["profile"] = {{"path", loaded.path.string()}, {"source", loaded.source}, {"device", loaded.profile.device.name}};
+    if (!subject.empty()) json["kernel"] = subject;
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
               << "]\n";
-    const std::string subject =
-        problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
+    if (subject.empty()) {
+      subject = problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
+    }
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
               << " candidates, ranked by predicted time\n";
     print_table(suggestion, std::cout);
@@ -134,6 +159,7 @@ void add_suggest(CLI::App& root) {
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
+  add_kernel_options(*command, args->kernel);
   command->callback([args] { run_suggest(*args); });
 }
 

@@ -1,5 +1,5 @@
 # Installs the exported targets as a CMake package: find_package(cachewise CONFIG) then
-# link cachewise::model, cachewise::advisor, cachewise::tuner (and the GPU components).
+# link cachewise::model, cachewise::advisor, cachewise::frontend, cachewise::tuner (and the GPU components).
 include(CMakePackageConfigHelpers)
 install(EXPORT cachewise-targets NAMESPACE cachewise:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cachewise)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cachewiseConfig.cmake.in

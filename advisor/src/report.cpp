@@ -19,6 +19,13 @@ nlohmann::json candidate_to_json(const Candidate& candidate) {
   nlohmann::json values = nlohmann::json::object();
   for (const auto& [key, value] : candidate.config.values()) values[key] = value;
   json["config_values"] = std::move(values);
+  if (const auto& compiled = candidate.compiled) {
+    json["compiler"] = {{"registers_per_thread", compiled->registers_per_thread},
+                        {"stack_frame_bytes", compiled->stack_frame_bytes},
+                        {"spill_store_bytes", compiled->spill_store_bytes},
+                        {"spill_load_bytes", compiled->spill_load_bytes},
+                        {"static_shared_bytes", compiled->static_shared_bytes}};
+  }
   return json;
 }
 
@@ -30,6 +37,7 @@ nlohmann::json simulation_to_json(const SimulationOptions& options) {
 
 std::string to_string(RejectionStage stage) {
   switch (stage) {
+  case RejectionStage::compile: return "compile";
   case RejectionStage::family_rules: return "family rules";
   case RejectionStage::device_memory: return "device memory";
   case RejectionStage::device_limits: return "device limits";

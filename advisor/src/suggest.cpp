@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -79,15 +80,15 @@ private:
 
 /// When nothing is feasible, the rejections of the furthest check any config reached say
 /// most about the problem: e.g. "arrays need ... bytes" rather than the rules of some tiles.
-[[noreturn]] void throw_nothing_feasible(const ProblemSpec& problem, const DeviceProfile& profile,
+[[noreturn]] void throw_nothing_feasible(const std::string& subject, const DeviceProfile& profile,
                                          const std::vector<RejectionCount>& rejections, std::int64_t total) {
-  if (rejections.empty()) throw InputError(describe(problem) + ": the search space is empty");
+  if (rejections.empty()) throw InputError(subject + ": the search space is empty");
   const RejectionStage furthest = std::ranges::max(rejections, {}, &RejectionCount::stage).stage;
   std::vector<RejectionCount> at_furthest;
   std::ranges::copy_if(rejections, std::back_inserter(at_furthest), [&](const auto& r) { return r.stage == furthest; });
   const RejectionCount& most = at_furthest.front(); // sorted by count already
-  if (at_furthest.size() == 1) throw InputError(describe(problem) + ": " + most.message);
-  throw InputError("no config of " + describe(problem) + " fits " + profile.device.name + " (" + std::to_string(total) +
+  if (at_furthest.size() == 1) throw InputError(subject + ": " + most.message);
+  throw InputError("no config of " + subject + " fits " + profile.device.name + " (" + std::to_string(total) +
                    " rejected; most often " + most.example + ": " + most.message + ")");
 }
 
@@ -120,67 +121,31 @@ Predictor predictor_or_model(const SuggestOptions& options) {
   };
 }
 
-struct Evaluated {
-  Candidate candidate;
-  KernelPattern pattern;
-};
-
-/// Builds and checks one config; nullopt (and a tally entry) when the model or device says no.
-std::optional<Evaluated> admit(const ProblemSpec& problem, const Config& config, const DeviceProfile& profile,
-                               RejectionTally& rejections) {
+/// Builds and checks one config; a rejection when the model or device says no.
+void admit(const ProblemSpec& problem, const Config& config, const DeviceProfile& profile, const Predictor& predict,
+           CandidatePool& pool) {
+  auto reject = [&](RejectionStage stage, std::string message) { pool.rejected.push_back({stage, config, std::move(message)}); };
   try {
-    KernelPattern pattern = build_pattern(problem, config);
-    if (const auto problem_text = global_memory_problem(pattern, profile)) {
-      rejections.add(RejectionStage::device_memory, config, *problem_text);
-      return std::nullopt;
-    }
+    auto pattern = std::make_shared<const KernelPattern>(build_pattern(problem, config));
+    if (const auto problem_text = global_memory_problem(*pattern, profile)) return reject(RejectionStage::device_memory, *problem_text);
     try {
-      check_fits_device(pattern, profile);
+      check_fits_device(*pattern, profile);
     } catch (const InputError& error) {
-      rejections.add(RejectionStage::device_limits, config, error.what());
-      return std::nullopt;
+      return reject(RejectionStage::device_limits, error.what());
     }
-    const int resident_blocks = blocks_per_sm(pattern, profile);
-    if (resident_blocks == 0) {
-      rejections.add(RejectionStage::occupancy, config, "no block can be resident on an SM");
-      return std::nullopt;
-    }
-    Candidate candidate;
-    candidate.config = config;
-    candidate.threads_per_block = pattern.block.count();
-    candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
-    candidate.registers_per_thread = pattern.registers_per_thread;
-    candidate.blocks_per_sm = resident_blocks;
-    return Evaluated{std::move(candidate), std::move(pattern)};
+    const int resident_blocks = blocks_per_sm(*pattern, profile);
+    if (resident_blocks == 0) return reject(RejectionStage::occupancy, "no block can be resident on an SM");
+    PredictableCandidate admitted;
+    admitted.candidate.config = config;
+    admitted.candidate.threads_per_block = pattern->block.count();
+    admitted.candidate.shared_bytes_per_block = shared_bytes_per_block(*pattern);
+    admitted.candidate.registers_per_thread = pattern->registers_per_thread;
+    admitted.candidate.blocks_per_sm = resident_blocks;
+    admitted.predict = [pattern, &profile, predict](const SimulationOptions& simulation) { return predict(*pattern, profile, simulation); };
+    pool.admitted.push_back(std::move(admitted));
   } catch (const InputError& error) {
-    rejections.add(RejectionStage::family_rules, config, error.what());
-    return std::nullopt;
+    reject(RejectionStage::family_rules, error.what());
   }
-}
-
-/// Predicts `count` items on `threads` threads; `predict_one(i)` must be safe to run concurrently.
-void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& predict_one) {
-  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
-  threads = std::min(threads, count);
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) {
-      try {
-        predict_one(i);
-      } catch (...) {
-        const std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  pool.clear(); // joins
-  if (failure) std::rethrow_exception(failure);
 }
 
 /// Whether two configs of one space differ in exactly one parameter.
@@ -212,6 +177,30 @@ void explain_ranked(Suggestion& suggestion, const std::vector<Candidate>& all, c
 
 } // namespace
 
+void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& run_one) {
+  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+  threads = std::min(threads, count);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        run_one(i);
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  pool.clear(); // joins
+  if (failure) std::rethrow_exception(failure);
+}
+
 bool ranks_before(const Candidate& a, const Candidate& b) {
   // Times equal to the nanosecond count as ties; ties go to the config using less.
   auto key = [](const Candidate& c) {
@@ -231,41 +220,49 @@ Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, con
   if (problem.m < 0) throw InputError("m must not be negative, got " + std::to_string(problem.m));
   if (problem.k < 0) throw InputError("k must not be negative, got " + std::to_string(problem.k));
 
-  Suggestion suggestion;
-  suggestion.problem = problem;
   const SearchSpace space = family_search_space(problem, profile, options.fixed);
-  suggestion.space_size = space.unconstrained_size();
-  const std::vector<Config> configs = space.enumerate();
-  suggestion.enumerated = static_cast<std::int64_t>(configs.size());
+  CandidatePool pool;
+  pool.problem = problem;
+  pool.subject = describe(problem);
+  pool.space_size = space.unconstrained_size();
+  const Predictor predict = predictor_or_model(options);
+  for (const Config& config : space.enumerate()) admit(problem, config, profile, predict, pool);
+  Suggestion suggestion = rank_pool(std::move(pool), profile, options);
+  suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return suggestion;
+}
 
+Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const SuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.top == 0) throw InputError("--top must be at least 1");
+  Suggestion suggestion;
+  suggestion.problem = pool.problem;
+  suggestion.space_size = pool.space_size;
+  suggestion.enumerated = static_cast<std::int64_t>(pool.admitted.size() + pool.rejected.size());
   RejectionTally rejections;
-  std::vector<Evaluated> admitted;
-  for (const Config& config : configs) {
-    if (auto evaluated = admit(problem, config, profile, rejections)) admitted.push_back(std::move(*evaluated));
-  }
+  for (const Rejection& rejection : pool.rejected) rejections.add(rejection.stage, rejection.config, rejection.message);
   suggestion.rejections = rejections.sorted();
-  if (admitted.empty()) throw_nothing_feasible(problem, profile, suggestion.rejections, rejections.total());
+  std::vector<PredictableCandidate>& admitted = pool.admitted;
+  if (admitted.empty()) throw_nothing_feasible(pool.subject, profile, suggestion.rejections, rejections.total());
 
   // Screen every candidate, then refine the most promising with the (costlier) refinement
   // options. Refined predictions are ranked among themselves, ahead of the rest: a screened
   // and a refined prediction of different configs are never compared.
-  const Predictor predict = predictor_or_model(options);
   suggestion.screening = options.screening;
   suggestion.refinement = options.refinement;
-  in_parallel(admitted.size(), options.threads, [&](std::size_t i) {
-    admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.screening);
-  });
-  std::ranges::sort(admitted, [](const Evaluated& a, const Evaluated& b) { return ranks_before(a.candidate, b.candidate); });
+  in_parallel(admitted.size(), options.threads,
+              [&](std::size_t i) { admitted[i].candidate.prediction = admitted[i].predict(options.screening); });
+  std::ranges::sort(admitted, [](const auto& a, const auto& b) { return ranks_before(a.candidate, b.candidate); });
   const std::size_t refine = options.refined == 0 ? 0 : std::min(admitted.size(), std::max(options.refined, options.top));
   in_parallel(refine, options.threads, [&](std::size_t i) {
     // An unsampled screening prediction is already exact: refining cannot change it.
     if (!admitted[i].candidate.prediction.sampled) return;
-    admitted[i].candidate.prediction = predict(admitted[i].pattern, profile, options.refinement);
+    admitted[i].candidate.prediction = admitted[i].predict(options.refinement);
   });
   suggestion.refined = static_cast<std::int64_t>(refine);
 
   std::vector<Candidate> all;
-  for (Evaluated& evaluated : admitted) all.push_back(std::move(evaluated.candidate));
+  for (PredictableCandidate& evaluated : admitted) all.push_back(std::move(evaluated.candidate));
   std::vector<Candidate> ranked = all;
   rank_candidates(std::span(ranked).first(refine));
 

@@ -60,6 +60,16 @@ struct CounterSummary {
 };
 CounterSummary summarize(const Prediction& prediction);
 
+/// What ptxas reported for a compiled candidate (a user kernel), from its -v output.
+struct CompilerResources {
+  std::int64_t registers_per_thread = 0;
+  std::int64_t stack_frame_bytes = 0;
+  std::int64_t spill_store_bytes = 0;
+  std::int64_t spill_load_bytes = 0;
+  std::int64_t static_shared_bytes = 0;
+  friend bool operator==(const CompilerResources&, const CompilerResources&) = default;
+};
+
 /// A config with its pattern's resource use and its prediction.
 struct Candidate {
   Config config;
@@ -69,11 +79,13 @@ struct Candidate {
   int blocks_per_sm = 0;
   Prediction prediction;
   std::string reason; ///< one line naming the mechanism, from the numbers
+  std::optional<CompilerResources> compiled; ///< user kernels only
 };
 
 /// Where a config was rejected, in check order: build_pattern's family rules, the global
 /// arrays against device memory, check_fits_device's limits, then residency (blocks_per_sm).
-enum class RejectionStage { family_rules, device_memory, device_limits, occupancy };
+/// A compiled candidate (a user kernel) can also fail to compile, before any other check.
+enum class RejectionStage { compile, family_rules, device_memory, device_limits, occupancy };
 std::string to_string(RejectionStage stage);
 
 struct RejectionCount {
@@ -104,6 +116,37 @@ struct Suggestion {
 /// Throws InputError for a bad problem, an unknown family, or when no config is feasible
 /// (naming the most frequent rejection).
 Suggestion suggest(const ProblemSpec& problem, const DeviceProfile& profile, const SuggestOptions& options = {});
+
+/// A candidate from any source (a family's pattern, a compiled user kernel) with its config
+/// and resources filled in, and how to predict it (safe to call concurrently).
+struct PredictableCandidate {
+  Candidate candidate;
+  std::function<Prediction(const SimulationOptions&)> predict;
+};
+
+struct Rejection {
+  RejectionStage stage = RejectionStage::family_rules;
+  Config config;
+  std::string message;
+};
+
+/// What a source of candidates hands to the ranking: the feasible and the rejected configs.
+struct CandidatePool {
+  ProblemSpec problem; ///< what Suggestion::problem reports
+  std::string subject; ///< names the problem in errors ("transpose n=4096 f32")
+  std::uint64_t space_size = 0;
+  std::vector<PredictableCandidate> admitted;
+  std::vector<Rejection> rejected;
+};
+
+/// The second half of suggest(), for candidates from any source: screens every admitted
+/// candidate, refines the best, ranks and explains them, and tallies the rejections. Throws
+/// InputError naming the most frequent rejection when nothing was admitted.
+Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const SuggestOptions& options = {});
+
+/// Runs run_one(0 .. count-1) on `threads` threads (0: one per hardware thread); the first
+/// exception stops the rest and is rethrown.
+void in_parallel(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& run_one);
 
 /// Predicts and explains one custom pattern (from --pattern-file).
 Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& profile,

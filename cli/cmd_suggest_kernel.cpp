@@ -1,0 +1,49 @@
+// The --kernel / --spec half of `advisor suggest` (docs/kernel-spec.md).
+#include "cachewise/frontend/kernel_advisor.hpp"
+#include "suggest_kernel.hpp"
+
+namespace cachewise::cli {
+
+void add_kernel_options(CLI::App& command, KernelOptions& options) {
+  const char* group = "User kernel (docs/kernel-spec.md)";
+  command.add_option("--kernel", options.source, "CUDA source of the kernel to rank (.cu, host code allowed)")->group(group);
+  command.add_option("--spec", options.spec_file, "Kernel spec JSON; the flags below override it")->group(group);
+  command.add_option("--entry", options.entry, "Kernel function, or NAME<EXPR, ...> for a template")->group(group);
+  command.add_option("--param", options.parameters, "NAME=V1,V2,...: a parameter and its values (a macro unless a template argument)")
+      ->group(group);
+  command.add_option("--constraint", options.constraints, "Integer expression every candidate must satisfy")->group(group);
+  command.add_option("--grid", options.grid, "\"X[, Y[, Z]]\" expressions of the grid")->group(group);
+  command.add_option("--block", options.block, "\"X[, Y[, Z]]\" expressions of the block")->group(group);
+  command.add_option("--shared", options.dynamic_shared_bytes, "Dynamic shared memory per block, bytes (expression)")->group(group);
+  command.add_option("--useful-bytes", options.useful_bytes, "Bytes the kernel must move (default: every buffer once)")->group(group);
+  command.add_option("--buffer", options.buffers, "NAME=BYTES: the pointer parameter NAME's buffer size (expression)")->group(group);
+  command.add_option("--arg", options.args, "NAME=N: a scalar kernel argument, usable in expressions")->group(group);
+  command.add_option("--define", options.defines, "NAME[=VALUE]: an extra macro for the compiler")->group(group);
+  command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
+}
+
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest) {
+  using namespace frontend;
+  KernelSpec flags;
+  flags.source = options.source;
+  flags.entry = options.entry;
+  flags.constraints = options.constraints;
+  flags.grid = options.grid;
+  flags.block = options.block;
+  flags.dynamic_shared_bytes = options.dynamic_shared_bytes;
+  flags.useful_bytes = options.useful_bytes;
+  flags.language_standard = options.language_standard;
+  for (const std::string& text : options.parameters) flags.parameters.push_back(parse_parameter_flag(text));
+  for (const std::string& text : options.buffers) flags.buffers.push_back(parse_buffer_flag(text));
+  for (const std::string& text : options.args) flags.args.push_back(parse_arg_flag(text));
+  for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
+  const KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
+
+  Compiler compiler;
+  KernelSuggestOptions kernel_options;
+  kernel_options.suggest = suggest;
+  KernelSuggestion result = suggest_kernel(spec, profile, compiler, kernel_options);
+  return {std::move(result.suggestion), spec.entry + " in " + spec.source.string(), result.builds, result.compilations};
+}
+
+} // namespace cachewise::cli

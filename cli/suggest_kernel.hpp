@@ -1,0 +1,44 @@
+// `advisor suggest --kernel FILE.cu | --spec FILE.json`: the options describing a user kernel's
+// spec, and the ranking of its candidates (frontend::suggest_kernel).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cachewise/advisor.hpp"
+
+namespace cachewise::cli {
+
+struct KernelOptions {
+  std::string source;
+  std::string spec_file;
+  std::string entry;
+  std::vector<std::string> parameters;
+  std::vector<std::string> constraints;
+  std::string grid;
+  std::string block;
+  std::string dynamic_shared_bytes;
+  std::string useful_bytes;
+  std::vector<std::string> buffers;
+  std::vector<std::string> args;
+  std::vector<std::string> defines;
+  std::string language_standard;
+
+  bool given() const { return !source.empty() || !spec_file.empty(); }
+};
+
+void add_kernel_options(CLI::App& command, KernelOptions& options);
+
+struct KernelRanking {
+  advisor::Suggestion suggestion;
+  std::string subject; ///< "transpose_tiled in transpose.cu"
+  std::int64_t builds = 0;
+  std::int64_t compilations = 0;
+};
+
+/// The spec file (if any) with the flags over it, ranked on `profile`.
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest);
+
+} // namespace cachewise::cli

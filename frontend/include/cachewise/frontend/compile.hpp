@@ -1,0 +1,76 @@
+// cachewise::frontend — compiling one candidate of a user's kernel to PTX for the profile's
+// architecture, with ptxas's resource report, cached by content hash. NVRTC in process when
+// the source is device-only; `nvcc -ptx` + `ptxas -v` when it holds host code NVRTC rejects.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cachewise/advisor.hpp"
+#include "cachewise/frontend/spec.hpp"
+
+namespace cachewise::frontend {
+
+using advisor::CompilerResources;
+
+/// Reads `entry`'s block of a ptxas -v log. Throws InputError when the log has no such entry.
+CompilerResources parse_ptxas_resources(std::string_view log, std::string_view entry);
+
+/// The .entry names of a PTX text, in order.
+std::vector<std::string> ptx_entry_names(std::string_view ptx);
+
+/// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
+/// without arguments, of the plain function: matched on the demangled names. Throws
+/// InputError "entry 'x' not found (entries: a, b)".
+std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
+                       const std::vector<std::int64_t>& template_arguments);
+
+struct CompileRequest {
+  std::filesystem::path source;
+  int compute_capability = 90; ///< 90 -> sm_90
+  std::vector<Define> defines;
+  std::string language_standard;
+  /// Name expressions to instantiate ("tiled<32, 1>"): a templated entry is compiled only
+  /// where something instantiates it.
+  std::vector<std::string> instantiations;
+};
+
+struct CompiledKernel {
+  std::string ptx;
+  std::string ptxas_log;
+  std::string compiler; ///< "nvrtc" or "nvcc"
+  bool from_cache = false;
+};
+
+class Compiler {
+public:
+  /// `cache_directory` empty: default_cache_directory().
+  explicit Compiler(std::filesystem::path cache_directory = {});
+
+  /// Thread-safe. Throws InputError with the compiler's first error line when the source
+  /// does not compile, and "built without NVRTC and no nvcc found" when neither exists.
+  CompiledKernel compile(const CompileRequest& request);
+
+  /// Compilations actually run (cache misses), failed ones included.
+  std::int64_t compilations() const { return compilations_; }
+
+  /// $CACHEWISE_CACHE_DIR, else $XDG_CACHE_HOME/cachewise, else ~/.cache/cachewise.
+  static std::filesystem::path default_cache_directory();
+
+private:
+  CompiledKernel compile_uncached(const CompileRequest& request);
+
+  std::filesystem::path cache_directory_;
+  std::string compiler_identity_; ///< enters every cache key: NVRTC version, nvcc's path and size
+  std::filesystem::path nvcc_;
+  std::atomic<std::int64_t> compilations_{0};
+};
+
+/// The first line of a compiler log that says "error" (else its first non-empty line).
+std::string first_error_line(std::string_view log);
+
+} // namespace cachewise::frontend

@@ -1,0 +1,62 @@
+// cachewise::frontend — the extractor: runs one .entry of a PTX module warp by warp on integer
+// values (floats and loaded values are opaque "data") and records every memory instruction's
+// per-lane addresses, the barriers and the waits for loads, in program order, as BlockTraces.
+// Divergent branches split the warp; the paths reconverge at the branch's immediate
+// post-dominator. A value loaded from memory that decides an address or a branch is a user error.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cachewise/frontend/ptx.hpp"
+#include "cachewise/kernel_trace.hpp"
+
+namespace cachewise::frontend {
+
+struct ParamInfo {
+  std::string name;
+  int bytes = 0;
+};
+
+struct LaunchArgs {
+  Dim3 grid;
+  Dim3 block;
+  std::int64_t dynamic_shared_bytes = 0;
+  std::vector<std::uint64_t> params; ///< one value per .param, in order; pointers = the buffer's base address
+  /// Optional: when given, a global access outside every buffer is an InputError naming the instruction.
+  std::vector<TraceBuffer> buffers;
+};
+
+struct ExtractedFacts {
+  std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
+  std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
+  std::int64_t max_loads_in_flight = 0;    ///< the most global loads a warp had outstanding before a wait (traced blocks)
+};
+
+struct Program; // the entry lowered to compact instructions (src/extract_program.hpp)
+
+class Extractor {
+public:
+  /// Throws InputError for an unknown entry, a parameter count that does not match, an
+  /// unsupported instruction (named, with its source line) or an impossible launch.
+  Extractor(const PtxModule& module, std::string_view entry_name, LaunchArgs args);
+  ~Extractor();
+  Extractor(Extractor&&) noexcept;
+  Extractor& operator=(Extractor&&) noexcept;
+
+  const std::vector<ParamInfo>& params() const;
+  /// Thread-safe. Throws InputError for what cannot be extracted (a data-dependent address, a
+  /// branch on loaded data, an access outside every buffer, a kernel that does not terminate).
+  BlockTrace trace_block(const std::array<std::int64_t, 3>& block_index) const;
+  /// Static facts, plus max_loads_in_flight over every block traced so far.
+  ExtractedFacts facts() const;
+
+private:
+  std::unique_ptr<Program> program_;
+};
+
+} // namespace cachewise::frontend

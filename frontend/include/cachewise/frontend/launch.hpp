@@ -1,0 +1,59 @@
+// cachewise::frontend — a kernel spec's expressions, parsed once: the parameter space with its
+// constraints, and per candidate the launch (grid, block, dynamic shared memory), buffer
+// sizes, useful bytes and template arguments, in exact integer arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cachewise/advisor.hpp"
+#include "cachewise/frontend/expression.hpp"
+#include "cachewise/frontend/spec.hpp"
+#include "cachewise/model.hpp"
+
+namespace cachewise::frontend {
+
+struct CandidateLaunch {
+  Config config;
+  Bindings bindings; ///< the config's parameters and the spec's args
+  Dim3 grid;
+  Dim3 block;
+  std::int64_t dynamic_shared_bytes = 0;
+  std::vector<std::int64_t> buffer_bytes; ///< in the spec's buffer order
+  std::int64_t useful_bytes = 0;
+  std::vector<std::int64_t> template_arguments; ///< empty: parameters are macros
+};
+
+class LaunchModel {
+public:
+  /// Parses every expression; throws InputError on a syntax error or a name that is neither
+  /// a parameter nor an arg ("--grid: unknown name 'widht' (known: ...)").
+  explicit LaunchModel(const KernelSpec& spec);
+
+  /// The parameters with the spec's constraints.
+  advisor::SearchSpace search_space() const;
+
+  /// Throws InputError on division by zero, overflow, a launch dimension below 1 or a
+  /// buffer size below 1 (naming the expression and the config).
+  CandidateLaunch evaluate(const Config& config) const;
+
+  /// Whether the grid, block, shared, buffer or useful-bytes expressions name `parameter`.
+  bool launch_uses(std::string_view parameter) const;
+
+  bool templated() const { return !template_arguments_.empty(); }
+
+private:
+  Bindings bindings_for(const Config& config) const;
+
+  KernelSpec spec_;
+  std::vector<Expression> grid_;
+  std::vector<Expression> block_;
+  std::vector<Expression> dynamic_shared_;
+  std::vector<Expression> useful_;
+  std::vector<Expression> buffers_;
+  std::vector<Expression> constraints_;
+  std::vector<Expression> template_arguments_;
+};
+
+} // namespace cachewise::frontend

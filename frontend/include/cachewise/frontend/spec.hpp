@@ -1,0 +1,85 @@
+// cachewise::frontend — a kernel spec: which CUDA source and entry to analyse, the parameter
+// space to rank, and how each candidate is launched (grid, block, buffers, scalar arguments),
+// from `advisor suggest --kernel` flags or a JSON file (docs/kernel-spec.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace cachewise::frontend {
+
+struct ParameterValues {
+  std::string name;
+  std::vector<std::int64_t> values;
+};
+
+/// A global buffer: the kernel's pointer parameter of that name, sized by an expression.
+struct BufferSpec {
+  std::string name;
+  std::string bytes; ///< expression over parameters and args
+};
+
+struct NamedValue {
+  std::string name;
+  std::int64_t value = 0;
+};
+
+struct Define {
+  std::string name;
+  std::string value; ///< macro body, may be empty ("-DNAME=")
+};
+
+struct KernelSpec {
+  std::filesystem::path source;
+  /// "transpose_tiled", or "tiled<TILE_DIM, PAD>": then the parameters are the template's
+  /// arguments (expressions), not macros.
+  std::string entry;
+  std::vector<ParameterValues> parameters;
+  std::vector<std::string> constraints;
+  std::string grid;  ///< 1 to 3 comma-separated expressions, x first
+  std::string block; ///< 1 to 3 comma-separated expressions, x first
+  std::string dynamic_shared_bytes; ///< expression; empty: 0
+  std::string useful_bytes;         ///< expression; empty: every buffer's bytes once
+  std::vector<BufferSpec> buffers;
+  std::vector<NamedValue> args;
+  std::vector<Define> defines;
+  std::string language_standard; ///< "c++17"; empty: the compiler's default
+};
+
+/// "TILE_DIM=16,32,64" (--param).
+ParameterValues parse_parameter_flag(std::string_view text);
+/// "odata=width * height * 4" (--buffer).
+BufferSpec parse_buffer_flag(std::string_view text);
+/// "width=4096" (--arg).
+NamedValue parse_arg_flag(std::string_view text);
+/// "K=V" or "K" (--define).
+Define parse_define_flag(std::string_view text);
+
+/// The JSON form (docs/kernel-spec.md); a relative "source" is relative to `spec_directory`.
+/// Throws InputError "<where>: ..." on unknown keys, wrong types or missing fields.
+KernelSpec kernel_spec_from_json(const nlohmann::ordered_json& json, const std::filesystem::path& spec_directory,
+                                 const std::string& where);
+KernelSpec load_kernel_spec(const std::filesystem::path& path);
+
+/// `base` with every field `overrides` sets replaced: scalars when non-empty; parameters,
+/// buffers, args and defines by name (a new name is appended); constraints replace the list.
+KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides);
+
+/// Throws InputError when a required field is missing or a name repeats.
+void validate_kernel_spec(const KernelSpec& spec);
+
+/// The entry's function name and its template arguments ("tiled<TILE_DIM, PAD>" -> "tiled",
+/// {"TILE_DIM", "PAD"}); no template arguments for a plain name.
+struct EntryName {
+  std::string function;
+  std::vector<std::string> template_arguments; ///< expression texts
+};
+EntryName parse_entry_name(std::string_view entry);
+
+} // namespace cachewise::frontend

@@ -1,0 +1,60 @@
+// The Extractor: lowers an entry once per launch, then traces blocks on demand, warp by warp.
+#include <algorithm>
+
+#include "cachewise/model.hpp"
+#include "extract_program.hpp"
+
+namespace cachewise::frontend {
+
+std::string Program::where(std::int32_t pc) const {
+  return source_location(*module, function->instructions[static_cast<std::size_t>(pc)]);
+}
+
+const std::string& Program::text(std::int32_t pc) const { return function->instructions[static_cast<std::size_t>(pc)].text; }
+
+Extractor::Extractor(const PtxModule& module, std::string_view entry_name, LaunchArgs args) : program_(std::make_unique<Program>()) {
+  const auto it = std::find_if(module.functions.begin(), module.functions.end(),
+                               [&](const PtxFunction& f) { return f.is_entry && f.name == entry_name; });
+  if (it == module.functions.end()) throw InputError("no entry '" + std::string(entry_name) + "' in the PTX");
+  for (const std::int64_t extent : {args.grid.x, args.grid.y, args.grid.z, args.block.x, args.block.y, args.block.z})
+    if (extent < 1 || extent > (std::int64_t{1} << 31)) throw InputError("launch dimensions must lie in 1 .. 2^31");
+  if (args.block.count() > 1024) throw InputError("a block of " + std::to_string(args.block.count()) + " threads is more than 1024");
+  program_->module = &module;
+  program_->function = &*it;
+  program_->args = std::move(args);
+  lower_program(*program_);
+}
+
+Extractor::~Extractor() = default;
+Extractor::Extractor(Extractor&&) noexcept = default;
+Extractor& Extractor::operator=(Extractor&&) noexcept = default;
+
+const std::vector<ParamInfo>& Extractor::params() const { return program_->params; }
+
+BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index) const {
+  const Program& program = *program_;
+  const Dim3& grid = program.args.grid;
+  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y || block_index[2] < 0 || block_index[2] >= grid.z)
+    throw InputError("block index outside the grid");
+  BlockTrace block;
+  block.block_index = block_index;
+  const std::int64_t warps = (program.args.block.count() + 31) / 32;
+  block.warps.resize(static_cast<std::size_t>(warps));
+  std::int64_t in_flight = 0;
+  for (std::int64_t w = 0; w < warps; ++w) in_flight = std::max(in_flight, run_warp(program, block_index, w, block.warps[static_cast<std::size_t>(w)]));
+  std::int64_t seen = program.max_loads_in_flight.load();
+  while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {}
+  program.traced_any = true;
+  return block;
+}
+
+ExtractedFacts Extractor::facts() const {
+  if (!program_->traced_any) (void)trace_block({0, 0, 0}); // loads in flight are read off a traced block
+  ExtractedFacts facts;
+  facts.static_shared_bytes = program_->static_shared_bytes;
+  facts.local_bytes_per_thread = program_->local_bytes;
+  facts.max_loads_in_flight = program_->max_loads_in_flight.load();
+  return facts;
+}
+
+} // namespace cachewise::frontend

@@ -1,0 +1,304 @@
+// Interpreting one warp: SIMT control flow (a reconvergence stack: a divergent branch runs its
+// paths one after the other and they meet at the branch's immediate post-dominator), memory
+// instructions recorded as trace steps, waits for loads (a source register written by a global
+// load still in flight), warp shuffles and votes.
+#include <algorithm>
+
+#include "cachewise/model.hpp"
+#include "extract_warp.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+/// A warp that runs longer than this is taken to loop forever.
+constexpr std::int64_t kMaxWarpInstructions = 200'000'000;
+
+struct Frame {
+  std::int32_t pc = 0;
+  std::int32_t reconverge = kReconvergeAtExit;
+  std::uint32_t mask = 0;
+};
+
+std::string describe_origin(const Program& program, std::int32_t origin) {
+  const PtxInstruction& instruction = program.function->instructions[static_cast<std::size_t>(origin)];
+  const std::string& name = instruction.opcode[0];
+  const bool param = std::find(instruction.opcode.begin(), instruction.opcode.end(), "param") != instruction.opcode.end();
+  const bool constant = std::find(instruction.opcode.begin(), instruction.opcode.end(), "const") != instruction.opcode.end();
+  if (param) return "a struct parameter's bytes the launch does not give";
+  if (name == "ld" || name == "ldu" || name == "atom" || name == "bar" || name == "barrier" || constant) return "a value loaded from memory";
+  if (name == "shfl") return "a value shuffled from an inactive lane";
+  if (name == "mov" || name == "createpolicy") return "a value only the hardware knows";
+  return "a floating-point value";
+}
+
+std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32_t active) {
+  if (instr.guard < 0) return active;
+  std::uint32_t lanes = 0;
+  const std::int64_t* values = &warp.value[static_cast<std::size_t>(instr.guard) * 32];
+  for_lanes(active, [&](int lane) { lanes |= static_cast<std::uint32_t>((values[lane] != 0) != instr.guard_negated) << lane; });
+  return lanes;
+}
+
+/// Emits a wait step when the instruction reads a register a load in flight still writes.
+void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
+  if (warp.pending_registers.empty()) return;
+  bool waits = instr.guard >= 0 && warp.pending[static_cast<std::size_t>(instr.guard)];
+  waits = waits || (instr.address.reg >= 0 && warp.pending[static_cast<std::size_t>(instr.address.reg)]);
+  for (int i = 0; i < instr.src_count && !waits; ++i)
+    waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
+  if (!waits) return;
+  TraceStep step;
+  step.kind = TraceStep::Kind::wait_loads;
+  step.active_mask = active;
+  step.instruction = instr.source;
+  warp.trace.steps.push_back(step);
+  warp.max_loads_in_flight = std::max(warp.max_loads_in_flight, warp.loads_in_flight);
+  warp.loads_in_flight = 0;
+  for (std::int32_t reg : warp.pending_registers) warp.pending[static_cast<std::size_t>(reg)] = 0;
+  warp.pending_registers.clear();
+}
+
+[[noreturn]] void fail_access(const Program& program, const Instr& instr, const std::string& message) {
+  throw InputError(program.where(instr.source) + ": " + message + " (" + program.text(instr.source) + ")");
+}
+
+/// Resolves a generic address to its space and offset; every active lane must agree on the space.
+TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint32_t mask, std::array<std::uint64_t, 32>& address) {
+  const auto space_of = [](std::uint64_t a) {
+    const auto s = static_cast<std::int64_t>(a);
+    if (s >= kSharedWindow && s < kSharedWindow + kWindowBytes) return TraceSpace::shared;
+    if (s >= kLocalWindow && s < kLocalWindow + kWindowBytes) return TraceSpace::local;
+    return TraceSpace::global;
+  };
+  const TraceSpace space = space_of(address[static_cast<std::size_t>(std::countr_zero(mask))]);
+  for_lanes(mask, [&](int lane) {
+    if (space_of(address[lane]) != space) fail_access(program, instr, "a generic access that mixes state spaces across lanes is not supported");
+    if (space == TraceSpace::shared) address[lane] -= static_cast<std::uint64_t>(kSharedWindow);
+    if (space == TraceSpace::local) address[lane] -= static_cast<std::uint64_t>(kLocalWindow);
+  });
+  return space;
+}
+
+void check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
+  for_lanes(mask, [&](int lane) {
+    const std::uint64_t a = address[lane];
+    if (a % static_cast<std::uint64_t>(bytes) != 0) fail_access(program, instr, "misaligned " + std::to_string(bytes) + "-byte access at address " + std::to_string(a));
+    if (space == TraceSpace::shared && a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.shared_bytes))
+      fail_access(program, instr, "shared memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) + " outside the block's " + std::to_string(program.shared_bytes) + " bytes");
+    if (space == TraceSpace::local && a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.local_bytes))
+      fail_access(program, instr, "local memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) + " outside the thread's " + std::to_string(program.local_bytes) + " bytes");
+    if (space != TraceSpace::global || program.args.buffers.empty()) return;
+    const bool inside = std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
+      return a >= buffer.base_address && a + static_cast<std::uint64_t>(bytes) <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+    });
+    if (!inside) fail_access(program, instr, "global access at address " + std::to_string(a) + " outside every buffer");
+  });
+}
+
+void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  const Program& program = warp.program;
+  if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
+    throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
+  TraceStep step;
+  step.kind = TraceStep::Kind::access;
+  step.space = instr.space;
+  step.op = instr.op == Op::store ? TraceOp::store : instr.op == Op::atomic ? TraceOp::atomic : TraceOp::load;
+  step.bytes_per_lane = static_cast<std::uint8_t>(instr.vector * instr.element_bytes);
+  step.active_mask = mask;
+  step.instruction = instr.source;
+  const ValueType address_type{instr.address.reg_bits, false, false, false};
+  for_lanes(mask, [&](int lane) {
+    const std::int64_t base = instr.address.reg >= 0 ? normalize(warp.at(instr.address.reg, lane), address_type) : 0;
+    step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base + instr.address.offset);
+  });
+  if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
+  check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
+  warp.trace.steps.push_back(step);
+  for (int i = 0; i < instr.dst_count; ++i) {
+    const std::int32_t reg = instr.dst[i];
+    if (reg < 0) continue;
+    warp.set_taint(reg, mask, ~0u, instr.source);
+    if (step.space != TraceSpace::shared && !warp.pending[static_cast<std::size_t>(reg)]) {
+      warp.pending[static_cast<std::size_t>(reg)] = 1;
+      warp.pending_registers.push_back(reg);
+    }
+  }
+  if (instr.dst_count > 0 && step.space != TraceSpace::shared) ++warp.loads_in_flight;
+}
+
+/// shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask: PTX's lane arithmetic.
+void execute_shuffle(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  const ValueType u32{32, false, false, false};
+  const std::uint32_t control_data = (warp.tainted(instr.src[1]) | warp.tainted(instr.src[2])) & mask;
+  std::array<std::int64_t, 32> result{}, in_range{};
+  std::uint32_t data = 0;
+  const std::uint32_t source_data = warp.tainted(instr.src[0]);
+  for_lanes(mask, [&](int lane) {
+    const auto b = static_cast<int>(warp.read(instr.src[1], lane, u32) & 31);
+    const auto c = warp.read(instr.src[2], lane, u32);
+    const int clamp = static_cast<int>(c & 31), segment = static_cast<int>((c >> 8) & 31);
+    const int max_lane = (lane & segment) | (clamp & ~segment), min_lane = lane & segment;
+    int j = lane;
+    bool valid = true;
+    switch (static_cast<ShuffleMode>(instr.sub)) {
+    case ShuffleMode::up: j = lane - b; valid = j >= max_lane; break;
+    case ShuffleMode::down: j = lane + b; valid = j <= max_lane; break;
+    case ShuffleMode::bfly: j = lane ^ b; valid = j <= max_lane; break;
+    case ShuffleMode::idx: j = min_lane | (b & ~segment); valid = j <= max_lane; break;
+    }
+    if (!valid) j = lane;
+    const bool source_active = (mask >> j) & 1;
+    result[lane] = warp.read(instr.src[0], j, u32);
+    in_range[lane] = valid;
+    if (!source_active || ((source_data >> j) & 1) || ((control_data >> lane) & 1)) data |= 1u << lane;
+  });
+  std::int32_t from = instr.source;
+  if (control_data) from = warp.origin_of(warp.tainted(instr.src[1]) & mask ? instr.src[1] : instr.src[2], instr.source);
+  else if (source_data & mask) from = warp.origin_of(instr.src[0], instr.source);
+  if (instr.dst[0] >= 0) {
+    for_lanes(mask, [&](int lane) { warp.at(instr.dst[0], lane) = result[lane]; });
+    warp.set_taint(instr.dst[0], mask, data, from);
+  }
+  if (instr.dst2 >= 0) {
+    for_lanes(mask, [&](int lane) { warp.at(instr.dst2, lane) = in_range[lane]; });
+    warp.set_taint(instr.dst2, mask, control_data, from);
+  }
+}
+
+void execute_vote(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  const ValueType pred{1, false, false, true};
+  std::uint32_t ballot = 0;
+  for_lanes(mask, [&](int lane) { ballot |= static_cast<std::uint32_t>(warp.read(instr.src[0], lane, pred)) << lane; });
+  std::int64_t result = ballot;
+  switch (static_cast<VoteMode>(instr.sub)) {
+  case VoteMode::ballot: break;
+  case VoteMode::any: result = ballot != 0; break;
+  case VoteMode::all: result = ballot == mask; break;
+  case VoteMode::uni: result = ballot == 0 || ballot == mask; break;
+  }
+  if (instr.dst[0] < 0) return;
+  for_lanes(mask, [&](int lane) { warp.at(instr.dst[0], lane) = result; });
+  const std::uint32_t data = warp.tainted(instr.src[0]) & mask ? ~0u : 0u;
+  warp.set_taint(instr.dst[0], mask, data, warp.origin_of(instr.src[0], instr.source));
+}
+
+void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, std::uint32_t present) {
+  const Program& program = warp.program;
+  const Dim3& block = program.args.block;
+  const Dim3& grid = program.args.grid;
+  const auto set = [&](Special special, auto value_of_lane) {
+    const std::int32_t reg = program.special_base + static_cast<std::int32_t>(special);
+    for (int lane = 0; lane < 32; ++lane) warp.at(reg, lane) = value_of_lane(lane);
+  };
+  const auto thread = [&](int lane) { return warp_index * 32 + lane; };
+  set(Special::tid_x, [&](int lane) { return thread(lane) % block.x; });
+  set(Special::tid_y, [&](int lane) { return thread(lane) / block.x % block.y; });
+  set(Special::tid_z, [&](int lane) { return thread(lane) / (block.x * block.y); });
+  set(Special::ntid_x, [&](int) { return block.x; });
+  set(Special::ntid_y, [&](int) { return block.y; });
+  set(Special::ntid_z, [&](int) { return block.z; });
+  set(Special::ctaid_x, [&](int) { return block_index[0]; });
+  set(Special::ctaid_y, [&](int) { return block_index[1]; });
+  set(Special::ctaid_z, [&](int) { return block_index[2]; });
+  set(Special::nctaid_x, [&](int) { return grid.x; });
+  set(Special::nctaid_y, [&](int) { return grid.y; });
+  set(Special::nctaid_z, [&](int) { return grid.z; });
+  set(Special::laneid, [&](int lane) { return lane; });
+  set(Special::warpid, [&](int) { return warp_index; });
+  set(Special::nwarpid, [&](int) { return (block.count() + 31) / 32; });
+  set(Special::lanemask_eq, [&](int lane) { return std::int64_t{1} << lane; });
+  set(Special::lanemask_le, [&](int lane) { return (std::int64_t{2} << lane) - 1; });
+  set(Special::lanemask_lt, [&](int lane) { return (std::int64_t{1} << lane) - 1; });
+  set(Special::lanemask_ge, [&](int lane) { return std::int64_t{0xffffffff} & ~((std::int64_t{1} << lane) - 1); });
+  set(Special::lanemask_gt, [&](int lane) { return std::int64_t{0xffffffff} & ~((std::int64_t{2} << lane) - 1); });
+  set(Special::dynamic_smem_size, [&](int) { return program.args.dynamic_shared_bytes; });
+  set(Special::total_smem_size, [&](int) { return program.shared_bytes; });
+  (void)present;
+}
+
+/// A branch: uniform paths move the frame; divergent ones push both paths, to meet at `reconverge`.
+void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active, std::uint32_t taken) {
+  Frame& frame = stack.back();
+  const std::uint32_t not_taken = active & ~taken;
+  if (!not_taken) {
+    frame.pc = instr.target;
+    return;
+  }
+  if (!taken) {
+    ++frame.pc;
+    return;
+  }
+  const Frame fall{frame.pc + 1, instr.reconverge, not_taken};
+  const Frame jump{instr.target, instr.reconverge, taken};
+  if (instr.reconverge == frame.reconverge) stack.pop_back(); // the frame below already waits there
+  else frame.pc = instr.reconverge;
+  stack.push_back(fall);
+  stack.push_back(jump);
+}
+
+} // namespace
+
+void throw_data_dependent(const Program& program, std::int32_t pc, const std::string& what, std::int32_t origin) {
+  std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
+  if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
+  message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
+  throw InputError(message);
+}
+
+std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace) {
+  WarpState warp(program, trace);
+  warp.warp_index = static_cast<std::int32_t>(warp_index);
+  const std::int64_t threads = program.args.block.count() - warp_index * 32;
+  const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
+  initialize_specials(warp, block_index, warp_index, present);
+  std::vector<Frame> stack{{0, kReconvergeAtExit, present}};
+  std::uint32_t exited = 0;
+  const auto end = static_cast<std::int32_t>(program.code.size());
+  std::int64_t executed = 0;
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    const std::uint32_t active = frame.mask & ~exited;
+    if (!active || frame.pc == frame.reconverge || frame.pc >= end) {
+      if (active && frame.pc >= end && frame.pc != frame.reconverge) exited |= active; // fell off the end
+      stack.pop_back();
+      continue;
+    }
+    const Instr& instr = program.code[static_cast<std::size_t>(frame.pc)];
+    if (++executed > kMaxWarpInstructions)
+      throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
+    wait_for_loads(warp, instr, active);
+    const std::uint32_t mask = guard_lanes(warp, instr, active);
+    const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
+    const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
+                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote;
+    if (guard_data && decides) throw_data_dependent(program, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
+    trace.warp_instructions += 1;
+    switch (instr.op) {
+    case Op::branch: branch(stack, instr, active, mask); continue;
+    case Op::exit: exited |= mask; break;
+    case Op::barrier: {
+      TraceStep step;
+      step.kind = TraceStep::Kind::barrier;
+      step.active_mask = mask;
+      step.instruction = instr.source;
+      trace.steps.push_back(step);
+      if (instr.dst_count) warp.set_taint(instr.dst[0], mask, ~0u, instr.source);
+      break;
+    }
+    case Op::load: case Op::store: case Op::atomic:
+      if (mask) execute_access(warp, instr, mask);
+      break;
+    case Op::shfl: execute_shuffle(warp, instr, mask); break;
+    case Op::vote: execute_vote(warp, instr, mask); break;
+    default:
+      execute_alu(warp, instr, mask, active);
+      if (guard_data)
+        for (int i = 0; i < instr.dst_count; ++i) warp.set_taint(instr.dst[i], guard_data, ~0u, warp.origin[static_cast<std::size_t>(instr.guard)]);
+      trace.flops += instr.flops_per_lane * std::popcount(mask);
+    }
+    ++stack.back().pc;
+  }
+  return std::max(warp.max_loads_in_flight, warp.loads_in_flight);
+}
+
+} // namespace cachewise::frontend

@@ -1,0 +1,90 @@
+// Internal to the extractor: one warp's registers as 32-lane vectors of int64 (struct of
+// arrays), which lanes of each register hold "data" (a value the extractor does not know: loaded
+// from memory, floating point), and which instruction made that data, for messages.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "extract_program.hpp"
+
+namespace cachewise::frontend {
+
+/// `value` reduced to `type`'s width: sign-extended for signed types, zero-extended otherwise.
+inline std::int64_t normalize(std::int64_t value, ValueType type) {
+  if (type.is_pred) return value != 0;
+  if (type.bits >= 64) return value;
+  const int shift = 64 - type.bits;
+  const auto bits = static_cast<std::uint64_t>(value) << shift;
+  return type.is_signed ? static_cast<std::int64_t>(bits) >> shift : static_cast<std::int64_t>(bits >> shift);
+}
+
+template <typename F>
+inline void for_lanes(std::uint32_t mask, F&& f) {
+  while (mask) {
+    const int lane = std::countr_zero(mask);
+    mask &= mask - 1;
+    f(lane);
+  }
+}
+
+class WarpState {
+public:
+  WarpState(const Program& lowered, WarpTrace& output)
+      : program(lowered), trace(output), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
+        taint(static_cast<std::size_t>(lowered.register_count), 0), origin(static_cast<std::size_t>(lowered.register_count), -1),
+        pending(static_cast<std::size_t>(lowered.register_count), 0) {}
+
+  std::int64_t& at(std::int32_t reg, int lane) { return value[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)]; }
+
+  /// The source's value in `lane`, reduced to `type`.
+  std::int64_t read(const Source& source, int lane, ValueType type) const {
+    std::int64_t raw = source.imm;
+    if (source.kind == Source::Kind::reg) raw = value[static_cast<std::size_t>(source.reg) * 32 + static_cast<std::size_t>(lane)];
+    const std::int64_t v = normalize(raw, type);
+    return source.negated ? !v : v;
+  }
+  /// The lanes in which the source holds data.
+  std::uint32_t tainted(const Source& source) const {
+    if (source.kind == Source::Kind::data) return ~0u;
+    return source.kind == Source::Kind::reg ? taint[static_cast<std::size_t>(source.reg)] : 0u;
+  }
+  std::int32_t origin_of(const Source& source, std::int32_t pc) const {
+    return source.kind == Source::Kind::reg ? origin[static_cast<std::size_t>(source.reg)] : pc;
+  }
+  /// Lanes `mask` of `reg` now hold data in `data_lanes` (made by `from`), known values elsewhere.
+  void set_taint(std::int32_t reg, std::uint32_t mask, std::uint32_t data_lanes, std::int32_t from) {
+    if (reg < 0) return;
+    auto& t = taint[static_cast<std::size_t>(reg)];
+    t = (t & ~mask) | (data_lanes & mask);
+    if (data_lanes & mask) origin[static_cast<std::size_t>(reg)] = from;
+  }
+  /// Union of the lanes in which any source holds data, and the instruction that made the first.
+  std::uint32_t sources_taint(const Instr& instr, std::int32_t& from) const {
+    std::uint32_t lanes = 0;
+    for (int i = 0; i < instr.src_count; ++i) {
+      const std::uint32_t t = tainted(instr.src[static_cast<std::size_t>(i)]);
+      if (t && !lanes) from = origin_of(instr.src[static_cast<std::size_t>(i)], instr.source);
+      lanes |= t;
+    }
+    return lanes;
+  }
+
+  const Program& program;
+  WarpTrace& trace;
+  std::vector<std::int64_t> value; ///< register * 32 + lane
+  std::vector<std::uint32_t> taint;
+  std::vector<std::int32_t> origin;
+  std::vector<std::uint8_t> pending; ///< written by a global / local load not yet waited for
+  std::vector<std::int32_t> pending_registers;
+  std::int64_t loads_in_flight = 0;
+  std::int64_t max_loads_in_flight = 0;
+  std::int32_t warp_index = 0;
+};
+
+/// "spmv.cu:47: address depends on a value loaded from memory (ld.global.u32 %r2, [%rd24]): ..."
+[[noreturn]] void throw_data_dependent(const Program& program, std::int32_t pc, const std::string& what, std::int32_t origin);
+
+} // namespace cachewise::frontend

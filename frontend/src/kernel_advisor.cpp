@@ -1,0 +1,225 @@
+// suggest_kernel(): spec -> candidates -> compiled PTX (in parallel, cached) -> traced kernels
+// -> the advisor's ranking. The unused-parameter check compares the candidates' PTX.
+#include "cachewise/frontend/kernel_advisor.hpp"
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "cachewise/frontend/extract.hpp"
+#include "cachewise/frontend/ptx.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+/// A KernelPattern carrying only what the device checks read (block, grid, registers, shared
+/// bytes), so a traced kernel goes through the same check_fits_device and blocks_per_sm.
+KernelPattern resource_pattern(const Dim3& grid, const Dim3& block, std::int64_t registers, std::int64_t shared_bytes) {
+  KernelPattern pattern;
+  pattern.grid = grid;
+  pattern.block = block;
+  pattern.registers_per_thread = registers;
+  if (shared_bytes > 0) pattern.arrays.push_back({"shared", MemorySpace::shared, 1, {shared_bytes}});
+  return pattern;
+}
+
+std::string read_source(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open kernel source");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string instantiation(const std::string& function, const std::vector<std::int64_t>& arguments) {
+  std::string text = function + "<";
+  for (std::size_t i = 0; i < arguments.size(); ++i) text += (i ? ", " : "") + std::to_string(arguments[i]);
+  return text + ">";
+}
+
+CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry, int compute_capability) {
+  CompileRequest request;
+  request.source = spec.source;
+  request.compute_capability = compute_capability;
+  request.language_standard = spec.language_standard;
+  request.defines = spec.defines;
+  if (launch.template_arguments.empty()) {
+    for (const auto& [name, value] : launch.config.values()) request.defines.push_back({name, std::to_string(value)});
+  } else {
+    request.instantiations.push_back(instantiation(entry.function, launch.template_arguments));
+  }
+  return request;
+}
+
+std::string request_key(const CompileRequest& request) {
+  std::string key;
+  for (const Define& define : request.defines) key += define.name + "=" + define.value + ";";
+  for (const std::string& name : request.instantiations) key += name + ";";
+  return key;
+}
+
+struct Build {
+  CompileRequest request;
+  std::optional<CompiledKernel> compiled;
+  std::string error;
+  std::string entry;                      ///< mangled
+  std::shared_ptr<const PtxModule> module; ///< parsed once, shared by the candidates of this build
+};
+
+struct Planned {
+  CandidateLaunch launch;
+  std::size_t build = 0;
+};
+
+/// "PTX of two values differs in nothing AND no launch expression names it": then the
+/// parameter cannot change anything the model sees, and ranking it would be a silent guess.
+void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, const std::vector<Planned>& planned,
+                           const std::vector<Build>& builds) {
+  auto normalized_ptx = [&](const Build& build) {
+    std::string ptx = build.compiled->ptx;
+    for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos; at = ptx.find(build.entry, at)) {
+      ptx.replace(at, build.entry.size(), "@entry");
+    }
+    return std::hash<std::string>{}(ptx);
+  };
+  for (const ParameterValues& parameter : spec.parameters) {
+    if (parameter.values.size() < 2 || model.launch_uses(parameter.name)) continue;
+    std::map<std::string, std::set<std::size_t>> ptx_by_rest; // configs equal but for this parameter
+    for (const Planned& plan : planned) {
+      const Build& build = builds[plan.build];
+      if (!build.compiled) continue;
+      Config rest = plan.launch.config;
+      rest.set(parameter.name, 0);
+      ptx_by_rest[rest.to_string()].insert(normalized_ptx(build));
+    }
+    bool compared = false, differs = false;
+    for (const auto& [rest, hashes] : ptx_by_rest) {
+      differs = differs || hashes.size() > 1;
+      compared = true;
+    }
+    if (compared && !differs) {
+      throw InputError("parameter '" + parameter.name + "' is used neither by the source (its values compile to identical PTX) "
+                       "nor by a launch expression");
+    }
+  }
+}
+
+void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned, Compiler& compiler,
+                    std::size_t threads) {
+  std::vector<std::vector<std::int64_t>> template_arguments(builds.size());
+  for (const Planned& plan : planned) template_arguments[plan.build] = plan.launch.template_arguments;
+  advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
+    Build& build = builds[i];
+    try {
+      build.compiled = compiler.compile(build.request);
+    } catch (const InputError& error) {
+      build.error = error.what();
+      return;
+    }
+    build.entry = find_entry(ptx_entry_names(build.compiled->ptx), entry.function, template_arguments[i]);
+    build.module = std::make_shared<const PtxModule>(parse_ptx(build.compiled->ptx));
+  });
+}
+
+std::string describe_kernel(const KernelSpec& spec) { return spec.entry + " in " + spec.source.string(); }
+
+/// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
+void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
+           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile,
+           advisor::CandidatePool& pool) {
+  const CandidateLaunch& launch = plan.launch;
+  if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
+  const CompilerResources resources = parse_ptxas_resources(build.compiled->ptxas_log, build.entry);
+  auto kernel = std::make_shared<TracedKernel>();
+  kernel->name = spec.entry;
+  kernel->grid = launch.grid;
+  kernel->block = launch.block;
+  kernel->shared_bytes_per_block = resources.static_shared_bytes + launch.dynamic_shared_bytes;
+  kernel->registers_per_thread = resources.registers_per_thread;
+  kernel->local_bytes_per_thread = resources.stack_frame_bytes;
+  kernel->useful_bytes = launch.useful_bytes;
+  const KernelPattern checked = resource_pattern(launch.grid, launch.block, resources.registers_per_thread, kernel->shared_bytes_per_block);
+  try {
+    check_fits_device(checked, profile);
+  } catch (const InputError& error) {
+    return pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
+  }
+  const int resident_blocks = blocks_per_sm(checked, profile);
+  if (resident_blocks == 0) {
+    return pool.rejected.push_back({advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
+  }
+  const std::vector<std::uint64_t> bases = buffer_base_addresses(launch.buffer_bytes);
+  for (std::size_t i = 0; i < spec.buffers.size(); ++i) kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
+  LaunchArgs args;
+  args.grid = launch.grid;
+  args.block = launch.block;
+  args.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  std::vector<int> parameter_bytes;
+  for (const ParamInfo& parameter : Extractor(*build.module, build.entry, args).params()) parameter_bytes.push_back(parameter.bytes);
+  args.params = kernel_parameter_values(parameter_bytes, source_parameters, spec, launch, bases);
+  auto extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
+  kernel->trace_block = [extractor, module = build.module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+
+  advisor::PredictableCandidate admitted;
+  admitted.candidate.config = launch.config;
+  admitted.candidate.threads_per_block = launch.block.count();
+  admitted.candidate.shared_bytes_per_block = kernel->shared_bytes_per_block;
+  admitted.candidate.registers_per_thread = resources.registers_per_thread;
+  admitted.candidate.blocks_per_sm = resident_blocks;
+  admitted.candidate.compiled = resources;
+  admitted.predict = [kernel, &profile](const SimulationOptions& simulation) { return simulate_traced(*kernel, profile, simulation); };
+  pool.admitted.push_back(std::move(admitted));
+}
+
+} // namespace
+
+KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
+                                const KernelSuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const LaunchModel model(spec);
+  const EntryName entry = parse_entry_name(spec.entry);
+  const advisor::SearchSpace space = model.search_space();
+  const std::vector<Config> configs = space.enumerate();
+  if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
+  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_source(spec.source), entry.function);
+  const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
+
+  advisor::CandidatePool pool;
+  pool.problem.family = spec.entry;
+  pool.subject = describe_kernel(spec);
+  pool.space_size = space.unconstrained_size();
+  std::vector<Planned> planned;
+  std::vector<Build> builds;
+  std::map<std::string, std::size_t> build_by_key;
+  for (const Config& config : configs) {
+    CandidateLaunch launch = model.evaluate(config);
+    try { // launch shape first: a block the device cannot run needs no compile
+      check_fits_device(resource_pattern(launch.grid, launch.block, 0, launch.dynamic_shared_bytes), profile);
+    } catch (const InputError& error) {
+      pool.rejected.push_back({advisor::RejectionStage::device_limits, config, error.what()});
+      continue;
+    }
+    CompileRequest request = request_for(spec, launch, entry, compute_capability);
+    const auto [found, added] = build_by_key.try_emplace(request_key(request), builds.size());
+    if (added) builds.push_back({std::move(request), std::nullopt, {}, {}, nullptr});
+    planned.push_back({std::move(launch), found->second});
+  }
+  const std::int64_t compilations_before = compiler.compilations();
+  compile_builds(builds, entry, planned, compiler, options.compile_threads);
+  if (!builds.empty() && std::ranges::none_of(builds, [](const Build& b) { return b.compiled.has_value(); })) {
+    throw InputError(builds.front().error);
+  }
+  check_parameters_used(spec, model, planned, builds);
+  for (const Planned& plan : planned) admit(spec, plan, builds[plan.build], source_parameters, profile, pool);
+
+  KernelSuggestion result;
+  result.builds = static_cast<std::int64_t>(builds.size());
+  result.compilations = compiler.compilations() - compilations_before;
+  result.suggestion = advisor::rank_pool(std::move(pool), profile, options.suggest);
+  result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return result;
+}
+
+} // namespace cachewise::frontend

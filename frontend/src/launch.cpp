@@ -1,0 +1,119 @@
+// The spec's expressions per candidate: search space, launch shape, buffer sizes.
+#include "cachewise/frontend/launch.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace cachewise::frontend {
+namespace {
+
+void check_names(const Expression& expression, const std::set<std::string>& known) {
+  for (const std::string& name : expression.names()) {
+    if (known.contains(name)) continue;
+    std::string listed;
+    for (const std::string& k : known) listed += (listed.empty() ? "" : ", ") + k;
+    throw InputError(expression.context() + ": unknown name '" + name + "' (known: " + (listed.empty() ? "none" : listed) + ")");
+  }
+}
+
+std::vector<Expression> parse_dims(const std::string& text, const std::string& context) {
+  std::vector<Expression> dims = parse_expression_list(text, context);
+  if (dims.size() > 3) throw InputError(context + ": at most 3 dimensions (x, y, z), got " + std::to_string(dims.size()));
+  return dims;
+}
+
+Dim3 evaluate_dims(const std::vector<Expression>& dims, const Bindings& bindings, const Config& config) {
+  std::array<std::int64_t, 3> values = {1, 1, 1};
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    values[i] = dims[i].evaluate(bindings);
+    if (values[i] < 1) {
+      throw InputError(dims[i].context() + ": " + std::string(1, "xyz"[i]) + " = '" + dims[i].text() + "' is " +
+                       std::to_string(values[i]) + " for " + config.to_string() + "; launch dimensions must be at least 1");
+    }
+  }
+  return {values[0], values[1], values[2]};
+}
+
+} // namespace
+
+LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
+  validate_kernel_spec(spec_);
+  std::set<std::string> known;
+  for (const ParameterValues& parameter : spec_.parameters) known.insert(parameter.name);
+  for (const NamedValue& arg : spec_.args) known.insert(arg.name);
+  grid_ = parse_dims(spec_.grid, "--grid");
+  block_ = parse_dims(spec_.block, "--block");
+  if (!spec_.dynamic_shared_bytes.empty()) dynamic_shared_.push_back(Expression::parse(spec_.dynamic_shared_bytes, "--shared"));
+  if (!spec_.useful_bytes.empty()) useful_.push_back(Expression::parse(spec_.useful_bytes, "--useful-bytes"));
+  for (const BufferSpec& buffer : spec_.buffers) buffers_.push_back(Expression::parse(buffer.bytes, "--buffer " + buffer.name));
+  for (const std::string& constraint : spec_.constraints) constraints_.push_back(Expression::parse(constraint, "--constraint"));
+  for (const std::string& argument : parse_entry_name(spec_.entry).template_arguments) {
+    template_arguments_.push_back(Expression::parse(argument, "--entry"));
+  }
+  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &constraints_, &template_arguments_}) {
+    for (const Expression& expression : *list) check_names(expression, known);
+  }
+}
+
+advisor::SearchSpace LaunchModel::search_space() const {
+  advisor::SearchSpace space;
+  for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
+  std::set<std::string> parameter_names;
+  for (const ParameterValues& parameter : spec_.parameters) parameter_names.insert(parameter.name);
+  for (const Expression& constraint : constraints_) {
+    std::vector<std::string> used;
+    std::ranges::copy_if(constraint.names(), std::back_inserter(used), [&](const std::string& n) { return parameter_names.contains(n); });
+    if (used.empty()) throw InputError("--constraint: '" + constraint.text() + "' names no parameter");
+    space.add_constraint(
+        used, [this, constraint](const Config& config) { return constraint.evaluate(bindings_for(config)) != 0; },
+        constraint.text());
+  }
+  return space;
+}
+
+Bindings LaunchModel::bindings_for(const Config& config) const {
+  Bindings bindings;
+  for (const NamedValue& arg : spec_.args) bindings[arg.name] = arg.value;
+  for (const auto& [name, value] : config.values()) bindings[name] = value;
+  return bindings;
+}
+
+CandidateLaunch LaunchModel::evaluate(const Config& config) const {
+  CandidateLaunch launch;
+  launch.config = config;
+  launch.bindings = bindings_for(config);
+  launch.grid = evaluate_dims(grid_, launch.bindings, config);
+  launch.block = evaluate_dims(block_, launch.bindings, config);
+  if (!dynamic_shared_.empty()) {
+    launch.dynamic_shared_bytes = dynamic_shared_.front().evaluate(launch.bindings);
+    if (launch.dynamic_shared_bytes < 0) {
+      throw InputError("--shared: '" + dynamic_shared_.front().text() + "' is " + std::to_string(launch.dynamic_shared_bytes) +
+                       " bytes for " + config.to_string() + "; sizes must not be negative");
+    }
+  }
+  std::int64_t total_bytes = 0;
+  for (const Expression& buffer : buffers_) {
+    const std::int64_t bytes = buffer.evaluate(launch.bindings);
+    if (bytes < 1) {
+      throw InputError(buffer.context() + ": '" + buffer.text() + "' is " + std::to_string(bytes) + " bytes for " +
+                       config.to_string() + "; a buffer needs at least 1 byte");
+    }
+    if (__builtin_add_overflow(total_bytes, bytes, &total_bytes)) throw InputError("--buffer: the buffers' sizes overflow 64 bits");
+    launch.buffer_bytes.push_back(bytes);
+  }
+  launch.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(launch.bindings);
+  for (const Expression& argument : template_arguments_) launch.template_arguments.push_back(argument.evaluate(launch.bindings));
+  return launch;
+}
+
+bool LaunchModel::launch_uses(std::string_view parameter) const {
+  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_}) {
+    for (const Expression& expression : *list) {
+      const auto names = expression.names();
+      if (std::ranges::find(names, parameter) != names.end()) return true;
+    }
+  }
+  return false;
+}
+
+} // namespace cachewise::frontend

@@ -1,0 +1,236 @@
+// Kernel spec: flag parsing, the JSON form, and merging flags over a spec file.
+#include "cachewise/frontend/spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::pair<std::string, std::string> split_assignment(std::string_view text, const std::string& flag, bool value_required) {
+  const auto equals = text.find('=');
+  const std::string name = trim(text.substr(0, equals));
+  if (name.empty() || (equals == std::string_view::npos && value_required)) {
+    throw InputError(flag + ": expected NAME=VALUE, got '" + std::string(text) + "'");
+  }
+  const bool identifier = std::ranges::all_of(name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+                          !std::isdigit(static_cast<unsigned char>(name[0]));
+  if (!identifier) throw InputError(flag + ": '" + name + "' is not a name");
+  return {name, equals == std::string_view::npos ? std::string() : trim(text.substr(equals + 1))};
+}
+
+std::int64_t parse_integer(std::string_view text, const std::string& where) {
+  const std::string trimmed = trim(text);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
+  if (trimmed.empty() || error != std::errc() || end != trimmed.data() + trimmed.size()) {
+    throw InputError(where + ": expected an integer, got '" + trimmed + "'");
+  }
+  return value;
+}
+
+std::string json_text(const Json& value, const std::string& where) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  throw InputError(where + ": expected a string or an integer, got " + value.dump());
+}
+
+/// A launch shape: "a, b" or ["a", "b"].
+std::string json_dims(const Json& value, const std::string& where) {
+  if (!value.is_array()) return json_text(value, where);
+  std::string text;
+  for (const Json& item : value) text += (text.empty() ? "" : ", ") + json_text(item, where);
+  return text;
+}
+
+const Json& object_at(const Json& json, const char* key, const std::string& where) {
+  const Json& value = json.at(key);
+  if (!value.is_object()) throw InputError(where + ": '" + key + "' must be an object");
+  return value;
+}
+
+void read_collections(const Json& json, const std::string& where, KernelSpec& spec) {
+  if (json.contains("parameters")) {
+    for (const auto& [name, values] : object_at(json, "parameters", where).items()) {
+      if (!values.is_array()) throw InputError(where + ": parameter '" + name + "' must list its values");
+      ParameterValues parameter{name, {}};
+      for (const Json& value : values) {
+        if (!value.is_number_integer()) throw InputError(where + ": parameter '" + name + "': " + value.dump() + " is not an integer");
+        parameter.values.push_back(value.get<std::int64_t>());
+      }
+      spec.parameters.push_back(std::move(parameter));
+    }
+  }
+  if (json.contains("constraints")) {
+    if (!json["constraints"].is_array()) throw InputError(where + ": 'constraints' must be a list of expressions");
+    for (const Json& constraint : json["constraints"]) spec.constraints.push_back(json_text(constraint, where + ": constraints"));
+  }
+  if (json.contains("buffers")) {
+    for (const auto& [name, bytes] : object_at(json, "buffers", where).items())
+      spec.buffers.push_back({name, json_text(bytes, where + ": buffer '" + name + "'")});
+  }
+  if (json.contains("args")) {
+    for (const auto& [name, value] : object_at(json, "args", where).items()) {
+      if (!value.is_number_integer()) throw InputError(where + ": arg '" + name + "' must be an integer, got " + value.dump());
+      spec.args.push_back({name, value.get<std::int64_t>()});
+    }
+  }
+  if (json.contains("defines")) {
+    for (const auto& [name, value] : object_at(json, "defines", where).items())
+      spec.defines.push_back({name, json_text(value, where + ": define '" + name + "'")});
+  }
+}
+
+template <typename Item>
+void merge_by_name(std::vector<Item>& base, const std::vector<Item>& overrides) {
+  for (const Item& item : overrides) {
+    auto found = std::ranges::find(base, item.name, &Item::name);
+    if (found != base.end()) *found = item;
+    else base.push_back(item);
+  }
+}
+
+template <typename Item>
+void check_unique(const std::vector<Item>& items, const char* what, std::set<std::string>& seen) {
+  for (const Item& item : items) {
+    if (!seen.insert(item.name).second) throw InputError(std::string("kernel spec: ") + what + " '" + item.name + "' is given twice");
+  }
+}
+
+} // namespace
+
+ParameterValues parse_parameter_flag(std::string_view text) {
+  auto [name, list] = split_assignment(text, "--param", true);
+  ParameterValues parameter{name, {}};
+  std::string_view rest = list;
+  for (;;) {
+    const auto comma = rest.find(',');
+    parameter.values.push_back(parse_integer(rest.substr(0, comma), "--param " + name));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return parameter;
+}
+
+BufferSpec parse_buffer_flag(std::string_view text) {
+  auto [name, bytes] = split_assignment(text, "--buffer", true);
+  if (bytes.empty()) throw InputError("--buffer " + name + ": expected a size expression after '='");
+  return {name, bytes};
+}
+
+NamedValue parse_arg_flag(std::string_view text) {
+  auto [name, value] = split_assignment(text, "--arg", true);
+  return {name, parse_integer(value, "--arg " + name)};
+}
+
+Define parse_define_flag(std::string_view text) {
+  auto [name, value] = split_assignment(text, "--define", false);
+  return {name, value};
+}
+
+KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory, const std::string& where) {
+  if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
+  static const std::set<std::string> known = {"source", "entry", "parameters", "constraints", "grid", "block", "shared_bytes",
+                                              "useful_bytes", "buffers", "args", "defines", "std"};
+  for (const auto& [key, value] : json.items()) {
+    if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
+  }
+  KernelSpec spec;
+  try {
+    if (json.contains("source")) {
+      const std::filesystem::path source = json["source"].get<std::string>();
+      spec.source = source.is_absolute() ? source : spec_directory / source;
+    }
+    if (json.contains("entry")) spec.entry = json["entry"].get<std::string>();
+    if (json.contains("std")) spec.language_standard = json["std"].get<std::string>();
+    if (json.contains("grid")) spec.grid = json_dims(json["grid"], where + ": grid");
+    if (json.contains("block")) spec.block = json_dims(json["block"], where + ": block");
+    if (json.contains("shared_bytes")) spec.dynamic_shared_bytes = json_text(json["shared_bytes"], where + ": shared_bytes");
+    if (json.contains("useful_bytes")) spec.useful_bytes = json_text(json["useful_bytes"], where + ": useful_bytes");
+    read_collections(json, where, spec);
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(where + ": " + error.what());
+  }
+  return spec;
+}
+
+KernelSpec load_kernel_spec(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open kernel spec");
+  Json json;
+  try {
+    json = Json::parse(in);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw InputError(path.string() + ": not valid JSON (" + error.what() + ")");
+  }
+  return kernel_spec_from_json(json, path.parent_path(), path.string());
+}
+
+KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
+  if (!overrides.source.empty()) base.source = overrides.source;
+  for (auto [target, source] : {std::pair{&base.entry, &overrides.entry}, {&base.grid, &overrides.grid},
+                                {&base.block, &overrides.block}, {&base.dynamic_shared_bytes, &overrides.dynamic_shared_bytes},
+                                {&base.useful_bytes, &overrides.useful_bytes},
+                                {&base.language_standard, &overrides.language_standard}}) {
+    if (!source->empty()) *target = *source;
+  }
+  if (!overrides.constraints.empty()) base.constraints = overrides.constraints;
+  merge_by_name(base.parameters, overrides.parameters);
+  merge_by_name(base.buffers, overrides.buffers);
+  merge_by_name(base.args, overrides.args);
+  merge_by_name(base.defines, overrides.defines);
+  return base;
+}
+
+void validate_kernel_spec(const KernelSpec& spec) {
+  if (spec.source.empty()) throw InputError("kernel spec: no source (--kernel FILE.cu or \"source\")");
+  if (spec.entry.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
+  if (spec.grid.empty()) throw InputError("kernel spec: no grid (--grid \"X[, Y[, Z]]\" or \"grid\")");
+  if (spec.block.empty()) throw InputError("kernel spec: no block (--block \"X[, Y[, Z]]\" or \"block\")");
+  std::set<std::string> names;
+  check_unique(spec.parameters, "parameter", names);
+  check_unique(spec.args, "arg", names);
+  std::set<std::string> buffers;
+  check_unique(spec.buffers, "buffer", buffers);
+  for (const ParameterValues& parameter : spec.parameters) {
+    if (parameter.values.empty()) throw InputError("kernel spec: parameter '" + parameter.name + "' has no values");
+  }
+}
+
+EntryName parse_entry_name(std::string_view entry) {
+  const std::string text = trim(entry);
+  const auto open = text.find('<');
+  if (open == std::string::npos) return {text, {}};
+  if (text.back() != '>') throw InputError("--entry: expected NAME<ARG, ...>, got '" + text + "'");
+  EntryName name{trim(std::string_view(text).substr(0, open)), {}};
+  const std::string_view arguments = std::string_view(text).substr(open + 1, text.size() - open - 2);
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= arguments.size(); ++i) {
+    const char c = i < arguments.size() ? arguments[i] : ',';
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c != ',' || depth > 0) continue;
+    name.template_arguments.push_back(trim(arguments.substr(start, i - start)));
+    if (name.template_arguments.back().empty()) throw InputError("--entry: empty template argument in '" + text + "'");
+    start = i + 1;
+  }
+  return name;
+}
+
+} // namespace cachewise::frontend

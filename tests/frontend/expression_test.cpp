@@ -1,0 +1,88 @@
+#include "cachewise/frontend/expression.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+std::int64_t eval(std::string_view text, const Bindings& bindings = {}) {
+  return Expression::parse(text, "--test").evaluate(bindings);
+}
+
+std::string error_of(std::string_view text, const Bindings& bindings = {}) {
+  try {
+    eval(text, bindings);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(Expression, PrecedenceFollowsCpp) {
+  EXPECT_EQ(eval("2 + 3 * 4"), 14);
+  EXPECT_EQ(eval("(2 + 3) * 4"), 20);
+  EXPECT_EQ(eval("20 / 4 / 5"), 1);        // left-associative: (20/4)/5
+  EXPECT_EQ(eval("20 - 4 - 5"), 11);
+  EXPECT_EQ(eval("7 % 4 * 2"), 6);         // (7%4)*2
+  EXPECT_EQ(eval("-3 * -2"), 6);
+  EXPECT_EQ(eval("- (1 + 2)"), -3);
+  EXPECT_EQ(eval("1 + 2 == 3 && 4 < 5"), 1);
+  EXPECT_EQ(eval("0 || 2 > 3"), 0);
+  EXPECT_EQ(eval("1 < 2 == 1"), 1);        // comparisons left to right: (1<2)==1
+  EXPECT_EQ(eval("!0 + 1"), 2);
+  EXPECT_EQ(eval("3 != 3"), 0);
+  EXPECT_EQ(eval("3 >= 3 && 2 <= 1"), 0);
+}
+
+TEST(Expression, IntegerDivisionTruncatesTowardZero) {
+  EXPECT_EQ(eval("7 / 2"), 3);
+  EXPECT_EQ(eval("-7 / 2"), -3);
+  EXPECT_EQ(eval("-7 % 2"), -1);
+  EXPECT_EQ(eval("ceil_div(7, 2)"), 4);
+  EXPECT_EQ(eval("ceil_div(8, 2)"), 4);
+  EXPECT_EQ(eval("ceil_div(-7, 2)"), -3);
+}
+
+TEST(Expression, NamesAndCalls) {
+  const Bindings launch{{"width", 4096}, {"TILE_DIM", 32}, {"BLOCK_ROWS", 8}};
+  EXPECT_EQ(eval("width / TILE_DIM", launch), 128);
+  EXPECT_EQ(eval("TILE_DIM % BLOCK_ROWS == 0", launch), 1);
+  EXPECT_EQ(eval("min(width, TILE_DIM * 2, 100)", launch), 64);
+  EXPECT_EQ(eval("max(1, BLOCK_ROWS - 10)", launch), 1);
+  EXPECT_EQ(eval("ceil_div(width + 1, TILE_DIM)", launch), 129);
+  EXPECT_EQ(Expression::parse("max(a, b) + a * c", "x").names(), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(Expression, ShortCircuitAvoidsDivisionByZero) {
+  EXPECT_EQ(eval("B != 0 && 10 / B > 1", {{"B", 0}}), 0);
+  EXPECT_EQ(eval("B == 0 || 10 / B > 1", {{"B", 0}}), 1);
+}
+
+TEST(Expression, ListSplitsAtTopLevelCommasOnly) {
+  const auto list = parse_expression_list("width / T, min(a, b), 1", "--grid");
+  ASSERT_EQ(list.size(), 3U);
+  EXPECT_EQ(list[0].evaluate({{"width", 64}, {"T", 16}}), 4);
+  EXPECT_EQ(list[1].evaluate({{"a", 5}, {"b", 3}}), 3);
+  EXPECT_EQ(list[2].evaluate({}), 1);
+  EXPECT_THROW(parse_expression_list("1,,2", "--grid"), InputError);
+}
+
+TEST(Expression, ErrorsNameTheProblem) {
+  EXPECT_EQ(error_of("widht / 2", {{"width", 1}, {"TILE", 2}}), "--test: unknown name 'widht' (known: TILE, width)");
+  EXPECT_EQ(error_of("4 / (2 - 2)"), "--test: division by zero in '4 / (2 - 2)'");
+  EXPECT_EQ(error_of("4 % 0"), "--test: division by zero in '4 % 0'");
+  EXPECT_EQ(error_of("9223372036854775807 + 1"), "--test: integer overflow in '9223372036854775807 + 1'");
+  EXPECT_EQ(error_of("4294967296 * 4294967296"), "--test: integer overflow in '4294967296 * 4294967296'");
+  EXPECT_EQ(error_of("99999999999999999999"), "--test: integer literal overflows 64 bits at column 19 of '99999999999999999999'");
+  EXPECT_EQ(error_of("1 +"), "--test: expected a value at column 4 of '1 +'");
+  EXPECT_EQ(error_of("(1 + 2"), "--test: expected ')' at column 7 of '(1 + 2'");
+  EXPECT_EQ(error_of("pow(2, 3)"), "--test: unknown function 'pow' (known: ceil_div, max, min) at column 5 of 'pow(2, 3)'");
+  EXPECT_EQ(error_of("1 $ 2"), "--test: unexpected '$' at column 3 of '1 $ 2'");
+  EXPECT_EQ(error_of("ceil_div(1)"), "--test: ceil_div takes 2 arguments, got 1 at column 12 of 'ceil_div(1)'");
+  EXPECT_EQ(error_of("ceil_div(4, -2)"), "--test: ceil_div divisor must be positive, got -2 in 'ceil_div(4, -2)'");
+}
+
+} // namespace
+} // namespace cachewise::frontend

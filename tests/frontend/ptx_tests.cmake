@@ -1,0 +1,26 @@
+# fe-ptx's test sources of frontend_tests, paths relative to tests/frontend/.
+# The extraction tests read PTX that nvcc compiles from tests/frontend/kernels/*.cu at build time
+# (-lineinfo, so error messages can name CUDA source lines); without nvcc only the parser tests run.
+set(CACHEWISE_FRONTEND_PTX_TESTS ptx_parse_test.cpp)
+find_program(CACHEWISE_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+if(CACHEWISE_NVCC)
+  set(cachewise_ptx_dir ${CMAKE_CURRENT_BINARY_DIR}/ptx)
+  file(MAKE_DIRECTORY ${cachewise_ptx_dir})
+  # cachewise_test_ptx(output source [-DNAME=VALUE ...])
+  function(cachewise_test_ptx output source)
+    set(ptx ${cachewise_ptx_dir}/${output}.ptx)
+    add_custom_command(OUTPUT ${ptx}
+      COMMAND ${CACHEWISE_NVCC} -ptx -arch=sm_90 -lineinfo ${ARGN} ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${source} -o ${ptx}
+      DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${source}
+      COMMENT "nvcc -ptx ${source} ${ARGN}" VERBATIM)
+    set(cachewise_test_ptx_outputs ${cachewise_test_ptx_outputs} ${ptx} PARENT_SCOPE)
+  endfunction()
+  cachewise_test_ptx(transpose_t32_b8_p0 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=0)
+  cachewise_test_ptx(transpose_t32_b8_p1 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=1)
+  cachewise_test_ptx(transpose_t16_b4_p0 transpose.cu -DTILE_DIM=16 -DBLOCK_ROWS=4 -DPAD=0)
+  set(cachewise_extract_tests extract_transpose_test.cpp)
+  set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
+  list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
+else()
+  message(STATUS "nvcc not found: the PTX extraction tests are not built")
+endif()
