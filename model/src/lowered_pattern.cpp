@@ -51,6 +51,7 @@ private:
         shared_next = round_up(shared_next + bytes, kSharedAlignmentBytes);
       }
     }
+    out_.array_base_bytes = bases_;
   }
 
   /// Per-lane value of the thread terms, appended as a new table (or the zero table).
@@ -195,5 +196,76 @@ private:
 } // namespace
 
 LoweredPattern lower_pattern(const KernelPattern& pattern) { return Lowerer(pattern).run(); }
+
+void access_scalars(const LoweredAccess& access, const std::array<std::int64_t, 3>& block_index,
+                    const std::int64_t* loop_values, std::vector<std::int64_t>& scalars) {
+  scalars.clear();
+  auto add = [&](const LoweredExpr& expr) {
+    scalars.push_back(expr.scalar(block_index, loop_values));
+    for (const LoweredQuotient& term : expr.quotients) scalars.push_back(term.inner.scalar(block_index, loop_values));
+  };
+  for (const LoweredGuard& guard : access.guards) add(guard.value);
+  for (const LoweredExpr& dim : access.dims) add(dim);
+}
+
+std::uint32_t lane_addresses(const LoweredPattern& lowered, const LoweredAccess& access, int warp,
+                             const std::int64_t* scalars, std::int64_t* addresses) {
+  const std::uint32_t present = lowered.lanes_present[static_cast<std::size_t>(warp)];
+  const std::int64_t* lane_values = lowered.lane_values.data();
+  std::uint32_t active = 0;
+  const std::size_t dims = access.dims.size();
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    if ((present >> lane & 1u) == 0) continue;
+    const auto lane_index = static_cast<std::size_t>(warp * kWarpLanes + lane);
+    const std::int64_t* scalar = scalars;
+    bool issues = true;
+    for (const LoweredGuard& guard : access.guards) {
+      const std::int64_t value = lane_value(guard.value, scalar, lane_values, lane_index);
+      scalar += 1 + guard.value.quotients.size();
+      if (value < guard.lower || value >= guard.upper) issues = false;
+    }
+    if (!issues) continue;
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < dims; ++d) {
+      const LoweredExpr& dim = access.dims[d];
+      const std::int64_t index = lane_value(dim, scalar, lane_values, lane_index);
+      scalar += 1 + dim.quotients.size();
+      const std::int64_t last = d + 1 == dims ? index + access.vector_elements - 1 : index;
+      if (access.predicated && (index < 0 || last >= access.extents[d])) {
+        issues = false;
+        break;
+      }
+      offset += index * access.strides[d];
+    }
+    if (!issues) continue;
+    addresses[lane] = access.base_bytes + offset * access.element_bytes;
+    active |= 1u << lane;
+  }
+  return active;
+}
+
+bool has_reversed_loops(const LoweredPhase& phase) {
+  return std::any_of(phase.loops.begin(), phase.loops.end(), [](const Loop& loop) { return loop.reversed_where_odd.has_value(); });
+}
+
+void block_loop_values(const LoweredPhase& phase, const std::array<std::int64_t, 3>& block_index,
+                       const std::int64_t* loop_values, std::int64_t* values) {
+  std::copy(loop_values, loop_values + phase.loops.size() + 1, values);
+  for (std::size_t l = 0; l < phase.loops.size(); ++l) {
+    const Loop& loop = phase.loops[l];
+    if (!loop.reversed_where_odd) continue;
+    const auto axis = static_cast<std::size_t>(*loop.reversed_where_odd) - static_cast<std::size_t>(IndexVar::block_x);
+    const std::int64_t last = loop.begin + (loop.trip_count() - 1) * loop.step;
+    if (block_index[axis] % 2 != 0) values[l] = loop.begin + last - values[l];
+  }
+}
+
+void advance_loops(const LoweredPhase& phase, std::vector<std::int64_t>& loop_values) {
+  for (std::size_t l = phase.loops.size(); l-- > 0;) {
+    loop_values[l] += phase.loops[l].step;
+    if (loop_values[l] < phase.loops[l].end) break;
+    loop_values[l] = phase.loops[l].begin;
+  }
+}
 
 } // namespace cachewise::detail

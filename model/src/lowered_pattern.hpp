@@ -103,6 +103,7 @@ struct LoweredPattern {
   std::vector<LoweredPhase> phases;
   std::vector<PhaseLoop> phase_loops;
   std::size_t access_count = 0;
+  std::vector<std::int64_t> array_base_bytes; ///< per KernelPattern::arrays: its address (global) or offset (shared)
 };
 
 /// Global arrays start 1 MiB-aligned, one after another, from 1 GiB; shared arrays 128 B-aligned from 0.
@@ -119,5 +120,27 @@ inline std::int64_t lane_value(const LoweredExpr& expr, const std::int64_t* scal
   }
   return value;
 }
+
+/// The lane-independent values of `access` for one block and the loop values, in the order
+/// lane_value reads them: per guard and then per dimension, its scalar and one per lane-dependent quotient.
+void access_scalars(const LoweredAccess& access, const std::array<std::int64_t, 3>& block_index,
+                    const std::int64_t* loop_values, std::vector<std::int64_t>& scalars);
+
+/// Byte address (global) or offset (shared) in `addresses[lane]` of every lane of `warp` that
+/// issues `access` (a real thread, its guards met, inside the array when predicated); returns
+/// the mask of those lanes. `scalars` from access_scalars.
+std::uint32_t lane_addresses(const LoweredPattern& lowered, const LoweredAccess& access, int warp,
+                             const std::int64_t* scalars, std::int64_t* addresses);
+
+/// Whether some loop of the phase runs backwards in some blocks (Loop::reversed_where_odd).
+bool has_reversed_loops(const LoweredPhase& phase);
+
+/// The phase's loop values as block `block_index` sees them: `loop_values` with the loops it
+/// runs backwards mirrored; `values` holds loops.size() + 1 slots, like `loop_values`.
+void block_loop_values(const LoweredPhase& phase, const std::array<std::int64_t, 3>& block_index,
+                       const std::int64_t* loop_values, std::int64_t* values);
+
+/// The next iteration's loop values (odometer step, innermost loop fastest).
+void advance_loops(const LoweredPhase& phase, std::vector<std::int64_t>& loop_values);
 
 } // namespace cachewise::detail

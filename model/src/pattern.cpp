@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cachewise/model.hpp"
+#include "occupancy.hpp"
 
 namespace cachewise {
 namespace {
@@ -180,58 +181,18 @@ std::int64_t shared_bytes_per_block(const KernelPattern& pattern) {
 
 namespace {
 
-constexpr std::int64_t kReservedSharedBytesPerBlock = 1024; // the runtime's per-block reservation (sm_80+)
-constexpr std::int64_t kRegisterAllocationUnit = 256;        // registers are granted per warp in these units
-
-std::int64_t registers_per_warp(const KernelPattern& pattern, int warp_size) {
-  const std::int64_t raw = pattern.registers_per_thread * warp_size;
-  return (raw + kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
-}
-
-std::int64_t warps_per_block(const KernelPattern& pattern, int warp_size) {
-  return (pattern.block.count() + warp_size - 1) / warp_size;
+detail::LaunchShape launch_shape(const KernelPattern& pattern) {
+  return {pattern.grid, pattern.block, shared_bytes_per_block(pattern), pattern.registers_per_thread};
 }
 
 } // namespace
 
 void check_fits_device(const KernelPattern& pattern, const DeviceProfile& profile) {
-  const DeviceIdentity& device = profile.device;
-  const std::int64_t threads = pattern.block.count();
-  if (threads > device.max_threads_per_block) {
-    throw InputError("pattern needs " + std::to_string(threads) + " threads per block; the device allows " +
-                     std::to_string(device.max_threads_per_block));
-  }
-  const std::int64_t shared = shared_bytes_per_block(pattern);
-  if (shared > profile.shared_memory.per_block_optin_bytes) {
-    throw InputError("pattern needs " + std::to_string(shared) + " bytes of shared memory per block; the device allows " +
-                     std::to_string(profile.shared_memory.per_block_optin_bytes));
-  }
-  const std::int64_t registers = registers_per_warp(pattern, device.warp_size) * warps_per_block(pattern, device.warp_size);
-  if (registers > device.registers_per_block) {
-    throw InputError("pattern needs " + std::to_string(registers) + " registers per block; the device allows " +
-                     std::to_string(device.registers_per_block));
-  }
-  if (pattern.grid.y > 65535 || pattern.grid.z > 65535) {
-    throw InputError("pattern grid " + std::to_string(pattern.grid.x) + " x " + std::to_string(pattern.grid.y) + " x " +
-                     std::to_string(pattern.grid.z) + " exceeds the device's 65535 limit in y or z");
-  }
+  detail::check_launch_fits(launch_shape(pattern), profile, "pattern");
 }
 
 int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile) {
-  const DeviceIdentity& device = profile.device;
-  const std::int64_t threads = pattern.block.count();
-  const std::int64_t shared = shared_bytes_per_block(pattern);
-  const std::int64_t warps = warps_per_block(pattern, device.warp_size);
-  const std::int64_t registers = registers_per_warp(pattern, device.warp_size) * warps;
-  if (threads > device.max_threads_per_block || shared > profile.shared_memory.per_block_optin_bytes ||
-      registers > device.registers_per_block) {
-    return 0;
-  }
-  std::int64_t blocks = device.max_blocks_per_sm;
-  blocks = std::min(blocks, device.max_threads_per_sm / (warps * device.warp_size));
-  blocks = std::min(blocks, device.registers_per_sm / registers);
-  blocks = std::min(blocks, profile.shared_memory.per_sm_bytes / (shared + kReservedSharedBytesPerBlock));
-  return static_cast<int>(std::max<std::int64_t>(blocks, 0));
+  return detail::resident_blocks_per_sm(launch_shape(pattern), profile);
 }
 
 } // namespace cachewise

@@ -14,7 +14,6 @@ constexpr double kLaunchOverheadUs = 2.0;        // an empty kernel's duration, 
 constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
 constexpr double kF32FlopsPerSmCycle = 256.0;      // 128 FP32 FMA lanes per SM (sm_80 and later)
 constexpr double kWarpInstructionsPerSmCycle = 4.0; // four schedulers per SM
-constexpr double kFlopsPerWarpInstruction = 64.0;   // an FMA: 2 flops in each of 32 lanes
 constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
 constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
 constexpr double kCombineExponent = 4.0;           // soft maximum of the time terms, see docs/model.md
@@ -118,7 +117,7 @@ struct WholeKernelTerms {
   double blocks_us = 0; ///< per-block launch and barrier overhead
 };
 
-WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
+WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
   const TrafficCounts& t = run.traffic;
   const double clock_mhz = sm_clock_mhz(profile);
   const double sm_count = profile.device.sm_count;
@@ -142,7 +141,7 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   double rounds = 0;
   for (const PhaseCounts& phase : run.phases) rounds += phase.load_rounds;
   rounds /= std::max(1.0, static_cast<double>(run.total_blocks) * run.warps_per_block);
-  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, static_cast<double>(pattern.store_burst)) - 1.0) * mixed;
+  terms.dram_us *= 1.0 + (slowdown_at(profile.dram.store_burst_slowdown, facts.store_burst) - 1.0) * mixed;
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
   // Rows a warp writes a few lines of, while the blocks around it write elsewhere (a
   // transpose's output), cost DRAM time the shorter the run (docs/model.md, "DRAM factors").
@@ -180,8 +179,8 @@ WholeKernelTerms throughput_terms(const KernelPattern& pattern, const DeviceProf
   const double conflicts = t.shared_load_wavefronts + t.shared_store_wavefronts - ideal;
   terms.shared_us = (ideal + conflicts * extra_cycles) / (sm_count * clock_mhz);
 
-  terms.compute_us = pattern.flops / (kF32FlopsPerSmCycle * sm_count * clock_mhz);
-  terms.issue_us = (memory_warp_instructions(run) + pattern.overhead_instructions) /
+  terms.compute_us = facts.flops / (kF32FlopsPerSmCycle * sm_count * clock_mhz);
+  terms.issue_us = (memory_warp_instructions(run) + facts.overhead_instructions) /
                    (kWarpInstructionsPerSmCycle * sm_count * clock_mhz);
   double phase_runs = 0;
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
@@ -200,8 +199,8 @@ struct TimeEstimate {
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
 /// SM; the latency chain is paid once per wave.
-TimeEstimate estimate_time(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
-  const WholeKernelTerms whole = throughput_terms(pattern, profile, run);
+TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
+  const WholeKernelTerms whole = throughput_terms(facts, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
   const std::int64_t sm_count = profile.device.sm_count;
   const std::int64_t wave_blocks = sm_count * run.blocks_per_sm;
@@ -274,7 +273,16 @@ double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0;
 
 } // namespace
 
-Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run) {
+KernelFacts kernel_facts(const KernelPattern& pattern) {
+  KernelFacts facts;
+  facts.store_burst = static_cast<double>(pattern.store_burst);
+  facts.flops = pattern.flops;
+  facts.overhead_instructions = pattern.overhead_instructions;
+  facts.useful_bytes = static_cast<double>(pattern.useful_bytes);
+  return facts;
+}
+
+Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
   const TrafficCounts& t = run.traffic;
   Prediction prediction;
   auto& m = prediction.metrics;
@@ -299,14 +307,14 @@ Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& pr
   m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] =
       t.shared_store_wavefronts - t.shared_store_ideal_wavefronts;
   m["smsp__inst_executed.sum"] =
-      memory_warp_instructions(run) + pattern.overhead_instructions + pattern.flops / kFlopsPerWarpInstruction;
+      memory_warp_instructions(run) + facts.overhead_instructions + facts.flops / kFlopsPerWarpInstruction;
 
-  const TimeEstimate estimate = estimate_time(pattern, profile, run);
+  const TimeEstimate estimate = estimate_time(facts, profile, run);
   prediction.time_us = estimate.time_us;
   prediction.bottleneck = estimate.bottleneck;
   prediction.time_terms_us = estimate.terms_us;
   prediction.waves = estimate.waves;
-  prediction.achieved_bandwidth_gb_per_s = static_cast<double>(pattern.useful_bytes) / (estimate.time_us * 1.0e3);
+  prediction.achieved_bandwidth_gb_per_s = facts.useful_bytes / (estimate.time_us * 1.0e3);
   prediction.blocks_per_sm = run.blocks_per_sm;
   prediction.grid_blocks = run.total_blocks;
   prediction.warps_per_block = run.warps_per_block;
@@ -340,7 +348,7 @@ Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, 
   if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
     throw InputError("simulation options: limits must be >= 0");
   }
-  return detail::make_prediction(pattern, profile, detail::run_simulation(pattern, profile, options, resident));
+  return detail::make_prediction(detail::kernel_facts(pattern), profile, detail::run_simulation(pattern, profile, options, resident));
 }
 
 nlohmann::json prediction_to_json(const Prediction& prediction) {

@@ -11,6 +11,8 @@
 
 namespace cachewise::detail {
 
+inline constexpr double kFlopsPerWarpInstruction = 64.0; // an FMA: 2 flops in each of 32 lanes
+
 /// Whole-kernel counts (already scaled up when sampled).
 struct TrafficCounts {
   double global_load_requests = 0;
@@ -85,13 +87,24 @@ struct SimulationRun {
   int warps_per_block = 0;
   bool sampled = false;
   double simulated_fraction = 1.0;
+  std::int64_t simulated_blocks = 0; ///< blocks of the sample (the warm-up's not counted)
 };
 
 /// Runs the warps of `pattern` through coalescer, shared-memory banks, L1, L2 and DRAM.
 SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
                              int blocks_per_sm);
 
+/// What the time model needs of a kernel besides its simulated counts: a KernelPattern declares
+/// it, a traced kernel's trace yields it (trace_runner.cpp).
+struct KernelFacts {
+  double store_burst = 1;           ///< global stores a thread issues back to back after the loads they need
+  double flops = 0;                 ///< f32-equivalent, whole kernel
+  double overhead_instructions = 0; ///< warp instructions beyond the memory ones and one FMA per 64 flops
+  double useful_bytes = 0;          ///< each input read once, each output written once
+};
+KernelFacts kernel_facts(const KernelPattern& pattern);
+
 /// Metrics under CUPTI names plus the time estimate.
-Prediction make_prediction(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationRun& run);
+Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run);
 
 } // namespace cachewise::detail

@@ -72,8 +72,34 @@ struct TracedKernel {
   std::function<BlockTrace(const std::array<std::int64_t, 3>& block_index)> trace_block;
 };
 
+/// The time-model inputs a KernelPattern declares, as simulate_traced read them off the
+/// sampled blocks' traces (whole kernel: scaled from those blocks to the grid).
+struct TracedFacts {
+  double loads_in_flight = 0;       ///< mean global loads per round (a round ends at a wait_loads, a barrier or the end)
+  double store_burst = 1;           ///< mean run of global stores not interrupted by a global load
+  double flops = 0;                 ///< f32-equivalent
+  double warp_instructions = 0;     ///< every executed warp instruction
+  double memory_instructions = 0;   ///< the global, local and shared warp instructions that issued
+  double overhead_instructions = 0; ///< warp_instructions - memory_instructions - flops / 64, at least 0
+};
+
 /// Predicted counters (CUPTI names) and time of a traced kernel, with the same sampling as
 /// simulate(): waves of blocks until the work budget is spent, counts scaled to the grid.
-Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options = {});
+/// Local accesses go to a per-thread region of a local window placed after the buffers: byte o
+/// of thread t (linear over the grid, T threads in all) lies at window + (o / 4) * 4 * T +
+/// t * 4 + o % 4, the hardware's interleaving of 4-byte words across threads. Global atomics
+/// count as stores (performed at L2), shared ones as shared stores.
+/// Throws InputError for a kernel that cannot launch on the device, a global access outside
+/// every buffer, a local one outside the frame, or a malformed trace (each named).
+/// `facts`, when given, receives the inputs the time model used.
+Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options = {},
+                           TracedFacts* facts = nullptr);
+
+/// Throws InputError naming the limit when the kernel cannot launch on the device (threads,
+/// shared memory, registers per block, grid y/z), or when its description is malformed.
+void check_fits_device(const TracedKernel& kernel, const DeviceProfile& profile);
+
+/// Resident blocks per SM for the kernel on the device (0 if it cannot launch).
+int blocks_per_sm(const TracedKernel& kernel, const DeviceProfile& profile);
 
 } // namespace cachewise

@@ -1,0 +1,411 @@
+// A KernelPattern through the sampler: its lowered phases executed wave by wave, instruction i
+// of every warp of every block before instruction i+1, global accesses through the coalescer
+// and memory system, shared ones through the bank model.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "lowered_pattern.hpp"
+#include "memory_system.hpp"
+#include "sampling.hpp"
+#include "shared_banks.hpp"
+
+namespace cachewise::detail {
+namespace {
+
+/// How many iterations of each phase loop to simulate: all of them unless one wave of blocks
+/// running them would alone exceed the work budget (then the first ones, at least 2).
+std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const SimulationOptions& options,
+                                          std::int64_t wave_blocks) {
+  constexpr std::int64_t kMinLoopTrips = 2;
+  std::vector<std::int64_t> trips;
+  for (const PhaseLoop& loop : lowered.phase_loops) trips.push_back(loop.loop.trip_count());
+  if (options.work_budget == 0 || trips.empty()) return trips;
+  double fixed = 0;
+  double per_trip = 0;
+  for (const LoweredPhase& phase : lowered.phases) {
+    const double instructions =
+        static_cast<double>(phase.iterations) * static_cast<double>(phase.accesses.size()) * lowered.warps_per_block;
+    (phase.phase_loop >= 0 ? per_trip : fixed) += instructions;
+  }
+  const double budget_per_block = static_cast<double>(options.work_budget) / static_cast<double>(wave_blocks);
+  if (per_trip <= 0) return trips;
+  const double affordable = std::floor((budget_per_block - fixed) / per_trip);
+  for (std::size_t l = 0; l < trips.size(); ++l) {
+    const std::int64_t all = trips[l];
+    if (affordable < static_cast<double>(all)) trips[l] = std::min(all, std::max(kMinLoopTrips, static_cast<std::int64_t>(affordable)));
+  }
+  return trips;
+}
+
+/// Executes the phases of the pattern's blocks, one wave at a time.
+class WaveRunner final : public WaveExecutor {
+public:
+  WaveRunner(const LoweredPattern& lowered, const std::vector<std::int64_t>& simulated_trips, const DeviceProfile& profile,
+             MemorySystem& memory, std::int64_t loads_in_flight)
+      : lowered_(lowered), simulated_trips_(simulated_trips), memory_(memory), loads_in_flight_(loads_in_flight),
+        dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)), banks_(static_cast<int>(profile.shared_memory.banks.value)),
+        bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
+        bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
+        coalescer_(memory.line_shift(), memory.sector_bytes()),
+        line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
+                         static_cast<std::size_t>(bank_period_bytes_)),
+        warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
+
+  std::int64_t work() const override { return work_; }
+  void set_skip_shared(bool skip) override { skip_shared_ = skip; }
+
+  /// Runs the phases of the pattern for the blocks of one wave, each phase loop its planned trips.
+  void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
+    set_keep_stored_lines(stored != nullptr);
+    for (std::size_t p = 0; p < lowered_.phases.size();) {
+      const LoweredPhase& phase = lowered_.phases[p];
+      if (phase.phase_loop < 0) {
+        run_phase(phase, 0, blocks, counts.segments[0], counts.phases[p]);
+        ++p;
+        continue;
+      }
+      const PhaseLoop& loop = lowered_.phase_loops[static_cast<std::size_t>(phase.phase_loop)];
+      const std::int64_t trips = simulated_trips_[static_cast<std::size_t>(phase.phase_loop)];
+      TrafficCounts& segment = counts.segments[1 + static_cast<std::size_t>(phase.phase_loop)];
+      for (std::int64_t trip = 0; trip < trips; ++trip) {
+        for (std::size_t q = loop.first_phase; q < loop.first_phase + loop.phase_count; ++q) {
+          run_phase(lowered_.phases[q], loop.loop.begin + trip * loop.loop.step, blocks, segment, counts.phases[q]);
+        }
+      }
+      p = loop.first_phase + loop.phase_count;
+    }
+    if (stored != nullptr) *stored = std::exchange(stored_lines_, {});
+  }
+
+private:
+  /// Whether global stores are kept (for tally_write_runs) until the wave ends.
+  void set_keep_stored_lines(bool keep) {
+    keep_stored_lines_ = keep;
+    for (std::vector<std::uint64_t>& lines : last_store_lines_) lines.clear();
+  }
+
+  /// Runs phase `phase` once for every block of the wave; counts go to `traffic` and `stats`.
+  void run_phase(const LoweredPhase& phase, std::int64_t outer_value, const std::vector<WaveBlock>& blocks,
+                 TrafficCounts& traffic, PhaseCounts& stats) {
+    const std::size_t slots = phase.loops.size() + 1;
+    std::vector<std::int64_t> loop_values(slots, 0);
+    loop_values[static_cast<std::size_t>(phase.outer_slot)] = outer_value;
+    for (std::size_t l = 0; l < phase.loops.size(); ++l) loop_values[l] = phase.loops[l].begin;
+    // Blocks that run some loop backwards see their own values: one row of `block_values` each.
+    const bool reversed = has_reversed_loops(phase);
+    std::vector<std::int64_t> block_values(reversed ? blocks.size() * slots : 0);
+    rounds_.assign(blocks.size() * static_cast<std::size_t>(lowered_.warps_per_block), LoadRound{});
+    for (std::int64_t iteration = 0; iteration < phase.iterations; ++iteration) {
+      if (reversed) {
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          block_loop_values(phase, blocks[b].index, loop_values.data(), block_values.data() + b * slots);
+        }
+      }
+      for (const LoweredAccess& access : phase.accesses) {
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          const std::int64_t* values = reversed ? block_values.data() + b * slots : loop_values.data();
+          run_instruction(access, blocks[b], b, values, traffic, stats);
+        }
+      }
+      advance_loops(phase, loop_values);
+    }
+    for (const LoadRound& round : rounds_) {
+      if (round.loads > 0) close_round(round, stats);
+    }
+  }
+
+  /// The loads a warp has issued in its current round and the slowest of them.
+  struct LoadRound {
+    std::int64_t loads = 0;
+    int slowest_cycles = 0;
+  };
+
+  void close_round(const LoadRound& round, PhaseCounts& stats) const {
+    stats.load_rounds += 1;
+    stats.round_latency_cycles += round.slowest_cycles;
+    if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
+  }
+
+  struct WarpClass {
+    int representative = -1;       ///< -1: not classified yet
+    std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
+  };
+
+  /// True when every real lane of `warp` meets every guard and bound (affine accesses only).
+  bool whole_warp_inside(const LoweredAccess& access, int warp) const {
+    const std::size_t guards = access.guards.size();
+    for (std::size_t g = 0; g < guards; ++g) {
+      const auto [low, high] = access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g];
+      if (scalars_[g] + low < access.guards[g].lower || scalars_[g] + high >= access.guards[g].upper) return false;
+    }
+    if (!access.predicated) return true;
+    const std::size_t dims = access.dims.size();
+    for (std::size_t d = 0; d < dims; ++d) {
+      const auto [low, high] = access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d];
+      const std::int64_t last = scalars_[guards + d] + high + (d + 1 == dims ? access.vector_elements - 1 : 0);
+      if (scalars_[guards + d] + low < 0 || last >= access.extents[d]) return false;
+    }
+    return true;
+  }
+
+  void run_instruction(const LoweredAccess& access, const WaveBlock& block, std::size_t block_slot,
+                       const std::int64_t* loop_values, TrafficCounts& traffic, PhaseCounts& stats) {
+    access_scalars(access, block.index, loop_values, scalars_);
+    std::int64_t block_offset = 0;
+    if (access.affine_only) {
+      for (std::size_t d = 0; d < access.dims.size(); ++d) block_offset += scalars_[access.guards.size() + d] * access.strides[d];
+    }
+    const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
+    for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
+      // Fast path: an affine warp entirely in bounds has fixed lane offsets, so its coalesced
+      // lines / bank wavefronts depend only on the base address modulo a line / the banks.
+      const bool whole_warp = access.affine_only && whole_warp_inside(access, warp);
+      const std::uint32_t active = whole_warp ? lowered_.lanes_present[static_cast<std::size_t>(warp)] 
+                                             : lane_addresses(lowered_, access, warp, scalars_.data(), addresses_.data());
+      if (active == 0) continue;
+      stats.warp_instructions += 1;
+      ++work_;
+      if (access.shared) {
+        if (skip_shared_) continue;
+        const SharedCost cost = whole_warp ? memoised_wavefronts(access, warp, warp_base, active)
+                                           : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
+                                                               bank_width_bytes_);
+        if (access.store) {
+          traffic.shared_store_requests += 1;
+          traffic.shared_store_wavefronts += cost.wavefronts;
+          traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
+        } else {
+          traffic.shared_load_requests += 1;
+          traffic.shared_load_wavefronts += cost.wavefronts;
+          traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
+          stats.shared_load_instructions += 1;
+        }
+        continue;
+      }
+      std::uint64_t line_base = 0;
+      const std::vector<LineRequest>* lines = &scattered_lines_;
+      if (whole_warp) {
+        lines = &memoised_lines(access, warp, warp_base, active);
+        line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
+      } else {
+        coalesce(access, active, 0);
+        scattered_lines_.assign(coalesced_.begin(), coalesced_.end());
+      }
+      work_ += static_cast<std::int64_t>(lines->size());
+      if (access.store) {
+        traffic.global_store_requests += 1;
+        const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, *lines, line_base);
+        for (LineRequest request : *lines) {
+          request.line += line_base;
+          traffic.global_store_sectors += sector_count(request.sectors);
+          memory_.store(block.sm, request, traffic);
+          if (keep) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
+        }
+      } else {
+        traffic.global_load_requests += 1;
+        int latency = 0;
+        for (LineRequest request : *lines) {
+          request.line += line_base;
+          traffic.global_load_sectors += sector_count(request.sectors);
+          latency = std::max(latency, memory_.load(block.sm, request, traffic));
+        }
+        stats.global_load_instructions += 1;
+        stats.load_latency_cycles += latency;
+        LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+        round.slowest_cycles = std::max(round.slowest_cycles, latency);
+        if (++round.loads == loads_in_flight_) {
+          close_round(round, stats);
+          round = LoadRound{};
+        }
+      }
+    }
+  }
+
+  /// Lines of a whole-warp affine access relative to the line of `warp_base`, cached per
+  /// (access, warp) for the last base offset within a line.
+  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, int warp, std::int64_t warp_base,
+                                                 std::uint32_t active) {
+    LineMemo& memo = line_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+    const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
+    const std::int64_t key = warp_base & (line_bytes - 1);
+    if (memo.key != key) {
+      fill_whole_warp_addresses(access, warp, warp_base);
+      coalesce(access, active, static_cast<std::uint64_t>(warp_base >> memory_.line_shift()));
+      memo.lines.assign(coalesced_.begin(), coalesced_.end());
+      memo.key = key;
+    }
+    return memo.lines;
+  }
+
+  SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
+    // One entry per base offset modulo the bank period: loops that step the base through a
+    // tile (gemm's k loop) revisit the same few offsets, each counted once per simulation;
+    // warps whose lanes are a translate of an earlier warp's share its entries.
+    const WarpClass& shape = warp_class(access, warp);
+    const std::int64_t period = bank_period_bytes_;
+    const std::int64_t shifted = warp_base + shape.shift_elements * access.element_bytes;
+    const std::int64_t key = ((shifted % period) + period) % period;
+    WavefrontMemo& memo =
+        wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
+                          static_cast<std::size_t>(shape.representative)) *
+                             static_cast<std::size_t>(period) +
+                         static_cast<std::size_t>(key)];
+    if (!memo.known) {
+      fill_whole_warp_addresses(access, warp, warp_base);
+      memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+      memo.known = true;
+    }
+    return memo.cost;
+  }
+
+  /// The earlier warp whose lane offsets (of `access`) equal this warp's up to a shift, or
+  /// this warp itself; found once per (access, warp).
+  const WarpClass& warp_class(const LoweredAccess& access, int warp) {
+    const auto warps = static_cast<std::size_t>(lowered_.warps_per_block);
+    WarpClass& found = warp_classes_[access.id * warps + static_cast<std::size_t>(warp)];
+    if (found.representative >= 0) return found;
+    const std::int64_t* offsets = access.lane_offsets.data();
+    const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+    auto offset = [&](int w, int lane) { return offsets[static_cast<std::size_t>(w * kWarpLanes + lane)]; };
+    found = {warp, 0};
+    for (int other = 0; other < warp; ++other) {
+      if (warp_classes_[access.id * warps + static_cast<std::size_t>(other)].representative != other) continue;
+      if (lowered_.lanes_present[static_cast<std::size_t>(other)] != present) continue;
+      const std::int64_t shift = offset(warp, 0) - offset(other, 0);
+      bool same = true;
+      for (int lane = 0; lane < kWarpLanes && same; ++lane) {
+        same = (present >> lane & 1u) == 0 || offset(warp, lane) - offset(other, lane) == shift;
+      }
+      if (same) {
+        found = {other, shift};
+        break;
+      }
+    }
+    return found;
+  }
+
+  void fill_whole_warp_addresses(const LoweredAccess& access, int warp, std::int64_t warp_base) {
+    const std::int64_t* lane_offsets = access.lane_offsets.data() + static_cast<std::size_t>(warp * kWarpLanes);
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      addresses_[static_cast<std::size_t>(lane)] = warp_base + lane_offsets[lane] * access.element_bytes;
+    }
+  }
+
+  /// Merges the active lanes into distinct lines (stored relative to `line_base`) in coalesced_.
+  void coalesce(const LoweredAccess& access, std::uint32_t active, std::uint64_t line_base) {
+    coalescer_.reset(line_base);
+    coalescer_.add_lanes(addresses_.data(), active, access.access_bytes(), access.store);
+    coalescer_.copy_lines(coalesced_);
+  }
+
+  /// Whether this warp's store touches exactly the lines of its previous store (a gemm thread
+  /// tile's columns do, one store per column): kept once, the tally's sort stays small.
+  bool repeats_last_store(std::size_t block_slot, int warp, const std::vector<LineRequest>& lines, std::uint64_t line_base) {
+    const std::size_t index = block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
+    if (index >= last_store_lines_.size()) last_store_lines_.resize(index + 1);
+    std::vector<std::uint64_t>& last = last_store_lines_[index];
+    const bool same = last.size() == lines.size() &&
+                      std::equal(lines.begin(), lines.end(), last.begin(),
+                                 [&](const LineRequest& request, std::uint64_t line) { return request.line + line_base == line; });
+    if (!same) {
+      last.clear();
+      for (const LineRequest& request : lines) last.push_back(request.line + line_base);
+    }
+    return same;
+  }
+
+  const LoweredPattern& lowered_;
+  const std::vector<std::int64_t>& simulated_trips_;
+  MemorySystem& memory_;
+  std::int64_t loads_in_flight_;
+  int dram_latency_cycles_; ///< a round this slow waited for DRAM
+  std::vector<LoadRound> rounds_; ///< per (block of the wave, warp), during a phase run
+  int banks_;
+  int bank_width_bytes_;
+  std::int64_t bank_period_bytes_; ///< banks x bank width: shifting a warp's offsets by it keeps its banks
+  struct LineMemo {
+    std::int64_t key = -1;
+    std::vector<LineRequest> lines;
+  };
+  struct WavefrontMemo {
+    bool known = false;
+    SharedCost cost;
+  };
+
+  std::vector<std::int64_t> scalars_;
+  std::array<std::int64_t, kWarpLanes> addresses_{};
+  Coalescer coalescer_;
+  std::vector<LineRequest> coalesced_;
+  std::vector<LineRequest> scattered_lines_;
+  std::vector<LineMemo> line_memos_;
+  std::vector<WavefrontMemo> wavefront_memos_;
+  std::vector<WarpClass> warp_classes_;
+  std::int64_t work_ = 0;
+  bool skip_shared_ = false;
+  bool keep_stored_lines_ = false;
+  std::vector<StoredLine> stored_lines_;
+  std::vector<std::vector<std::uint64_t>> last_store_lines_; ///< per (block of the wave, warp)
+};
+
+class PatternKernel final : public SimulatedKernel {
+public:
+  PatternKernel(const KernelPattern& pattern, const DeviceProfile& profile)
+      : pattern_(pattern), profile_(profile), lowered_(lower_pattern(pattern)) {}
+
+  Dim3 grid() const override { return pattern_.grid; }
+  std::int64_t shared_bytes_per_block() const override { return cachewise::shared_bytes_per_block(pattern_); }
+  int warps_per_block() const override { return lowered_.warps_per_block; }
+  void plan(const SimulationOptions& options, std::int64_t wave_blocks) override {
+    simulated_trips_ = plan_loop_trips(lowered_, options, wave_blocks);
+  }
+  std::unique_ptr<WaveExecutor> executor(MemorySystem& memory) const override {
+    return std::make_unique<WaveRunner>(lowered_, simulated_trips_, profile_, memory, pattern_.loads_in_flight);
+  }
+  WaveCounts empty_counts() const override {
+    WaveCounts counts;
+    counts.segments.resize(1 + lowered_.phase_loops.size());
+    counts.phases.resize(lowered_.phases.size());
+    return counts;
+  }
+
+  CountScaling scaling(const WaveCounts& /*sample*/, std::int64_t /*simulated_blocks*/) const override {
+    CountScaling scaling;
+    scaling.segment_scale.push_back(1.0);
+    std::vector<double> loop_scale;
+    for (std::size_t l = 0; l < lowered_.phase_loops.size(); ++l) {
+      const auto all = static_cast<double>(lowered_.phase_loops[l].loop.trip_count());
+      const auto simulated = static_cast<double>(simulated_trips_[l]);
+      loop_scale.push_back(simulated > 0 ? all / simulated : 0.0);
+      scaling.segment_scale.push_back(loop_scale.back());
+      if (simulated < all) scaling.work_fractions.push_back(simulated / all);
+    }
+    for (const LoweredPhase& phase : lowered_.phases) {
+      const int loop = phase.phase_loop;
+      scaling.phase_scale.push_back(loop < 0 ? 1.0 : loop_scale[static_cast<std::size_t>(loop)]);
+      scaling.runs_per_block.push_back(
+          loop < 0 ? 1.0 : static_cast<double>(lowered_.phase_loops[static_cast<std::size_t>(loop)].loop.trip_count()));
+    }
+    return scaling;
+  }
+
+private:
+  const KernelPattern& pattern_;
+  const DeviceProfile& profile_;
+  LoweredPattern lowered_;
+  std::vector<std::int64_t> simulated_trips_;
+};
+
+} // namespace
+
+SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
+                             int blocks_per_sm) {
+  check_profile_supported(profile);
+  PatternKernel kernel(pattern, profile);
+  return run_sampled(kernel, profile, options, blocks_per_sm);
+}
+
+} // namespace cachewise::detail

@@ -1,0 +1,454 @@
+// A traced kernel through the sampler: the blocks of a wave issue their warps' steps
+// round-robin (step i of every warp of every block before step i+1), barrier interval by
+// barrier interval, through the same coalescer, memory system and bank model as a pattern.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "cachewise/kernel_trace.hpp"
+#include "lowered_pattern.hpp"
+#include "memory_system.hpp"
+#include "occupancy.hpp"
+#include "sampling.hpp"
+#include "shared_banks.hpp"
+
+namespace cachewise::detail {
+namespace {
+
+constexpr std::uint64_t kLocalAlignmentBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kLowestLocalWindow = std::uint64_t{1} << 30;
+constexpr std::uint64_t kLocalWordBytes = 4; // local memory interleaves 4-byte words across threads
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream text;
+  text << "0x" << std::hex << value;
+  return text.str();
+}
+
+std::string block_name(const std::array<std::int64_t, 3>& index) {
+  return "(" + std::to_string(index[0]) + ", " + std::to_string(index[1]) + ", " + std::to_string(index[2]) + ")";
+}
+
+/// Where a traced kernel's global and local bytes lie.
+struct TraceLayout {
+  std::vector<TraceBuffer> buffers; ///< by base address
+  std::uint64_t local_window = 0;  ///< first byte of the local window, past every buffer
+  std::uint64_t threads_total = 0;
+  std::int64_t threads_per_block = 0;
+  int warps_per_block = 0;
+};
+
+TraceLayout trace_layout(const TracedKernel& kernel) {
+  TraceLayout layout;
+  layout.buffers = kernel.buffers;
+  std::sort(layout.buffers.begin(), layout.buffers.end(),
+            [](const TraceBuffer& a, const TraceBuffer& b) { return a.base_address < b.base_address; });
+  std::uint64_t end = kLowestLocalWindow;
+  for (const TraceBuffer& buffer : layout.buffers) end = std::max(end, buffer.base_address + static_cast<std::uint64_t>(buffer.bytes));
+  layout.local_window = (end + kLocalAlignmentBytes - 1) / kLocalAlignmentBytes * kLocalAlignmentBytes;
+  layout.threads_per_block = kernel.block.count();
+  layout.threads_total = static_cast<std::uint64_t>(kernel.grid.count()) * static_cast<std::uint64_t>(layout.threads_per_block);
+  layout.warps_per_block = static_cast<int>((layout.threads_per_block + kWarpLanes - 1) / kWarpLanes);
+  return layout;
+}
+
+/// The loads a warp has issued since its last wait and the slowest of them.
+struct LoadRound {
+  std::int64_t loads = 0;
+  int slowest_cycles = 0;
+};
+
+/// Where one warp is in its trace and what it has open.
+struct WarpState {
+  std::size_t cursor = 0;
+  LoadRound round;
+  std::int64_t store_run = 0; ///< global stores since the warp's last global load
+};
+
+class TraceRunner final : public WaveExecutor {
+public:
+  TraceRunner(const TracedKernel& kernel, const TraceLayout& layout, const DeviceProfile& profile, MemorySystem& memory)
+      : kernel_(kernel), layout_(layout), memory_(memory),
+        dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)),
+        banks_(static_cast<int>(profile.shared_memory.banks.value)),
+        bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
+        coalescer_(memory.line_shift(), memory.sector_bytes()) {}
+
+  std::int64_t work() const override { return work_; }
+  void set_skip_shared(bool skip) override { skip_shared_ = skip; }
+
+  void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
+    stored_ = stored;
+    traces_.clear();
+    for (const WaveBlock& block : blocks) traces_.push_back(checked_trace(block.index, counts.trace));
+    warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
+    for (std::size_t phase = 0; start_phase(phase, counts); ++phase) {
+      PhaseCounts& stats = counts.phases[phase];
+      for (bool issued = true; issued;) {
+        issued = false;
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+          for (int warp = 0; warp < layout_.warps_per_block; ++warp) issued |= issue_next(blocks[b], b, warp, counts, stats);
+        }
+      }
+      end_phase(counts.trace, stats);
+    }
+    for (WarpState& warp_state : warps_) close_store_run(warp_state.store_run, counts.trace);
+    stored_ = nullptr;
+  }
+
+private:
+  BlockTrace checked_trace(const std::array<std::int64_t, 3>& index, TraceTally& tally) const {
+    BlockTrace trace = kernel_.trace_block(index);
+    if (trace.warps.size() != static_cast<std::size_t>(layout_.warps_per_block)) {
+      throw InputError("trace of block " + block_name(index) + " of kernel '" + kernel_.name + "' has " +
+                       std::to_string(trace.warps.size()) + " warps; its " + std::to_string(layout_.threads_per_block) +
+                       " threads make " + std::to_string(layout_.warps_per_block));
+    }
+    for (const WarpTrace& warp : trace.warps) {
+      tally.warp_instructions += warp.warp_instructions;
+      tally.flops += warp.flops;
+    }
+    return trace;
+  }
+
+  WarpState& state(std::size_t block_slot, int warp) {
+    return warps_[block_slot * static_cast<std::size_t>(layout_.warps_per_block) + static_cast<std::size_t>(warp)];
+  }
+
+  /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching it.
+  bool start_phase(std::size_t phase, WaveCounts& counts) {
+    bool any = false;
+    for (std::size_t b = 0; b < traces_.size(); ++b) {
+      bool reached = false;
+      for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
+        reached |= state(b, warp).cursor < traces_[b].warps[static_cast<std::size_t>(warp)].steps.size();
+      }
+      if (!reached) continue;
+      if (counts.phases.size() <= phase) counts.phases.resize(phase + 1);
+      if (counts.trace.phase_blocks.size() <= phase) counts.trace.phase_blocks.resize(phase + 1, 0.0);
+      counts.trace.phase_blocks[phase] += 1;
+      any = true;
+    }
+    return any;
+  }
+
+  /// Every warp is at a barrier or done: its open round closes, and it passes the barrier.
+  void end_phase(TraceTally& tally, PhaseCounts& stats) {
+    for (std::size_t b = 0; b < traces_.size(); ++b) {
+      for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
+        WarpState& warp_state = state(b, warp);
+        const std::vector<TraceStep>& steps = traces_[b].warps[static_cast<std::size_t>(warp)].steps;
+        while (warp_state.cursor < steps.size() && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
+          ++warp_state.cursor;
+        }
+        close_round(warp_state.round, tally, stats);
+        if (warp_state.cursor < steps.size()) ++warp_state.cursor; // the barrier
+      }
+    }
+  }
+
+  /// The warp's waits up to its next access, then that access; false at a barrier or the end.
+  bool issue_next(const WaveBlock& block, std::size_t block_slot, int warp, WaveCounts& counts, PhaseCounts& stats) {
+    WarpState& warp_state = state(block_slot, warp);
+    const std::vector<TraceStep>& steps = traces_[block_slot].warps[static_cast<std::size_t>(warp)].steps;
+    while (warp_state.cursor < steps.size() && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
+      close_round(warp_state.round, counts.trace, stats);
+      ++warp_state.cursor;
+    }
+    if (warp_state.cursor >= steps.size() || steps[warp_state.cursor].kind != TraceStep::Kind::access) return false;
+    const TraceStep& step = steps[warp_state.cursor++];
+    if (step.active_mask != 0) run_access(step, block, block_slot, warp, warp_state, counts, stats);
+    return true;
+  }
+
+  void close_round(LoadRound& round, TraceTally& tally, PhaseCounts& stats) const {
+    if (round.loads == 0) return;
+    stats.load_rounds += 1;
+    stats.round_latency_cycles += round.slowest_cycles;
+    if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
+    tally.load_rounds += 1;
+    round = LoadRound{};
+  }
+
+  static void close_store_run(std::int64_t& run, TraceTally& tally) {
+    if (run == 0) return;
+    tally.store_runs += 1;
+    tally.stores_in_runs += static_cast<double>(run);
+    run = 0;
+  }
+
+  void run_access(const TraceStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
+                  WaveCounts& counts, PhaseCounts& stats) {
+    const int bytes = step.bytes_per_lane;
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+      throw InputError(describe(step, block, warp) + " moves " + std::to_string(bytes) +
+                       " bytes per lane; expected 1, 2, 4, 8 or 16");
+    }
+    stats.warp_instructions += 1;
+    ++work_;
+    if (step.space == TraceSpace::shared) {
+      if (!skip_shared_) run_shared(step, counts.segments[0], stats);
+      return;
+    }
+    coalescer_.reset(0);
+    if (step.space == TraceSpace::global) {
+      add_global_lanes(step, block, warp);
+    } else {
+      add_local_lanes(step, block, warp);
+    }
+    coalescer_.copy_lines(lines_);
+    work_ += static_cast<std::int64_t>(lines_.size());
+    TrafficCounts& traffic = counts.segments[0];
+    if (step.op != TraceOp::load) {
+      traffic.global_store_requests += 1;
+      for (const LineRequest& request : lines_) {
+        traffic.global_store_sectors += sector_count(request.sectors);
+        memory_.store(block.sm, request, traffic);
+        if (stored_ != nullptr) stored_->push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
+      }
+      if (step.space == TraceSpace::global) ++warp_state.store_run;
+      return;
+    }
+    traffic.global_load_requests += 1;
+    int latency = 0;
+    for (const LineRequest& request : lines_) {
+      traffic.global_load_sectors += sector_count(request.sectors);
+      latency = std::max(latency, memory_.load(block.sm, request, traffic));
+    }
+    stats.global_load_instructions += 1;
+    stats.load_latency_cycles += latency;
+    warp_state.round.slowest_cycles = std::max(warp_state.round.slowest_cycles, latency);
+    ++warp_state.round.loads;
+    counts.trace.global_loads += 1;
+    if (step.space == TraceSpace::global) close_store_run(warp_state.store_run, counts.trace);
+  }
+
+  void run_shared(const TraceStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
+    for (int lane = 0; lane < kWarpLanes; ++lane) offsets_[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]);
+    const SharedCost cost = shared_wavefronts(offsets_.data(), step.active_mask, step.bytes_per_lane, banks_, bank_width_bytes_);
+    if (step.op != TraceOp::load) {
+      traffic.shared_store_requests += 1;
+      traffic.shared_store_wavefronts += cost.wavefronts;
+      traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
+      return;
+    }
+    traffic.shared_load_requests += 1;
+    traffic.shared_load_wavefronts += cost.wavefronts;
+    traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
+    stats.shared_load_instructions += 1;
+  }
+
+  /// Each active lane's bytes, which must lie inside one of the kernel's buffers.
+  void add_global_lanes(const TraceStep& step, const WaveBlock& block, int warp) {
+    const bool store = step.op != TraceOp::load;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      const std::uint64_t address = step.address[static_cast<std::size_t>(lane)];
+      if (!inside_a_buffer(address, step.bytes_per_lane)) {
+        throw InputError(describe(step, block, warp) + ", lane " + std::to_string(lane) + " at " + hex(address) + " (" +
+                         std::to_string(step.bytes_per_lane) + " bytes) lies outside every buffer" + buffer_list());
+      }
+      coalescer_.add(static_cast<std::int64_t>(address), step.bytes_per_lane, store);
+    }
+  }
+
+  /// Each active lane's frame bytes, word by word at their interleaved addresses.
+  void add_local_lanes(const TraceStep& step, const WaveBlock& block, int warp) {
+    const bool store = step.op != TraceOp::load;
+    const std::uint64_t frame_bytes = static_cast<std::uint64_t>(kernel_.local_bytes_per_thread);
+    const std::uint64_t block_linear = static_cast<std::uint64_t>(
+        block.index[0] + kernel_.grid.x * (block.index[1] + kernel_.grid.y * block.index[2]));
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      const std::uint64_t first = step.address[static_cast<std::size_t>(lane)];
+      const std::uint64_t end = first + step.bytes_per_lane;
+      if (first >= frame_bytes || end > frame_bytes) {
+        throw InputError(describe(step, block, warp) + ", lane " + std::to_string(lane) + " at frame offset " +
+                         std::to_string(first) + " lies outside the " + std::to_string(frame_bytes) + "-byte local frame");
+      }
+      const std::uint64_t thread = block_linear * static_cast<std::uint64_t>(layout_.threads_per_block) +
+                                   static_cast<std::uint64_t>(warp * kWarpLanes + lane);
+      for (std::uint64_t offset = first; offset < end;) {
+        const std::uint64_t word = offset / kLocalWordBytes;
+        const std::uint64_t word_end = std::min(end, (word + 1) * kLocalWordBytes);
+        const std::uint64_t address = layout_.local_window + word * kLocalWordBytes * layout_.threads_total +
+                                      thread * kLocalWordBytes + offset % kLocalWordBytes;
+        coalescer_.add(static_cast<std::int64_t>(address), static_cast<std::int64_t>(word_end - offset), store);
+        offset = word_end;
+      }
+    }
+  }
+
+  bool inside_a_buffer(std::uint64_t address, std::uint64_t bytes) {
+    auto inside = [&](const TraceBuffer& buffer) {
+      return address >= buffer.base_address && address + bytes <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+    };
+    const std::vector<TraceBuffer>& buffers = layout_.buffers;
+    if (last_buffer_ < buffers.size() && inside(buffers[last_buffer_])) return true;
+    const auto after = std::upper_bound(buffers.begin(), buffers.end(), address,
+                                        [](std::uint64_t value, const TraceBuffer& buffer) { return value < buffer.base_address; });
+    if (after == buffers.begin() || !inside(*(after - 1))) return false;
+    last_buffer_ = static_cast<std::size_t>(after - 1 - buffers.begin());
+    return true;
+  }
+
+  std::string describe(const TraceStep& step, const WaveBlock& block, int warp) const {
+    const char* op = step.op == TraceOp::load ? "load" : step.op == TraceOp::store ? "store" : "atomic";
+    const char* space = step.space == TraceSpace::global ? "global" : step.space == TraceSpace::shared ? "shared" : "local";
+    return "kernel '" + kernel_.name + "': " + space + " " + op + " (instruction " + std::to_string(step.instruction) +
+           ") of block " + block_name(block.index) + ", warp " + std::to_string(warp);
+  }
+
+  std::string buffer_list() const {
+    std::string list;
+    for (const TraceBuffer& buffer : layout_.buffers) {
+      list += (list.empty() ? " (" : ", ") + buffer.name + " at " + hex(buffer.base_address) + ", " +
+              std::to_string(buffer.bytes) + " bytes";
+    }
+    return list.empty() ? " (the kernel has none)" : list + ")";
+  }
+
+  const TracedKernel& kernel_;
+  const TraceLayout& layout_;
+  MemorySystem& memory_;
+  int dram_latency_cycles_; ///< a round this slow waited for DRAM
+  int banks_;
+  int bank_width_bytes_;
+  Coalescer coalescer_;
+  std::vector<LineRequest> lines_;
+  std::array<std::int64_t, kWarpLanes> offsets_{};
+  std::vector<BlockTrace> traces_;   ///< the wave's blocks
+  std::vector<WarpState> warps_;     ///< per (block of the wave, warp)
+  std::vector<StoredLine>* stored_ = nullptr;
+  std::size_t last_buffer_ = 0;
+  std::int64_t work_ = 0;
+  bool skip_shared_ = false;
+};
+
+class TraceKernel final : public SimulatedKernel {
+public:
+  TraceKernel(const TracedKernel& kernel, const DeviceProfile& profile)
+      : kernel_(kernel), profile_(profile), layout_(trace_layout(kernel)) {}
+
+  Dim3 grid() const override { return kernel_.grid; }
+  std::int64_t shared_bytes_per_block() const override { return kernel_.shared_bytes_per_block; }
+  int warps_per_block() const override { return layout_.warps_per_block; }
+  void plan(const SimulationOptions& /*options*/, std::int64_t /*wave_blocks*/) override {} // a trace has no loops to cut
+  std::unique_ptr<WaveExecutor> executor(MemorySystem& memory) const override {
+    return std::make_unique<TraceRunner>(kernel_, layout_, profile_, memory);
+  }
+  WaveCounts empty_counts() const override {
+    WaveCounts counts;
+    counts.segments.resize(1);
+    return counts;
+  }
+  /// A barrier interval runs once in every block that reaches it.
+  CountScaling scaling(const WaveCounts& sample, std::int64_t simulated_blocks) const override {
+    CountScaling scaling;
+    scaling.segment_scale.push_back(1.0);
+    for (std::size_t p = 0; p < sample.phases.size(); ++p) {
+      scaling.phase_scale.push_back(1.0);
+      scaling.runs_per_block.push_back(sample.trace.phase_blocks[p] / static_cast<double>(simulated_blocks));
+    }
+    return scaling;
+  }
+
+private:
+  const TracedKernel& kernel_;
+  const DeviceProfile& profile_;
+  TraceLayout layout_;
+};
+
+[[noreturn]] void invalid_kernel(const TracedKernel& kernel, const std::string& what) {
+  throw InputError("traced kernel '" + kernel.name + "': " + what);
+}
+
+void validate_traced_kernel(const TracedKernel& kernel) {
+  for (const auto& [name, dim] : {std::pair{"grid", kernel.grid}, std::pair{"block", kernel.block}}) {
+    for (const std::int64_t value : {dim.x, dim.y, dim.z}) {
+      if (value < 1 || value > (std::int64_t{1} << 31)) {
+        invalid_kernel(kernel, std::string(name) + " extents must be in [1, 2147483648], got " + std::to_string(value));
+      }
+    }
+  }
+  if (kernel.registers_per_thread < 1 || kernel.registers_per_thread > 255) {
+    invalid_kernel(kernel, "registers_per_thread must be in [1, 255], got " + std::to_string(kernel.registers_per_thread));
+  }
+  if (kernel.shared_bytes_per_block < 0 || kernel.local_bytes_per_thread < 0 || kernel.useful_bytes < 0) {
+    invalid_kernel(kernel, "shared, local and useful bytes must not be negative");
+  }
+  if (!kernel.trace_block) invalid_kernel(kernel, "no trace_block to extract blocks with");
+  constexpr std::uint64_t kAddressLimit = std::uint64_t{1} << 56;
+  for (const TraceBuffer& buffer : kernel.buffers) {
+    if (buffer.bytes < 0 || buffer.base_address >= kAddressLimit || static_cast<std::uint64_t>(buffer.bytes) >= kAddressLimit) {
+      invalid_kernel(kernel, "buffer '" + buffer.name + "' must lie below 2^56 with a size >= 0");
+    }
+  }
+  const auto threads = static_cast<double>(kernel.grid.count()) * static_cast<double>(kernel.block.count());
+  if (threads * static_cast<double>(kernel.local_bytes_per_thread + 4) >= static_cast<double>(kAddressLimit)) {
+    invalid_kernel(kernel, std::to_string(kernel.local_bytes_per_thread) + " local bytes per thread for " +
+                               std::to_string(threads) + " threads exceed the 2^56-byte address space");
+  }
+}
+
+LaunchShape launch_shape(const TracedKernel& kernel) {
+  return {kernel.grid, kernel.block, kernel.shared_bytes_per_block, kernel.registers_per_thread};
+}
+
+/// The time model's inputs, read off the sample's traces and scaled to the grid.
+TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run) {
+  const TraceTally& tally = sample.trace;
+  const double scale = static_cast<double>(run.total_blocks) / static_cast<double>(run.simulated_blocks);
+  double memory_instructions = 0;
+  for (const PhaseCounts& phase : sample.phases) memory_instructions += phase.warp_instructions;
+  TracedFacts facts;
+  facts.loads_in_flight = tally.load_rounds > 0 ? tally.global_loads / tally.load_rounds : 0.0;
+  facts.store_burst = tally.store_runs > 0 ? tally.stores_in_runs / tally.store_runs : 1.0;
+  facts.flops = tally.flops * scale;
+  facts.warp_instructions = tally.warp_instructions * scale;
+  facts.memory_instructions = memory_instructions * scale;
+  facts.overhead_instructions =
+      std::max(0.0, facts.warp_instructions - facts.memory_instructions - facts.flops / kFlopsPerWarpInstruction);
+  return facts;
+}
+
+} // namespace
+} // namespace cachewise::detail
+
+namespace cachewise {
+
+void check_fits_device(const TracedKernel& kernel, const DeviceProfile& profile) {
+  detail::validate_traced_kernel(kernel);
+  detail::check_launch_fits(detail::launch_shape(kernel), profile, "kernel '" + kernel.name + "'");
+}
+
+int blocks_per_sm(const TracedKernel& kernel, const DeviceProfile& profile) {
+  detail::validate_traced_kernel(kernel);
+  return detail::resident_blocks_per_sm(detail::launch_shape(kernel), profile);
+}
+
+Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options,
+                           TracedFacts* facts) {
+  check_fits_device(kernel, profile);
+  const int resident = blocks_per_sm(kernel, profile);
+  if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
+  if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
+    throw InputError("simulation options: limits must be >= 0");
+  }
+  detail::TraceKernel simulated(kernel, profile);
+  detail::WaveCounts sample;
+  const detail::SimulationRun run = detail::run_sampled(simulated, profile, options, resident, &sample);
+  const TracedFacts traced = detail::traced_facts(sample, run);
+  detail::KernelFacts time_inputs;
+  time_inputs.store_burst = traced.store_burst;
+  time_inputs.flops = traced.flops;
+  time_inputs.overhead_instructions = traced.overhead_instructions;
+  time_inputs.useful_bytes = static_cast<double>(kernel.useful_bytes);
+  if (facts != nullptr) *facts = traced;
+  return detail::make_prediction(time_inputs, profile, run);
+}
+
+} // namespace cachewise
