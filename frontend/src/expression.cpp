@@ -248,7 +248,10 @@ std::vector<Expression> parse_expression_list(std::string_view text, const std::
     if (c == '(') ++depth;
     if (c == ')') --depth;
     if (c != ',' || depth > 0) continue;
-    expressions.push_back(Expression::parse(text.substr(item_start, i - item_start), context));
+    std::string_view item = text.substr(item_start, i - item_start);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
+    expressions.push_back(Expression::parse(item, context));
     item_start = i + 1;
   }
   return expressions;

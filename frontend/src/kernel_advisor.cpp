@@ -2,6 +2,7 @@
 // -> the advisor's ranking. The unused-parameter check compares the candidates' PTX.
 #include "cachewise/frontend/kernel_advisor.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -118,8 +119,8 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
       build.error = error.what();
       return;
     }
-    build.entry = find_entry(ptx_entry_names(build.compiled->ptx), entry.function, template_arguments[i]);
     build.module = std::make_shared<const PtxModule>(parse_ptx(build.compiled->ptx));
+    build.entry = find_entry(entry_names(*build.module), entry.function, template_arguments[i]);
   });
 }
 
@@ -151,13 +152,17 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
     return pool.rejected.push_back({advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
   }
   const std::vector<std::uint64_t> bases = buffer_base_addresses(launch.buffer_bytes);
+  std::vector<int> parameter_bytes;
+  for (const PtxFunction& function : build.module->functions) {
+    if (function.name != build.entry) continue;
+    for (const PtxParam& parameter : function.params) parameter_bytes.push_back(static_cast<int>(parameter.bytes));
+  }
   for (std::size_t i = 0; i < spec.buffers.size(); ++i) kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
   LaunchArgs args;
   args.grid = launch.grid;
   args.block = launch.block;
   args.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-  std::vector<int> parameter_bytes;
-  for (const ParamInfo& parameter : Extractor(*build.module, build.entry, args).params()) parameter_bytes.push_back(parameter.bytes);
+  args.buffers = kernel->buffers;
   args.params = kernel_parameter_values(parameter_bytes, source_parameters, spec, launch, bases);
   auto extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   kernel->trace_block = [extractor, module = build.module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };

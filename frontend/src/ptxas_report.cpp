@@ -68,16 +68,6 @@ CompilerResources parse_ptxas_resources(std::string_view log, std::string_view e
   return resources;
 }
 
-std::vector<std::string> ptx_entry_names(std::string_view ptx) {
-  std::vector<std::string> names;
-  const std::string text(ptx);
-  static const std::regex entry("\\.entry\\s+([A-Za-z_$][A-Za-z0-9_$]*)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), entry); it != std::sregex_iterator(); ++it) {
-    names.push_back((*it)[1].str());
-  }
-  return names;
-}
-
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
                        const std::vector<std::int64_t>& template_arguments) {
   std::string target = function;

@@ -20,9 +20,6 @@ using advisor::CompilerResources;
 /// Reads `entry`'s block of a ptxas -v log. Throws InputError when the log has no such entry.
 CompilerResources parse_ptxas_resources(std::string_view log, std::string_view entry);
 
-/// The .entry names of a PTX text, in order.
-std::vector<std::string> ptx_entry_names(std::string_view ptx);
-
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
 /// without arguments, of the plain function: matched on the demangled names. Throws
 /// InputError "entry 'x' not found (entries: a, b)".

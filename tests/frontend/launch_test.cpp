@@ -1,0 +1,135 @@
+#include "cachewise/frontend/launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cachewise/frontend/kernel_advisor.hpp"
+#include "cachewise/frontend/kernel_source.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+KernelSpec transpose_spec() {
+  KernelSpec spec;
+  spec.source = "transpose.cu";
+  spec.entry = "transpose_tiled";
+  spec.parameters = {{"TILE_DIM", {16, 32, 64}}, {"BLOCK_ROWS", {4, 8, 16}}, {"PAD", {0, 1}}};
+  spec.constraints = {"TILE_DIM % BLOCK_ROWS == 0", "BLOCK_ROWS < TILE_DIM"};
+  spec.grid = "width / TILE_DIM, height / TILE_DIM";
+  spec.block = "TILE_DIM, BLOCK_ROWS";
+  spec.buffers = {{"odata", "width * height * 4"}, {"idata", "width * height * 4"}};
+  spec.args = {{"width", 4096}, {"height", 2048}};
+  return spec;
+}
+
+TEST(LaunchModel, ConstraintsPruneTheSpace) {
+  const LaunchModel model(transpose_spec());
+  const advisor::SearchSpace space = model.search_space();
+  EXPECT_EQ(space.unconstrained_size(), 18U);
+  // BLOCK_ROWS < TILE_DIM drops only (16, 16); every tile is a multiple of 4, 8 and 16: 8 pairs x 2 pads.
+  EXPECT_EQ(space.enumerate().size(), 16U);
+}
+
+TEST(LaunchModel, EvaluatesTheLaunchPerCandidate) {
+  const LaunchModel model(transpose_spec());
+  const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 1}});
+  EXPECT_EQ(launch.grid, (Dim3{128, 64, 1})); // 4096 / 32, 2048 / 32
+  EXPECT_EQ(launch.block, (Dim3{32, 8, 1}));
+  EXPECT_EQ(launch.buffer_bytes, (std::vector<std::int64_t>{33554432, 33554432})); // 4096 * 2048 * 4
+  EXPECT_EQ(launch.useful_bytes, 67108864);
+  EXPECT_EQ(launch.dynamic_shared_bytes, 0);
+  EXPECT_TRUE(launch.template_arguments.empty());
+  EXPECT_TRUE(model.launch_uses("BLOCK_ROWS"));
+  EXPECT_FALSE(model.launch_uses("PAD"));
+}
+
+TEST(LaunchModel, TemplateArgumentsAndSharedBytes) {
+  KernelSpec spec = transpose_spec();
+  spec.entry = "transpose_tiled<TILE_DIM, PAD + 1>";
+  spec.dynamic_shared_bytes = "TILE_DIM * (TILE_DIM + PAD) * 4";
+  const LaunchModel model(spec);
+  const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 1}});
+  EXPECT_EQ(launch.template_arguments, (std::vector<std::int64_t>{16, 2}));
+  EXPECT_EQ(launch.dynamic_shared_bytes, 16 * 17 * 4);
+  EXPECT_TRUE(model.templated());
+}
+
+TEST(LaunchModel, BadExpressionsNameTheProblem) {
+  KernelSpec spec = transpose_spec();
+  spec.grid = "widht / TILE_DIM";
+  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }),
+            "--grid: unknown name 'widht' (known: BLOCK_ROWS, PAD, TILE_DIM, height, width)");
+  spec = transpose_spec();
+  spec.block = "TILE_DIM, BLOCK_ROWS / (PAD - PAD)";
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
+            "--block: division by zero in 'BLOCK_ROWS / (PAD - PAD)'");
+  spec = transpose_spec();
+  spec.buffers[1].bytes = "width * height * 4 - 2 * width * height * 4";
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
+            "--buffer idata: 'width * height * 4 - 2 * width * height * 4' is -33554432 bytes for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; "
+            "a buffer needs at least 1 byte");
+  spec = transpose_spec();
+  spec.grid = "width / TILE_DIM - 300";
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
+            "--grid: x = 'width / TILE_DIM - 300' is -44 for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; launch dimensions must be at least 1");
+  spec = transpose_spec();
+  spec.constraints = {"width > 0"};
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
+}
+
+TEST(KernelSource, ReadsParameterNames) {
+  const char* source = R"(
+    // __global__ void transpose_tiled(int decoy);
+    template <int T> __device__ float helper(float* p) { return *p; }
+    template <int TILE, int PAD>
+    __global__ void __launch_bounds__(256) transpose_tiled(float* __restrict__ odata, const float* idata,
+                                                          int width, /* rows */ int height, unsigned = 3) { }
+    __global__ void no_args(void) {}
+  )";
+  const auto parameters = kernel_parameters(source, "transpose_tiled");
+  ASSERT_TRUE(parameters.has_value());
+  ASSERT_EQ(parameters->size(), 5U);
+  EXPECT_EQ((*parameters)[0].name, "odata");
+  EXPECT_TRUE((*parameters)[0].pointer);
+  EXPECT_EQ((*parameters)[1].name, "idata");
+  EXPECT_TRUE((*parameters)[1].pointer);
+  EXPECT_EQ((*parameters)[3].name, "height");
+  EXPECT_FALSE((*parameters)[3].pointer);
+  EXPECT_EQ((*parameters)[4].name, ""); // unnamed
+  EXPECT_TRUE(kernel_parameters(source, "no_args")->empty());
+  EXPECT_FALSE(kernel_parameters(source, "helper").has_value()); // not __global__
+  EXPECT_FALSE(kernel_parameters(source, "missing").has_value());
+}
+
+TEST(KernelParameters, BuffersFromOneGibAlignedToOneMib) {
+  // 64 MiB, then 1 byte (rounds up to 1 MiB), then the third buffer.
+  EXPECT_EQ(buffer_base_addresses({64 << 20, 1, 4}),
+            (std::vector<std::uint64_t>{1ULL << 30, (1ULL << 30) + (64ULL << 20), (1ULL << 30) + (65ULL << 20)}));
+}
+
+TEST(KernelParameters, ByNameOrInOrder) {
+  const KernelSpec spec = transpose_spec();
+  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}});
+  const std::vector<std::uint64_t> bases = {1000, 2000}; // odata, idata
+  const std::vector<SourceParameter> signature = {{"idata", true}, {"odata", true}, {"height", false}, {"TILE_DIM", false}};
+  EXPECT_EQ(kernel_parameter_values({8, 8, 4, 4}, signature, spec, launch, bases), (std::vector<std::uint64_t>{2000, 1000, 2048, 32}));
+  // Unknown signature: 8-byte parameters take the buffers in order, the rest the args in order.
+  EXPECT_EQ(kernel_parameter_values({8, 8, 4, 4}, std::nullopt, spec, launch, bases), (std::vector<std::uint64_t>{1000, 2000, 4096, 2048}));
+  const std::vector<SourceParameter> extra_pointer = {{"odata", true}, {"idata", true}, {"scratch", true}, {"width", false}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values({8, 8, 8, 4}, extra_pointer, spec, launch, bases); }),
+            "kernel parameter 'scratch' is a pointer with no buffer: give --buffer scratch=BYTES");
+  const std::vector<SourceParameter> no_idata = {{"odata", true}, {"width", false}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values({8, 4}, no_idata, spec, launch, bases); }),
+            "--buffer idata: the entry has no pointer parameter 'idata' (parameters: odata, width)");
+}
+
+} // namespace
+} // namespace cachewise::frontend

@@ -1,0 +1,126 @@
+#include "cachewise/frontend/spec.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cachewise/model.hpp"
+
+namespace cachewise::frontend {
+namespace {
+
+std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+KernelSpec from_json(const char* text) { return kernel_spec_from_json(nlohmann::ordered_json::parse(text), "/specs", "t.json"); }
+
+TEST(KernelSpecFlags, ParseNamesAndValues) {
+  const ParameterValues tile = parse_parameter_flag("TILE_DIM=16,32, 64");
+  EXPECT_EQ(tile.name, "TILE_DIM");
+  EXPECT_EQ(tile.values, (std::vector<std::int64_t>{16, 32, 64}));
+  EXPECT_EQ(parse_parameter_flag("PAD=-1,0").values, (std::vector<std::int64_t>{-1, 0}));
+  const BufferSpec buffer = parse_buffer_flag("odata = width * height * 4");
+  EXPECT_EQ(buffer.name, "odata");
+  EXPECT_EQ(buffer.bytes, "width * height * 4");
+  EXPECT_EQ(parse_arg_flag("width=4096").value, 4096);
+  EXPECT_EQ(parse_define_flag("USE_FAST").name, "USE_FAST");
+  EXPECT_EQ(parse_define_flag("USE_FAST").value, "");
+  EXPECT_EQ(parse_define_flag("K=V=W").value, "V=W");
+}
+
+TEST(KernelSpecFlags, BadFlagsNameTheProblem) {
+  EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM"); }), "--param: expected NAME=VALUE, got 'TILE_DIM'");
+  EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,x"); }), "--param TILE_DIM: expected an integer, got 'x'");
+  EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,,32"); }), "--param TILE_DIM: expected an integer, got ''");
+  EXPECT_EQ(error_of([] { parse_arg_flag("2w=4"); }), "--arg: '2w' is not a name");
+  EXPECT_EQ(error_of([] { parse_arg_flag("w=99999999999999999999"); }), "--arg w: expected an integer, got '99999999999999999999'");
+  EXPECT_EQ(error_of([] { parse_buffer_flag("odata="); }), "--buffer odata: expected a size expression after '='");
+}
+
+TEST(KernelSpecJson, ReadsEveryField) {
+  const KernelSpec spec = from_json(R"({
+    "source": "k.cu", "entry": "tiled<T, P>", "std": "c++17",
+    "parameters": {"T": [16, 32], "P": [0, 1]}, "constraints": ["T > P"],
+    "grid": ["n / T", 1], "block": "T, 8", "shared_bytes": "T * 4", "useful_bytes": 100,
+    "buffers": {"out": "n * 4", "in": 64}, "args": {"n": 1024}, "defines": {"FAST": 1, "MODE": "x"}})");
+  EXPECT_EQ(spec.source, std::filesystem::path("/specs/k.cu")); // relative to the spec's directory
+  EXPECT_EQ(spec.entry, "tiled<T, P>");
+  EXPECT_EQ(spec.language_standard, "c++17");
+  ASSERT_EQ(spec.parameters.size(), 2U);
+  EXPECT_EQ(spec.parameters[0].name, "T"); // file order, not sorted
+  EXPECT_EQ(spec.parameters[1].values, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(spec.constraints, std::vector<std::string>{"T > P"});
+  EXPECT_EQ(spec.grid, "n / T, 1");
+  EXPECT_EQ(spec.block, "T, 8");
+  EXPECT_EQ(spec.dynamic_shared_bytes, "T * 4");
+  EXPECT_EQ(spec.useful_bytes, "100");
+  ASSERT_EQ(spec.buffers.size(), 2U);
+  EXPECT_EQ(spec.buffers[0].name, "out");
+  EXPECT_EQ(spec.buffers[1].bytes, "64");
+  ASSERT_EQ(spec.args.size(), 1U);
+  EXPECT_EQ(spec.args[0].value, 1024);
+  ASSERT_EQ(spec.defines.size(), 2U);
+  EXPECT_EQ(spec.defines[0].value, "1");
+  EXPECT_EQ(spec.defines[1].value, "x");
+}
+
+TEST(KernelSpecJson, BadFilesNameTheProblem) {
+  EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer");
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be an integer, got \"big\"");
+  EXPECT_EQ(error_of([] { from_json(R"([1, 2])"); }), "t.json: a kernel spec is a JSON object");
+  EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
+}
+
+TEST(KernelSpecMerge, FlagsOverrideTheFileByName) {
+  KernelSpec file = from_json(R"({"source": "k.cu", "entry": "k", "grid": "n / T", "block": "T",
+    "parameters": {"T": [16, 32], "P": [0, 1]}, "constraints": ["T > 8"],
+    "buffers": {"out": "n * 4"}, "args": {"n": 1024}})");
+  KernelSpec flags;
+  flags.parameters = {{"T", {64}}, {"R", {2, 4}}};
+  flags.args = {{"n", 2048}};
+  flags.block = "T, R";
+  const KernelSpec merged = merge_kernel_specs(file, flags);
+  EXPECT_EQ(merged.source, std::filesystem::path("/specs/k.cu")); // not given as a flag: kept
+  EXPECT_EQ(merged.grid, "n / T");
+  EXPECT_EQ(merged.block, "T, R");
+  ASSERT_EQ(merged.parameters.size(), 3U);
+  EXPECT_EQ(merged.parameters[0].values, std::vector<std::int64_t>{64}); // replaced in place
+  EXPECT_EQ(merged.parameters[1].name, "P");
+  EXPECT_EQ(merged.parameters[2].name, "R"); // new name appended
+  ASSERT_EQ(merged.args.size(), 1U);
+  EXPECT_EQ(merged.args[0].value, 2048);
+  EXPECT_EQ(merged.constraints, std::vector<std::string>{"T > 8"}); // no --constraint given: kept
+}
+
+TEST(KernelSpecValidate, MissingFieldsAndRepeatedNames) {
+  KernelSpec spec;
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: no source (--kernel FILE.cu or \"source\")");
+  spec.source = "k.cu";
+  spec.entry = "k";
+  spec.grid = "1";
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: no block (--block \"X[, Y[, Z]]\" or \"block\")");
+  spec.block = "32";
+  spec.parameters = {{"n", {1}}};
+  spec.args = {{"n", 4}};
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: arg 'n' is given twice");
+}
+
+TEST(EntryName, SplitsTemplateArguments) {
+  const EntryName plain = parse_entry_name("transpose_tiled");
+  EXPECT_EQ(plain.function, "transpose_tiled");
+  EXPECT_TRUE(plain.template_arguments.empty());
+  const EntryName templated = parse_entry_name(" tiled<TILE_DIM, min(PAD, 1), 2 * R> ");
+  EXPECT_EQ(templated.function, "tiled");
+  EXPECT_EQ(templated.template_arguments, (std::vector<std::string>{"TILE_DIM", "min(PAD, 1)", "2 * R"}));
+  EXPECT_EQ(error_of([] { parse_entry_name("tiled<T,>"); }), "--entry: empty template argument in 'tiled<T,>'");
+}
+
+} // namespace
+} // namespace cachewise::frontend

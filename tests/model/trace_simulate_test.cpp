@@ -1,0 +1,206 @@
+// simulate_traced on small hand-written traces whose counts follow from the hardware rules
+// (docs/model.md): coalescing, banks, load rounds, barriers, local interleaving, bad input.
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+constexpr std::uint64_t kBase = std::uint64_t{1} << 30;
+
+DeviceProfile profile() { return load_profile(CACHEWISE_EXAMPLE_PROFILE); }
+
+SimulationOptions exact() {
+  SimulationOptions options;
+  options.work_budget = 0;
+  return options;
+}
+
+/// A warp access: lane i at first + i * stride bytes.
+TraceStep access(TraceSpace space, TraceOp op, std::uint64_t first, std::uint64_t stride, std::uint8_t bytes = 4,
+                 std::uint32_t mask = 0xffffffffu) {
+  TraceStep step;
+  step.space = space;
+  step.op = op;
+  step.bytes_per_lane = bytes;
+  step.active_mask = mask;
+  step.instruction = 7;
+  for (std::uint64_t lane = 0; lane < 32; ++lane) step.address[lane] = first + lane * stride;
+  return step;
+}
+
+TraceStep load(std::uint64_t first) { return access(TraceSpace::global, TraceOp::load, first, 4); }
+TraceStep store(std::uint64_t first) { return access(TraceSpace::global, TraceOp::store, first, 4); }
+TraceStep wait() { return {.kind = TraceStep::Kind::wait_loads}; }
+TraceStep barrier() { return {.kind = TraceStep::Kind::barrier}; }
+
+/// One block of `warps.size()` full warps, every block the same trace; one 1 MiB buffer.
+TracedKernel kernel_of(std::vector<std::vector<TraceStep>> warps, Dim3 grid = {}) {
+  TracedKernel kernel;
+  kernel.name = "hand";
+  kernel.grid = grid;
+  kernel.block = {static_cast<std::int64_t>(32 * warps.size()), 1, 1};
+  kernel.buffers = {{"data", kBase, 1 << 20}};
+  kernel.trace_block = [warps](const std::array<std::int64_t, 3>& index) {
+    BlockTrace trace;
+    trace.block_index = index;
+    for (const std::vector<TraceStep>& steps : warps) trace.warps.push_back({steps, static_cast<double>(steps.size()), 0.0});
+    return trace;
+  };
+  return kernel;
+}
+
+TEST(TraceSimulate, ThirtyTwoConsecutiveWordsAreOneRequestOfFourSectors) {
+  const Prediction p = simulate_traced(kernel_of({{load(kBase)}}), profile(), exact());
+  EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1);
+  EXPECT_EQ(p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 4); // 128 B: one line, 4 sectors of 32 B
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 128);                       // cold: the whole line from DRAM
+  // Strided by 8 bytes, the same 32 words spread over two lines: 2 x 4 sectors, still one request.
+  const Prediction strided =
+      simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 8)}}), profile(), exact());
+  EXPECT_EQ(strided.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1);
+  EXPECT_EQ(strided.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 8);
+  // Half the lanes: 64 B, 2 sectors.
+  const Prediction half =
+      simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 4, 0x0000ffffu)}}), profile(), exact());
+  EXPECT_EQ(half.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 2);
+}
+
+TEST(TraceSimulate, StrideOfThirtyTwoWordsInSharedIsAThirtyTwoWayConflict) {
+  // Lane i at byte 128 i: word 32 i, bank (32 i) mod 32 = 0 for every lane, 32 distinct words.
+  const Prediction conflicted =
+      simulate_traced(kernel_of({{access(TraceSpace::shared, TraceOp::store, 0, 128)}}), profile(), exact());
+  EXPECT_EQ(conflicted.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 32);
+  EXPECT_EQ(conflicted.metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 31);
+  // Stride 33 words: banks (33 i) mod 32 = i, all distinct: one wavefront.
+  const Prediction padded =
+      simulate_traced(kernel_of({{access(TraceSpace::shared, TraceOp::load, 0, 132)}}), profile(), exact());
+  EXPECT_EQ(padded.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), 1);
+  EXPECT_EQ(padded.metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), 0);
+}
+
+TEST(TraceSimulate, AWaitAfterFourLoadsClosesOneRoundOfFour) {
+  const DeviceProfile device = profile();
+  const double dram_cycles = device.dram.latency_cycles.value; // 650: each load a cold line
+  const double clock_mhz = device.device.sm_clock_mhz_after;  // 1980
+  TracedFacts facts;
+  const Prediction one_round =
+      simulate_traced(kernel_of({{load(kBase), load(kBase + 128), load(kBase + 256), load(kBase + 384), wait()}}), device,
+                      exact(), &facts);
+  EXPECT_DOUBLE_EQ(facts.loads_in_flight, 4.0);
+  // The chain of the single block: one round, waiting for its slowest load (DRAM).
+  EXPECT_NEAR(one_round.time_terms_us.at("latency"), dram_cycles / clock_mhz, 1e-12);
+  const Prediction two_rounds =
+      simulate_traced(kernel_of({{load(kBase), load(kBase + 128), wait(), load(kBase + 256), load(kBase + 384), wait()}}),
+                      device, exact(), &facts);
+  EXPECT_DOUBLE_EQ(facts.loads_in_flight, 2.0);
+  EXPECT_NEAR(two_rounds.time_terms_us.at("latency"), 2 * dram_cycles / clock_mhz, 1e-12);
+}
+
+TEST(TraceSimulate, ABarrierAlignsTheWarpsOfABlock) {
+  // Warp 0 stores line X as its third step; warp 1 loads X right after the barrier, as its
+  // second. Aligned, the load comes after the store and finds X in L2 (the example profile's L2
+  // allocates on store): DRAM reads only lines Y, Z and W. Issued by step index alone, warp 1
+  // would load X first and read it from DRAM too (512 B).
+  const std::uint64_t x = kBase, y = kBase + 1024, z = kBase + 2048, w = kBase + 4096;
+  const Prediction p = simulate_traced(kernel_of({{load(y), load(z), store(x), barrier()}, {load(w), barrier(), load(x)}}),
+                                       profile(), exact());
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 3 * 128);
+  EXPECT_EQ(p.metric("dram__bytes_write.sum"), 128); // X, written back at the end
+  EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 4);
+}
+
+TEST(TraceSimulate, LocalWordsInterleaveAcrossThreads) {
+  // 32 threads in all: frame word k of thread t at window + 128 k + 4 t. A 4-byte local load at
+  // offset 0 by the whole warp is one line; an 8-byte one covers words 0 and 1: two lines.
+  TracedKernel word = kernel_of({{access(TraceSpace::local, TraceOp::load, 0, 0)}});
+  word.local_bytes_per_thread = 16;
+  const Prediction one_line = simulate_traced(word, profile(), exact());
+  EXPECT_EQ(one_line.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1);
+  EXPECT_EQ(one_line.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 4);
+  TracedKernel pair = kernel_of({{access(TraceSpace::local, TraceOp::store, 0, 0, 8)}});
+  pair.local_bytes_per_thread = 16;
+  const Prediction two_lines = simulate_traced(pair, profile(), exact());
+  EXPECT_EQ(two_lines.metric("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 1);
+  EXPECT_EQ(two_lines.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 8);
+  // Beyond the 16-byte frame: an error naming the frame.
+  TracedKernel beyond = kernel_of({{access(TraceSpace::local, TraceOp::load, 16, 0)}});
+  beyond.local_bytes_per_thread = 16;
+  try {
+    simulate_traced(beyond, profile(), exact());
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("outside the 16-byte local frame"), std::string::npos) << error.what();
+  }
+}
+
+TEST(TraceSimulate, AGlobalAccessOutsideEveryBufferIsAnInputErrorNamingIt) {
+  try {
+    simulate_traced(kernel_of({{load(kBase), load(kBase + (1 << 20) - 64)}}), profile(), exact());
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    const std::string what = error.what();
+    // Lanes 16.. of the second load run past the buffer's last byte.
+    EXPECT_NE(what.find("global load (instruction 7)"), std::string::npos) << what;
+    EXPECT_NE(what.find("lane 16 at 0x40100000"), std::string::npos) << what;
+    EXPECT_NE(what.find("outside every buffer (data at 0x40000000, 1048576 bytes)"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}
+
+TEST(TraceSimulate, OccupancyAndLimitsComeFromTheKernelsResources) {
+  TracedKernel kernel = kernel_of(std::vector<std::vector<TraceStep>>(8, {load(kBase)}));
+  kernel.registers_per_thread = 40; // 1280 per warp, 10240 per 256-thread block: 6 of 65536
+  EXPECT_EQ(blocks_per_sm(kernel, profile()), 6);
+  kernel.shared_bytes_per_block = 48 * 1024; // 233472 / (49152 + 1024 reserved) = 4.65
+  EXPECT_EQ(blocks_per_sm(kernel, profile()), 4);
+  kernel.block = {2048, 1, 1};
+  EXPECT_THROW(
+      {
+        try {
+          check_fits_device(kernel, profile());
+        } catch (const InputError& error) {
+          EXPECT_EQ(std::string(error.what()), "kernel 'hand' needs 2048 threads per block; the device allows 1024");
+          throw;
+        }
+      },
+      InputError);
+  kernel.block = {256, 1, 1};
+  kernel.registers_per_thread = 0;
+  EXPECT_THROW(simulate_traced(kernel, profile()), InputError);
+}
+
+TEST(TraceSimulate, AMalformedTraceIsAnInputError) {
+  TracedKernel kernel = kernel_of({{load(kBase)}});
+  kernel.block = {64, 1, 1}; // two warps, but the trace has one
+  EXPECT_THROW(simulate_traced(kernel, profile(), exact()), InputError);
+  TracedKernel odd = kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 3)}});
+  EXPECT_THROW(simulate_traced(odd, profile(), exact()), InputError);
+}
+
+TEST(TraceSimulate, OnlyTheSampledBlocksAreExtracted) {
+  // 64 x 64 blocks of one warp each, sampled: the scratch block, the warm-up and the sample
+  // are extracted, a small part of the grid.
+  int extracted = 0;
+  TracedKernel kernel = kernel_of({{load(kBase)}}, {64, 64, 1});
+  const auto trace = kernel.trace_block;
+  kernel.trace_block = [&](const std::array<std::int64_t, 3>& index) {
+    ++extracted;
+    return trace(index);
+  };
+  SimulationOptions options;
+  options.work_budget = 1 << 10;
+  const Prediction p = simulate_traced(kernel, profile(), options);
+  EXPECT_TRUE(p.sampled);
+  EXPECT_LT(extracted, 64 * 64 / 4);
+  // Every block's one load counts, scaled to the grid.
+  EXPECT_DOUBLE_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 64 * 64);
+}
+
+} // namespace
+} // namespace cachewise
