@@ -16,6 +16,7 @@
 #include "cachewise/tuner.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "tune_kernel.hpp"
 
 #ifdef CACHEWISE_WITH_CUDA
 #include "cachewise/kernels.hpp"
@@ -38,7 +39,25 @@ struct TuneArguments {
   std::string json;
   bool report_convergence = false;
   std::string convergence_from;
+  KernelTuneArguments kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
 };
+
+void run_tune_kernel_with(const TuneArguments& args) {
+  if (!args.problem.family.empty() || !args.sizes.empty() || args.report_convergence || !args.convergence_from.empty()) {
+    throw InputError("tune: --kernel/--spec sizes a user kernel with --size; it takes no --pattern, --n or convergence options");
+  }
+  KernelTuneArguments kernel = args.kernel;
+  kernel.profile = args.problem.profile;
+  kernel.strategy = args.strategy;
+  kernel.seed = args.seed;
+  kernel.budget = args.budget;
+  kernel.timeout_s = args.timeout_s;
+  kernel.max_repeats = args.max_repeats;
+  kernel.journal = args.journal;
+  kernel.header = args.header;
+  kernel.json = args.json;
+  run_tune_kernel(kernel);
+}
 
 /// The command that regenerates the header, for its first comment line.
 std::string command_text(const TuneArguments& args) {
@@ -273,6 +292,7 @@ void run_convergence_from(const TuneArguments& args) {
 }
 
 void run_tune(const TuneArguments& args) {
+  if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
   if (!args.convergence_from.empty()) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
@@ -384,6 +404,7 @@ void add_tune(CLI::App& root) {
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,
                       "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
+  add_kernel_tune_options(*command, args->kernel);
   command->callback([args] { run_tune(*args); });
 }
 

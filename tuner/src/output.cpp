@@ -174,7 +174,8 @@ void check_buckets(const std::string& scope, const std::vector<HeaderBucket>& bu
 /// config_for over one size key: boundaries at the geometric means of neighbouring sizes.
 void write_one_key_lookup(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
   const std::string& key = buckets.front().sizes.front().first;
-  out << "constexpr const Config& config_for(std::int64_t " << key << ") {\n";
+  out << "/// The entry tuned for the size closest to " << key << " on a log scale.\n"
+      << "constexpr const Config& config_for(std::int64_t " << key << ") {\n";
   for (std::size_t i = 0; i + 1 < buckets.size(); ++i) {
     const auto boundary = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(buckets[i].sizes.front().second) *
                                                                         static_cast<double>(buckets[i + 1].sizes.front().second))));
@@ -190,12 +191,14 @@ void write_many_key_lookup(std::ostringstream& out, const std::vector<HeaderBuck
       << "  return x > y ? x / y : y / x;\n}\n\n"
       << "inline constexpr const Config* configs[] = {";
   for (std::size_t i = 0; i < buckets.size(); ++i) out << (i ? ", " : "") << "&" << bucket_name(buckets[i]);
-  out << "};\n\nconstexpr const Config& config_for(";
+  out << "};\n\n/// The entry tuned for the sizes closest to these on a log scale.\nconstexpr const Config& config_for(";
   const auto& sizes = buckets.front().sizes;
   for (std::size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << "std::int64_t " << sizes[i].first;
   out << ") {\n  const Config* best = configs[0];\n  double best_distance = -1.0;\n"
-      << "  for (const Config* config : configs) {\n    const double distance = 1.0";
-  for (const auto& [key, value] : sizes) out << " * size_ratio(" << key << ", config->" << key << ")";
+      << "  for (const Config* config : configs) {\n    const double distance = ";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    out << (i ? " * " : "") << "size_ratio(" << sizes[i].first << ", config->" << sizes[i].first << ")";
+  }
   out << ";\n    if (best_distance < 0.0 || distance < best_distance) {\n      best = config;\n      best_distance = distance;\n"
       << "    }\n  }\n  return *best;\n}\n\n";
 }
@@ -251,7 +254,7 @@ std::string render_bucket_header(const std::string& scope, std::vector<HeaderBuc
     for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
     out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
   }
-  out << "\n/// The entry tuned for the size closest to the given one on a log scale.\n";
+  out << "\n";
   if (buckets.front().sizes.size() == 1) {
     write_one_key_lookup(out, buckets);
   } else {
