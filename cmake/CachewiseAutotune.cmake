@@ -110,13 +110,14 @@ function(cachewise_autotune)
     list(APPEND dependencies ${AT_PROFILE})
   endif()
 
+  string(REPLACE ";" " " sizes_text "${AT_SIZES}")
   add_custom_command(
     OUTPUT ${header} ${results}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${header_dir}
     COMMAND ${advisor_command} ${arguments} --header ${header} --json ${results} --journal ${journal}
     COMMAND ${CMAKE_COMMAND} -E rm -f ${journals}
     DEPENDS ${dependencies}
-    COMMENT "cachewise: tuning ${subject} for ${AT_SIZES} (static recommendation when no GPU)"
+    COMMENT "cachewise: tuning ${subject} for ${sizes_text} (static recommendation when no GPU)"
     VERBATIM)
   target_sources(${AT_TARGET} PRIVATE ${header})
   target_include_directories(${AT_TARGET} PRIVATE ${header_dir})
