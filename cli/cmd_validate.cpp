@@ -16,6 +16,7 @@
 #include "cachewise/tuner.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "validate_kernel.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -66,6 +67,7 @@ struct Options {
   std::int64_t checked_points = 4096;
   bool json = false;
   bool no_counters = false;
+  KernelOptions kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
 };
 
 /// A config whose launch failed: it is reported and left out of the comparison.
@@ -269,6 +271,14 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
 }
 
 void run_validate(const Options& options) {
+  if (options.kernel.given()) {
+    if (!options.problem.family.empty() || !options.config.empty() || options.all) {
+      throw InputError("validate: --kernel/--spec takes --top K (default 3), not --pattern, --config or --all");
+    }
+    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3, options.repeats, options.json,
+                                options.no_counters},
+                               kCountersRead);
+  }
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
@@ -370,6 +380,7 @@ void add_validate(CLI::App& root) {
   command->add_flag("--no-counters", options->no_counters,
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
+  add_kernel_options(*command, options->kernel);
   command->callback([options] { run_validate(*options); });
 }
 

@@ -54,3 +54,10 @@ add_test(NAME cli.autotune_kernel_project
     -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/autotune-kernel -DPROFILE=${cachewise_example_profile}
     -DWORK_DIR=${cachewise_tune_kernel_out}/project -DGENERATOR=${CMAKE_GENERATOR}
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/autotune_kernel_project.cmake)
+
+if(CACHEWISE_WITH_CUDA)
+  add_test(NAME cli.tune_kernel_on_gpu
+    COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${PROJECT_SOURCE_DIR}/examples/autotune-kernel/kernels/transpose.json
+      -DWORK_DIR=${cachewise_tune_kernel_out}/gpu -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_kernel_on_gpu.cmake)
+  set_tests_properties(cli.tune_kernel_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+endif()

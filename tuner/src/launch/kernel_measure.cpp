@@ -42,97 +42,6 @@ std::optional<std::string> first_difference_as(std::span<const std::byte> a, std
   return std::nullopt;
 }
 
-/// One candidate on one device: its module, its buffer sets, and the reference's outputs.
-class LoadedKernel {
-public:
-  LoadedKernel(Device& device, const KernelCandidates& candidates, const CompiledCandidate& candidate, const KernelMeasureOptions& options)
-      : device_(device), candidates_(candidates), candidate_(candidate) {
-    if (candidate.ptx.empty()) throw InputError(candidate.failure);
-    const DeviceLimits limits = device.limits();
-    check_launch_limits(shape_of(candidate.launch), limits);
-    function_ = device.function(device.load_module(candidate.ptx), candidate.entry);
-    const std::int64_t l2_bytes = options.l2_bytes > 0 ? options.l2_bytes : limits.l2_bytes;
-    const int sets = buffer_sets_for(set_bytes_of(candidate.launch.buffer_bytes), l2_bytes, limits.global_memory_bytes);
-    for (int set = 0; set < sets; ++set) {
-      std::vector<DeviceBuffer> buffers;
-      for (std::size_t b = 0; b < candidate.launch.buffer_bytes.size(); ++b) {
-        buffers.push_back(device.allocate(candidate.launch.buffer_bytes[b]));
-        fill(buffers.back(), set, static_cast<int>(b));
-      }
-      sets_.push_back(std::move(buffers));
-    }
-  }
-
-  ~LoadedKernel() {
-    for (const std::vector<DeviceBuffer>& set : sets_) {
-      for (const DeviceBuffer& buffer : set) device_.release(buffer);
-    }
-  }
-  LoadedKernel(const LoadedKernel&) = delete;
-  LoadedKernel& operator=(const LoadedKernel&) = delete;
-
-  double run(std::int64_t iteration) {
-    if (iteration == 0 && candidates_.reference() != nullptr) check_against_reference();
-    const auto set = static_cast<std::size_t>(iteration) % sets_.size();
-    return device_.launch_timed(function_, shape_of(candidate_.launch), arguments(candidate_, sets_[set]));
-  }
-
-private:
-  void fill(const DeviceBuffer& buffer, int set, int index) {
-    const std::vector<std::byte> contents = buffer_contents(buffer.bytes, set, index);
-    device_.copy_to_device(buffer, contents);
-  }
-
-  PackedArguments arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const {
-    std::vector<std::uint64_t> addresses;
-    for (const DeviceBuffer& buffer : buffers) addresses.push_back(buffer.address);
-    std::vector<int> parameter_bytes;
-    for (const KernelParameter& parameter : kernel.parameters) parameter_bytes.push_back(static_cast<int>(parameter.bytes));
-    return pack_arguments(kernel.parameters, frontend::kernel_parameter_values(parameter_bytes, candidates_.source_parameters(),
-                                                                                candidates_.spec(), kernel.launch, addresses));
-  }
-
-  /// Reference and candidate each run once on set 0 as filled; their outputs must agree.
-  void check_against_reference() {
-    const CompiledCandidate& reference = *candidates_.reference();
-    if (reference.launch.buffer_bytes != candidate_.launch.buffer_bytes) {
-      throw InputError("the reference " + reference.launch.config.to_string() + " has other buffer sizes than " +
-                       candidate_.launch.config.to_string() + ": outputs cannot be compared");
-    }
-    check_launch_limits(shape_of(reference.launch), device_.limits());
-    const std::uint64_t reference_function = device_.function(device_.load_module(reference.ptx), reference.entry);
-    const std::vector<std::vector<std::byte>> expected = outputs_after(reference_function, reference);
-    const std::vector<std::vector<std::byte>> actual = outputs_after(function_, candidate_);
-    const frontend::KernelSpec& spec = candidates_.spec();
-    for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
-      if (auto difference = first_difference(actual[i], expected[i], spec.outputs[i].type, spec.tolerance)) {
-        throw InputError("output " + spec.outputs[i].name + " differs from the reference (" + reference.launch.config.to_string() +
-                         ") at " + *difference);
-      }
-    }
-  }
-
-  std::vector<std::vector<std::byte>> outputs_after(std::uint64_t function, const CompiledCandidate& kernel) {
-    const frontend::KernelSpec& spec = candidates_.spec();
-    std::vector<DeviceBuffer>& buffers = sets_.front();
-    for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b));
-    device_.launch_timed(function, shape_of(kernel.launch), arguments(kernel, buffers));
-    std::vector<std::vector<std::byte>> outputs;
-    for (const frontend::OutputSpec& output : spec.outputs) {
-      const auto index = static_cast<std::size_t>(std::ranges::find(spec.buffers, output.name, &frontend::BufferSpec::name) - spec.buffers.begin());
-      outputs.push_back(device_.copy_from_device(buffers[index]));
-    }
-    for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b)); // timed runs start from the contents
-    return outputs;
-  }
-
-  Device& device_;
-  const KernelCandidates& candidates_;
-  const CompiledCandidate& candidate_;
-  std::uint64_t function_ = 0;
-  std::vector<std::vector<DeviceBuffer>> sets_;
-};
-
 /// Lives in the measuring process: the device opened there, the candidate loaded there.
 struct MeasureState {
   std::shared_ptr<const KernelCandidates> candidates;
@@ -144,6 +53,84 @@ struct MeasureState {
 };
 
 } // namespace
+
+LoadedKernel::LoadedKernel(Device& device, const KernelCandidates& candidates, const CompiledCandidate& candidate,
+                           const KernelMeasureOptions& options)
+    : device_(device), candidates_(candidates), candidate_(candidate) {
+  if (candidate.ptx.empty()) throw InputError(candidate.failure);
+  const DeviceLimits limits = device.limits();
+  check_launch_limits(shape_of(candidate.launch), limits);
+  function_ = device.function(device.load_module(candidate.ptx), candidate.entry);
+  const std::int64_t l2_bytes = options.l2_bytes > 0 ? options.l2_bytes : limits.l2_bytes;
+  const int sets = buffer_sets_for(set_bytes_of(candidate.launch.buffer_bytes), l2_bytes, limits.global_memory_bytes);
+  for (int set = 0; set < sets; ++set) {
+    std::vector<DeviceBuffer> buffers;
+    for (std::size_t b = 0; b < candidate.launch.buffer_bytes.size(); ++b) {
+      buffers.push_back(device.allocate(candidate.launch.buffer_bytes[b]));
+      fill(buffers.back(), set, static_cast<int>(b));
+    }
+    sets_.push_back(std::move(buffers));
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  for (const std::vector<DeviceBuffer>& set : sets_) {
+    for (const DeviceBuffer& buffer : set) device_.release(buffer);
+  }
+}
+
+double LoadedKernel::run(std::int64_t iteration) {
+  if (iteration == 0 && candidates_.reference() != nullptr) check_against_reference();
+  const auto set = static_cast<std::size_t>(iteration) % sets_.size();
+  return device_.launch_timed(function_, shape_of(candidate_.launch), arguments(candidate_, sets_[set]));
+}
+
+void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
+  const std::vector<std::byte> contents = buffer_contents(buffer.bytes, set, index);
+  device_.copy_to_device(buffer, contents);
+}
+
+PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const {
+  std::vector<std::uint64_t> addresses;
+  for (const DeviceBuffer& buffer : buffers) addresses.push_back(buffer.address);
+  std::vector<int> parameter_bytes;
+  for (const KernelParameter& parameter : kernel.parameters) parameter_bytes.push_back(static_cast<int>(parameter.bytes));
+  return pack_arguments(kernel.parameters, frontend::kernel_parameter_values(parameter_bytes, candidates_.source_parameters(),
+                                                                              candidates_.spec(), kernel.launch, addresses));
+}
+
+void LoadedKernel::check_against_reference() {
+  const CompiledCandidate& reference = *candidates_.reference();
+  if (reference.launch.buffer_bytes != candidate_.launch.buffer_bytes) {
+    throw InputError("the reference " + reference.launch.config.to_string() + " has other buffer sizes than " +
+                     candidate_.launch.config.to_string() + ": outputs cannot be compared");
+  }
+  check_launch_limits(shape_of(reference.launch), device_.limits());
+  const std::uint64_t reference_function = device_.function(device_.load_module(reference.ptx), reference.entry);
+  const std::vector<std::vector<std::byte>> expected = outputs_after(reference_function, reference);
+  const std::vector<std::vector<std::byte>> actual = outputs_after(function_, candidate_);
+  const frontend::KernelSpec& spec = candidates_.spec();
+  for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
+    if (auto difference = first_difference(actual[i], expected[i], spec.outputs[i].type, spec.tolerance)) {
+      throw InputError("output " + spec.outputs[i].name + " differs from the reference (" + reference.launch.config.to_string() +
+                       ") at " + *difference);
+    }
+  }
+}
+
+std::vector<std::vector<std::byte>> LoadedKernel::outputs_after(std::uint64_t function, const CompiledCandidate& kernel) {
+  const frontend::KernelSpec& spec = candidates_.spec();
+  std::vector<DeviceBuffer>& buffers = sets_.front();
+  for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b));
+  device_.launch_timed(function, shape_of(kernel.launch), arguments(kernel, buffers));
+  std::vector<std::vector<std::byte>> outputs;
+  for (const frontend::OutputSpec& output : spec.outputs) {
+    const auto index = static_cast<std::size_t>(std::ranges::find(spec.buffers, output.name, &frontend::BufferSpec::name) - spec.buffers.begin());
+    outputs.push_back(device_.copy_from_device(buffers[index]));
+  }
+  for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b)); // timed runs start from the contents
+  return outputs;
+}
 
 int buffer_sets_for(std::int64_t set_bytes, std::int64_t l2_bytes, std::int64_t memory_bytes) {
   if (set_bytes <= 0) return 1;

@@ -90,6 +90,37 @@ struct KernelMeasureOptions {
   std::int64_t l2_bytes = 0; ///< the profile's L2; 0: the device's
 };
 
+/// One candidate loaded on a device with its buffer sets (deterministic contents): what
+/// kernel_measure times and `advisor validate --kernel` reads counters of.
+class LoadedKernel {
+public:
+  /// Throws InputError for a candidate that did not compile or a launch past the limits.
+  LoadedKernel(Device& device, const KernelCandidates& candidates, const CompiledCandidate& candidate,
+               const KernelMeasureOptions& options = {});
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  /// One timed launch on buffer set iteration % sets, in milliseconds; iteration 0 first
+  /// checks the outputs against the reference when the spec has one.
+  double run(std::int64_t iteration);
+  /// Reference and candidate once each on set 0 as filled; throws InputError naming the
+  /// first output element that differs beyond the spec's tolerance.
+  void check_against_reference();
+  std::size_t buffer_sets() const { return sets_.size(); }
+
+private:
+  void fill(const DeviceBuffer& buffer, int set, int index);
+  PackedArguments arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const;
+  std::vector<std::vector<std::byte>> outputs_after(std::uint64_t function, const CompiledCandidate& kernel);
+
+  Device& device_;
+  const KernelCandidates& candidates_;
+  const CompiledCandidate& candidate_;
+  std::uint64_t function_ = 0;
+  std::vector<std::vector<DeviceBuffer>> sets_;
+};
+
 /// A Measure for the Tuner: opens the device in the measuring process (once per candidate),
 /// loads the candidate and launches it; the first call checks the outputs when the spec has
 /// a reference. Throws InputError "does not compile: ...", "launch past the device's limits:
