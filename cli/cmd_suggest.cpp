@@ -104,6 +104,7 @@ void run_suggest(const SuggestArguments& args) {
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
   std::string subject;
+  std::string compile_note;
   if (args.kernel.given()) {
     if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
       throw InputError("--n/--m/--k/--fix describe a built-in pattern; a kernel spec has --param and --arg");
@@ -112,9 +113,8 @@ void run_suggest(const SuggestArguments& args) {
     KernelRanking ranking = rank_kernel(args.kernel, loaded.profile, options);
     suggestion = std::move(ranking.suggestion);
     subject = ranking.subject;
-    if (args.verbose) {
-      std::cerr << "compiled: " << ranking.compilations << " of " << ranking.builds << " builds (the rest from the cache)\n";
-    }
+    compile_note = "compiled: " + std::to_string(ranking.compilations) + " of " + std::to_string(ranking.builds) +
+                   " builds (the rest from the cache)\n";
   } else if (!problem_options.pattern_file.empty()) {
     if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
       throw InputError("--n/--m/--k/--fix describe a built-in pattern; a --pattern-file carries its own sizes");
@@ -147,6 +147,7 @@ void run_suggest(const SuggestArguments& args) {
   }
   if (args.verbose) {
     std::cout.flush(); // the table first, then the details on stderr
+    std::cerr << compile_note;
     print_verbose(suggestion, wall, std::cerr);
   }
 }

@@ -3,6 +3,7 @@ set(CACHEWISE_FRONTEND_PTX_SOURCES
   src/ptx_parse.cpp
   src/ptx_syntax.cpp
   src/cfg_postdom.cpp
+  src/cfg_schedule.cpp
   src/extract.cpp
   src/extract_lower.cpp
   src/extract_opcodes.cpp

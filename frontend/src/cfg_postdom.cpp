@@ -12,10 +12,7 @@ namespace {
 
 bool ends_block(const Instr& instr) { return instr.op == Op::branch || instr.op == Op::exit; }
 
-struct Blocks {
-  std::vector<std::int32_t> start;    ///< first instruction of each block
-  std::vector<std::int32_t> of;       ///< block of each instruction
-};
+} // namespace
 
 Blocks split_blocks(const std::vector<Instr>& code) {
   const auto n = static_cast<std::int32_t>(code.size());
@@ -33,8 +30,6 @@ Blocks split_blocks(const std::vector<Instr>& code) {
   }
   return blocks;
 }
-
-} // namespace
 
 std::vector<std::int32_t> reconvergence_points(const std::vector<Instr>& code) {
   std::vector<std::int32_t> points(code.size(), kReconvergeAtExit);

@@ -23,6 +23,11 @@
 
 extern char** environ;
 
+namespace {
+/// Enters every cache key: bumped when what a cache entry holds, or how it is made, changes.
+constexpr const char* kCacheFormat = "cachewise kernel cache 2";
+} // namespace
+
 namespace cachewise::frontend {
 namespace {
 
@@ -131,7 +136,9 @@ ProcessResult run_process(const std::vector<std::string>& arguments) {
 }
 
 std::filesystem::path locate_nvcc() {
-  if (const char* explicit_nvcc = std::getenv("CACHEWISE_NVCC")) return explicit_nvcc;
+  if (const char* explicit_nvcc = std::getenv("CACHEWISE_NVCC")) {
+    return ::access(explicit_nvcc, X_OK) == 0 ? std::filesystem::path(explicit_nvcc) : std::filesystem::path();
+  }
   std::vector<std::filesystem::path> candidates;
   for (const char* variable : {"CUDA_PATH", "CUDA_HOME"}) {
     if (const char* root = std::getenv(variable)) candidates.emplace_back(std::filesystem::path(root) / "bin" / "nvcc");
@@ -219,6 +226,7 @@ CompiledKernel Compiler::compile(const CompileRequest& request) {
   hash_source_tree(request.source, hash, seen);
   hash.add(request.source.string()); // the name the compiler reports errors and line info under
   hash.add(compiler_identity_);
+  hash.add(kCacheFormat);
   for (const std::string& option : common_options(request)) hash.add(option);
   for (const std::string& name : request.instantiations) hash.add("instantiate " + name);
   const std::filesystem::path entry = cache_directory_ / hash.hex();
@@ -248,8 +256,13 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   NvrtcResult nvrtc = compile_with_nvrtc(request);
   if (nvrtc.compiled) return {std::move(nvrtc.ptx), std::move(nvrtc.log), "nvrtc", false};
   nvrtc_error = first_error_line(nvrtc.log);
+  // Only host code sends a file to nvcc (NVRTC cannot open <cstdio> and rejects host
+  // functions); any other error is the user's, reported as NVRTC saw it.
+  const bool host_code = nvrtc.log.find("open source file") != std::string::npos ||
+                         nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
+  if (!host_code) throw InputError(nvrtc_error);
 #endif
-  if (nvcc_.empty()) throw InputError(nvrtc_error);
+  if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
   // A generated translation unit: the user's file, then one reference per instantiation
   // (taking a kernel's address in host code makes nvcc compile that specialization).
   const std::filesystem::path work = cache_directory_ / ("nvcc-" + unique_suffix());

@@ -7,7 +7,7 @@
 namespace cachewise::frontend {
 
 std::string Program::where(std::int32_t pc) const {
-  return source_location(*module, function->instructions[static_cast<std::size_t>(pc)]);
+  return source_location(module, function->instructions[static_cast<std::size_t>(pc)]);
 }
 
 const std::string& Program::text(std::int32_t pc) const { return function->instructions[static_cast<std::size_t>(pc)].text; }
@@ -19,8 +19,10 @@ Extractor::Extractor(const PtxModule& module, std::string_view entry_name, Launc
   for (const std::int64_t extent : {args.grid.x, args.grid.y, args.grid.z, args.block.x, args.block.y, args.block.z})
     if (extent < 1 || extent > (std::int64_t{1} << 31)) throw InputError("launch dimensions must lie in 1 .. 2^31");
   if (args.block.count() > 1024) throw InputError("a block of " + std::to_string(args.block.count()) + " threads is more than 1024");
-  program_->module = &module;
-  program_->function = &*it;
+  program_->module.variables = module.variables;
+  program_->module.files = module.files;
+  program_->module.functions = {*it};
+  program_->function = &program_->module.functions[0];
   program_->args = std::move(args);
   lower_program(*program_);
 }
@@ -41,7 +43,11 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   const std::int64_t warps = (program.args.block.count() + 31) / 32;
   block.warps.resize(static_cast<std::size_t>(warps));
   std::int64_t in_flight = 0;
-  for (std::int64_t w = 0; w < warps; ++w) in_flight = std::max(in_flight, run_warp(program, block_index, w, block.warps[static_cast<std::size_t>(w)]));
+  for (std::int64_t w = 0; w < warps; ++w) {
+    WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
+    if (w > 0) warp.steps.reserve(block.warps[0].steps.size()); // warps of a block mostly run alike
+    in_flight = std::max(in_flight, run_warp(program, block_index, w, warp));
+  }
   std::int64_t seen = program.max_loads_in_flight.load();
   while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {}
   program.traced_any = true;

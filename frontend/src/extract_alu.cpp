@@ -159,8 +159,57 @@ ValueType operand_type(const Instr& instr, int index) {
   return instr.type;
 }
 
+using Lanes = std::array<std::int64_t, 32>;
+
+/// All 32 lanes of a source, reduced to `type` (inactive lanes too: computing them is harmless).
+void gather(const WarpState& warp, const Source& source, ValueType type, Lanes& out) {
+  if (source.kind != Source::Kind::reg) {
+    const std::int64_t value = normalize(source.imm, type);
+    for (int lane = 0; lane < 32; ++lane) out[lane] = value;
+  } else {
+    const std::int64_t* values = &warp.value[static_cast<std::size_t>(source.reg) * 32];
+    for (int lane = 0; lane < 32; ++lane) out[lane] = normalize(values[lane], type);
+  }
+  if (source.negated)
+    for (int lane = 0; lane < 32; ++lane) out[lane] = !out[lane];
+}
+
+/// The common operations as whole-warp loops the compiler can vectorize; the rest lane by lane.
+void compute_lanes(const Instr& instr, const std::array<Lanes, 4>& s, Lanes& r) {
+  const auto each2 = [&](auto f) {
+    for (int lane = 0; lane < 32; ++lane) r[lane] = f(s[0][lane], s[1][lane]);
+  };
+  switch (instr.op) {
+  case Op::add: each2([](std::int64_t a, std::int64_t b) { return wrap_add(a, b); }); return;
+  case Op::sub: each2([](std::int64_t a, std::int64_t b) { return wrap_add(a, wrap_mul(b, -1)); }); return;
+  case Op::mul_lo: case Op::mul_wide: each2([](std::int64_t a, std::int64_t b) { return wrap_mul(a, b); }); return;
+  case Op::mad_lo: case Op::mad_wide:
+    for (int lane = 0; lane < 32; ++lane) r[lane] = wrap_add(wrap_mul(s[0][lane], s[1][lane]), s[2][lane]);
+    return;
+  case Op::bit_and: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a & b; }); return; } break;
+  case Op::bit_or: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a | b; }); return; } break;
+  case Op::cvt: r = s[0]; return;
+  default: break;
+  }
+  const int count = std::min<int>(instr.src_count, 4);
+  for (int lane = 0; lane < 32; ++lane) {
+    std::array<std::int64_t, 4> v{};
+    for (int i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = s[static_cast<std::size_t>(i)][lane];
+    r[lane] = compute(instr, v);
+  }
+}
+
 void execute_mov(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   std::int32_t from = instr.source;
+  if (instr.dst_count == 1 && instr.src_count == 1) {
+    if (instr.dst[0] < 0) return;
+    Lanes values;
+    gather(warp, instr.src[0], instr.type, values);
+    std::int64_t* out = &warp.at(instr.dst[0], 0);
+    for_lanes(mask, [&](int lane) { out[lane] = values[lane]; });
+    warp.set_taint(instr.dst[0], mask, warp.tainted(instr.src[0]), warp.origin_of(instr.src[0], instr.source));
+    return;
+  }
   if (instr.dst_count == instr.src_count) { // element-wise (also the lowered ld.param.v2)
     std::array<std::array<std::int64_t, 32>, 4> values{};
     for (int i = 0; i < instr.dst_count; ++i)
@@ -177,6 +226,7 @@ void execute_mov(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const ValueType part{static_cast<std::uint8_t>(part_bits), false, false, false};
   const U64 part_mask = part_bits >= 64 ? ~U64{0} : (U64{1} << part_bits) - 1;
   if (instr.dst_count == 1) { // pack {a, b} into one wider register
+    if (instr.dst[0] < 0) return;
     const std::uint32_t data = warp.sources_taint(instr, from);
     for_lanes(mask, [&](int lane) {
       U64 packed = 0;
@@ -215,6 +265,7 @@ void execute_setp(WarpState& warp, const Instr& instr, std::uint32_t mask) {
 }
 
 void execute_selp(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  if (instr.dst[0] < 0) return;
   const ValueType pred{1, false, false, true};
   std::uint32_t data = 0;
   std::int32_t from = instr.source;
@@ -241,6 +292,7 @@ void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::u
   case Op::setp: execute_setp(warp, instr, mask); return;
   case Op::selp: execute_selp(warp, instr, mask); return;
   case Op::activemask:
+    if (instr.dst[0] < 0) return;
     for_lanes(mask, [&](int lane) { warp.at(instr.dst[0], lane) = active; });
     warp.set_taint(instr.dst[0], mask, 0, -1);
     return;
@@ -257,13 +309,17 @@ void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::u
   const std::uint32_t data = warp.sources_taint(instr, from);
   const std::int32_t dst = instr.dst[0];
   if (dst < 0) return;
-  std::array<ValueType, 4> types{};
-  for (int i = 0; i < 4; ++i) types[i] = operand_type(instr, i);
-  for_lanes(mask, [&](int lane) {
-    std::array<std::int64_t, 4> s{};
-    for (int i = 0; i < instr.src_count && i < 4; ++i) s[i] = warp.read(instr.src[i], lane, types[i]);
-    warp.at(dst, lane) = normalize(compute(instr, s), instr.dst_type);
-  });
+  std::array<Lanes, 4> s; // only the instruction's sources are read
+  for (int i = 0; i < std::min<int>(instr.src_count, 4); ++i)
+    gather(warp, instr.src[static_cast<std::size_t>(i)], operand_type(instr, i), s[static_cast<std::size_t>(i)]);
+  Lanes result;
+  compute_lanes(instr, s, result);
+  std::int64_t* out = &warp.at(dst, 0);
+  if (mask == ~0u) {
+    for (int lane = 0; lane < 32; ++lane) out[lane] = normalize(result[lane], instr.dst_type);
+  } else {
+    for_lanes(mask, [&](int lane) { out[lane] = normalize(result[lane], instr.dst_type); });
+  }
   warp.set_taint(dst, mask, data, from);
 }
 

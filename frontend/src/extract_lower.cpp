@@ -54,10 +54,21 @@ void Lowering::lay_out_params() {
     const std::size_t end = static_cast<std::size_t>(offset + params[i].bytes);
     param_image_.resize(std::max(param_image_.size(), end), 0);
     param_known_.resize(param_image_.size(), false);
-    const std::uint64_t value = program_.args.params[i];
-    for (std::int64_t b = 0; b < std::min<std::int64_t>(params[i].bytes, 8); ++b) {
-      param_image_[static_cast<std::size_t>(offset + b)] = static_cast<std::uint8_t>(value >> (8 * b));
-      param_known_[static_cast<std::size_t>(offset + b)] = true;
+    const std::vector<std::vector<std::uint8_t>>& raw = program_.args.param_bytes;
+    if (i < raw.size() && !raw[i].empty()) {
+      if (static_cast<std::int64_t>(raw[i].size()) != params[i].bytes)
+        throw InputError("parameter " + std::to_string(i) + " of '" + function_.name + "' has " + std::to_string(params[i].bytes) +
+                         " bytes, the launch gives " + std::to_string(raw[i].size()));
+      for (std::size_t b = 0; b < raw[i].size(); ++b) {
+        param_image_[static_cast<std::size_t>(offset) + b] = raw[i][b];
+        param_known_[static_cast<std::size_t>(offset) + b] = true;
+      }
+    } else {
+      const std::uint64_t value = program_.args.params[i];
+      for (std::int64_t b = 0; b < std::min<std::int64_t>(params[i].bytes, 8); ++b) {
+        param_image_[static_cast<std::size_t>(offset + b)] = static_cast<std::uint8_t>(value >> (8 * b));
+        param_known_[static_cast<std::size_t>(offset + b)] = true;
+      }
     }
     offset += params[i].bytes;
   }
@@ -93,7 +104,7 @@ void Lowering::lay_out_variables() {
       global_symbols_.insert(variable.name);
     }
   };
-  for (const PtxVariable& variable : program_.module->variables)
+  for (const PtxVariable& variable : program_.module.variables)
     if (references(variable.name)) place(variable);
   for (const PtxVariable& variable : function_.variables) place(variable);
   const std::int64_t dynamic_offset = align_up(shared, extern_align);
@@ -224,6 +235,7 @@ void lower_program(Program& program) {
   const std::vector<PtxInstruction>& instructions = program.function->instructions;
   program.code.reserve(instructions.size());
   for (std::size_t pc = 0; pc < instructions.size(); ++pc) program.code.push_back(lowering.lower(static_cast<std::int32_t>(pc)));
+  hoist_loads(program.code);
   const std::vector<std::int32_t> points = reconvergence_points(program.code);
   for (std::size_t pc = 0; pc < program.code.size(); ++pc) program.code[pc].reconverge = points[pc];
 }

@@ -54,6 +54,17 @@ const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
   return ops;
 }
 
+/// The source operands an integer operation reads.
+int source_count(Op op) {
+  switch (op) {
+  case Op::mov: case Op::bit_not: case Op::cnot: case Op::neg: case Op::abs: case Op::popc: case Op::clz: case Op::brev:
+  case Op::cvt: case Op::to_generic: case Op::from_generic: return 1;
+  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: return 3;
+  case Op::bfi: case Op::lop3: return 4;
+  default: return 2;
+  }
+}
+
 } // namespace
 
 Instr Lowering::lower(std::int32_t pc) {
@@ -161,6 +172,7 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   sources(operands, 1, instr);
   if (instr.op == Op::mov && instr.dst_count != instr.src_count && instr.dst_count != 1 && instr.src_count != 1)
     fail("mov between vectors of different sizes");
+  if (instr.src_count < source_count(instr.op)) fail("'" + name + "' needs " + std::to_string(source_count(instr.op)) + " source operands");
 }
 
 void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) const {
@@ -179,6 +191,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   const std::vector<PtxOperand>& operands = instruction.operands;
   if (operands.size() < 2) fail("missing operands");
   if (form.space == "param") {
+    if (name == "st") fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
     if (name != "ld") fail("only ld.param is supported in the .param space");
     lower_param_load(instruction, form, instr);
     return;
@@ -204,6 +217,7 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   if (loads) destinations(operands[0], instr);
   sources(operands, address_first ? 1 : 2, instr);
   instr.pending = loads && instr.space != TraceSpace::shared;
+  instr.read_only = (name == "ldu" || has(opcode, "nc")) && instr.space == TraceSpace::global && !instr.generic;
   if (name == "atom" && instr.dst_count != 1) fail("atom needs one destination");
 }
 

@@ -64,6 +64,7 @@ struct Instr {
   TraceSpace space = TraceSpace::global;
   bool generic = false; ///< no state space: shared / local / global decided per lane by window
   bool pending = false; ///< the destination arrives late (global / local load, atomic with result)
+  bool read_only = false; ///< ld.global.nc / ldu: no store of the kernel aliases it
   std::uint8_t vector = 1;
   std::uint8_t element_bytes = 4;
   Address address;
@@ -89,8 +90,8 @@ enum class Special : std::uint8_t {
 };
 
 struct Program {
-  const PtxModule* module = nullptr;
-  const PtxFunction* function = nullptr;
+  PtxModule module;                      ///< the entry alone, with the module's variables and files
+  const PtxFunction* function = nullptr; ///< module.functions[0]
   LaunchArgs args;
   std::vector<ParamInfo> params;
   std::vector<Instr> code;
@@ -111,6 +112,18 @@ struct Program {
 /// Lowers `function` (an entry of `module`) for a launch; throws InputError naming the
 /// instruction and its source line for what it does not support.
 void lower_program(Program& program);
+
+/// Basic blocks: they start at pc 0, at branch targets and after branches and exits.
+struct Blocks {
+  std::vector<std::int32_t> start; ///< first instruction of each block
+  std::vector<std::int32_t> of;    ///< block of each instruction
+};
+Blocks split_blocks(const std::vector<Instr>& code);
+
+/// Reorders each basic block as ptxas schedules it for loads: loads that the block's
+/// dependences allow (registers, aliasing memory, barriers) move up with the integer work that
+/// computes their addresses, so that several are in flight before the first use.
+void hoist_loads(std::vector<Instr>& code);
 
 /// For each instruction index: where the paths of a divergent branch there reconverge (the first
 /// instruction of its block's immediate post-dominator, kReconvergeAtExit when that is the exit).

@@ -11,7 +11,7 @@ namespace cachewise::frontend {
 namespace {
 
 /// A warp that runs longer than this is taken to loop forever.
-constexpr std::int64_t kMaxWarpInstructions = 200'000'000;
+constexpr std::int64_t kMaxWarpInstructions = 50'000'000;
 
 struct Frame {
   std::int32_t pc = 0;
@@ -47,11 +47,10 @@ void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
   for (int i = 0; i < instr.src_count && !waits; ++i)
     waits = instr.src[i].kind == Source::Kind::reg && warp.pending[static_cast<std::size_t>(instr.src[i].reg)];
   if (!waits) return;
-  TraceStep step;
+  TraceStep& step = warp.trace.steps.emplace_back();
   step.kind = TraceStep::Kind::wait_loads;
   step.active_mask = active;
   step.instruction = instr.source;
-  warp.trace.steps.push_back(step);
   warp.max_loads_in_flight = std::max(warp.max_loads_in_flight, warp.loads_in_flight);
   warp.loads_in_flight = 0;
   for (std::int32_t reg : warp.pending_registers) warp.pending[static_cast<std::size_t>(reg)] = 0;
@@ -79,7 +78,28 @@ TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint
   return space;
 }
 
+/// True when every active lane is aligned and the lanes' span lies inside one valid range (the
+/// common case, checked without looking at lanes one by one).
+bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
+  std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
+  for_lanes(mask, [&](int lane) {
+    low = std::min(low, address[lane]);
+    high = std::max(high, address[lane]);
+    bits |= address[lane];
+  });
+  if (bits & static_cast<std::uint64_t>(bytes - 1)) return false;
+  const std::uint64_t end = high + static_cast<std::uint64_t>(bytes);
+  if (end < high) return false;
+  if (space == TraceSpace::shared) return end <= static_cast<std::uint64_t>(program.shared_bytes);
+  if (space == TraceSpace::local) return end <= static_cast<std::uint64_t>(program.local_bytes);
+  if (program.args.buffers.empty()) return true;
+  return std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
+    return low >= buffer.base_address && end <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+  });
+}
+
 void check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
+  if (obviously_in_bounds(program, space, mask, address, bytes)) return;
   for_lanes(mask, [&](int lane) {
     const std::uint64_t a = address[lane];
     if (a % static_cast<std::uint64_t>(bytes) != 0) fail_access(program, instr, "misaligned " + std::to_string(bytes) + "-byte access at address " + std::to_string(a));
@@ -99,7 +119,7 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
     throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
-  TraceStep step;
+  TraceStep& step = warp.trace.steps.emplace_back(); // built in place: a step is 280 bytes
   step.kind = TraceStep::Kind::access;
   step.space = instr.space;
   step.op = instr.op == Op::store ? TraceOp::store : instr.op == Op::atomic ? TraceOp::atomic : TraceOp::load;
@@ -113,17 +133,17 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   });
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
-  warp.trace.steps.push_back(step);
+  const TraceSpace space = step.space;
   for (int i = 0; i < instr.dst_count; ++i) {
     const std::int32_t reg = instr.dst[i];
     if (reg < 0) continue;
     warp.set_taint(reg, mask, ~0u, instr.source);
-    if (step.space != TraceSpace::shared && !warp.pending[static_cast<std::size_t>(reg)]) {
+    if (space != TraceSpace::shared && !warp.pending[static_cast<std::size_t>(reg)]) {
       warp.pending[static_cast<std::size_t>(reg)] = 1;
       warp.pending_registers.push_back(reg);
     }
   }
-  if (instr.dst_count > 0 && step.space != TraceSpace::shared) ++warp.loads_in_flight;
+  if (instr.dst_count > 0 && space != TraceSpace::shared) ++warp.loads_in_flight;
 }
 
 /// shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask: PTX's lane arithmetic.
@@ -277,11 +297,10 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
     case Op::branch: branch(stack, instr, active, mask); continue;
     case Op::exit: exited |= mask; break;
     case Op::barrier: {
-      TraceStep step;
+      TraceStep& step = trace.steps.emplace_back();
       step.kind = TraceStep::Kind::barrier;
       step.active_mask = mask;
       step.instruction = instr.source;
-      trace.steps.push_back(step);
       if (instr.dst_count) warp.set_taint(instr.dst[0], mask, ~0u, instr.source);
       break;
     }

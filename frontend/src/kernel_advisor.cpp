@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -15,15 +16,17 @@
 namespace cachewise::frontend {
 namespace {
 
-/// A KernelPattern carrying only what the device checks read (block, grid, registers, shared
-/// bytes), so a traced kernel goes through the same check_fits_device and blocks_per_sm.
-KernelPattern resource_pattern(const Dim3& grid, const Dim3& block, std::int64_t registers, std::int64_t shared_bytes) {
-  KernelPattern pattern;
-  pattern.grid = grid;
-  pattern.block = block;
-  pattern.registers_per_thread = registers;
-  if (shared_bytes > 0) pattern.arrays.push_back({"shared", MemorySpace::shared, 1, {shared_bytes}});
-  return pattern;
+/// The launch shape alone, checked before compiling: a block the device cannot run needs no
+/// compile. Registers are unknown yet (1 passes the check); nothing is ever traced from it.
+void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, const DeviceProfile& profile) {
+  TracedKernel shape;
+  shape.name = spec.entry;
+  shape.grid = launch.grid;
+  shape.block = launch.block;
+  shape.shared_bytes_per_block = launch.dynamic_shared_bytes;
+  shape.registers_per_thread = 1;
+  shape.trace_block = [](const std::array<std::int64_t, 3>&) -> BlockTrace { throw std::logic_error("launch shape only"); };
+  check_fits_device(shape, profile);
 }
 
 std::string read_source(const std::filesystem::path& path) {
@@ -141,16 +144,6 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   kernel->registers_per_thread = resources.registers_per_thread;
   kernel->local_bytes_per_thread = resources.stack_frame_bytes;
   kernel->useful_bytes = launch.useful_bytes;
-  const KernelPattern checked = resource_pattern(launch.grid, launch.block, resources.registers_per_thread, kernel->shared_bytes_per_block);
-  try {
-    check_fits_device(checked, profile);
-  } catch (const InputError& error) {
-    return pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
-  }
-  const int resident_blocks = blocks_per_sm(checked, profile);
-  if (resident_blocks == 0) {
-    return pool.rejected.push_back({advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
-  }
   const std::vector<std::uint64_t> bases = buffer_base_addresses(launch.buffer_bytes);
   std::vector<int> parameter_bytes;
   for (const PtxFunction& function : build.module->functions) {
@@ -166,6 +159,15 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   args.params = kernel_parameter_values(parameter_bytes, source_parameters, spec, launch, bases);
   auto extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   kernel->trace_block = [extractor, module = build.module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  try {
+    check_fits_device(*kernel, profile);
+  } catch (const InputError& error) {
+    return pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
+  }
+  const int resident_blocks = blocks_per_sm(*kernel, profile);
+  if (resident_blocks == 0) {
+    return pool.rejected.push_back({advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
+  }
 
   advisor::PredictableCandidate admitted;
   admitted.candidate.config = launch.config;
@@ -191,7 +193,8 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   const LaunchModel model(spec);
   const EntryName entry = parse_entry_name(spec.entry);
   const advisor::SearchSpace space = model.search_space();
-  const std::vector<Config> configs = space.enumerate();
+  // Without parameters the kernel is ranked alone: one candidate, the empty config.
+  const std::vector<Config> configs = spec.parameters.empty() ? std::vector<Config>{Config{}} : space.enumerate();
   if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
   const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_source(spec.source), entry.function);
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
@@ -205,8 +208,8 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   std::map<std::string, std::size_t> build_by_key;
   for (const Config& config : configs) {
     CandidateLaunch launch = model.evaluate(config);
-    try { // launch shape first: a block the device cannot run needs no compile
-      check_fits_device(resource_pattern(launch.grid, launch.block, 0, launch.dynamic_shared_bytes), profile);
+    try {
+      check_launch_shape(spec, launch, profile);
     } catch (const InputError& error) {
       pool.rejected.push_back({advisor::RejectionStage::device_limits, config, error.what()});
       continue;

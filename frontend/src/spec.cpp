@@ -222,6 +222,11 @@ void validate_kernel_spec(const KernelSpec& spec) {
   check_unique(spec.args, "arg", names);
   std::set<std::string> buffers;
   check_unique(spec.buffers, "buffer", buffers);
+  for (const Define& define : spec.defines) {
+    if (names.contains(define.name)) {
+      throw InputError("--define " + define.name + ": '" + define.name + "' is already a parameter or an arg");
+    }
+  }
   for (const ParameterValues& parameter : spec.parameters) {
     if (parameter.values.empty()) throw InputError("kernel spec: parameter '" + parameter.name + "' has no values");
   }

@@ -49,128 +49,12 @@ MemorySystem::MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacit
   for (int partition = 0; partition < partitions_; ++partition) l2_.emplace_back(l2);
 }
 
-int MemorySystem::home_partition(std::uint64_t line) const {
-  if (partitions_ == 1) return 0;
-  const std::uint64_t hash = mix_bits(line / static_cast<std::uint64_t>(interleave_lines_));
-  return static_cast<int>((static_cast<Uint128>(hash) * static_cast<std::uint64_t>(partitions_)) >> 64);
-}
-
-int MemorySystem::load(int sm, const LineRequest& request, TrafficCounts& counts) {
-  SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
-  const SectorCache::Probe probed = l1.probe(request.line);
-  const std::uint32_t hits = request.sectors & l1.valid_mask(probed.slot);
-  counts.l1_hit_sectors += sector_count(hits);
-  const std::uint32_t misses = request.sectors & ~hits;
-  if (misses == 0) {
-    l1.touch(probed.slot);
-    return l1_latency_;
-  }
-  Writeback clean; // L1 lines are never dirty (write-through)
-  l1.set_valid(l1.allocate(probed, request.line, clean), misses);
-  return l2_read(sm, request.line, misses, counts);
-}
-
-void MemorySystem::store(int sm, const LineRequest& request, TrafficCounts& counts) {
-  SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
-  const SectorCache::Probe probed = l1.probe(request.line);
-  counts.l1_hit_sectors += sector_count(request.sectors & l1.valid_mask(probed.slot));
-  if (l1_allocates_on_store_) {
-    Writeback clean;
-    l1.set_valid(l1.allocate(probed, request.line, clean), request.sectors);
-  } else if (probed.slot >= 0) {
-    l1.touch(probed.slot);
-  }
-  // Stores go to the home partition; a stale copy in another partition is not invalidated
-  // (the patterns modelled never read what they write).
-  const int home = home_partition(request.line);
-  SectorCache& partition = l2_[static_cast<std::size_t>(home)];
-  const int sectors = sector_count(request.sectors);
-  // A far-home store passes through the near partition, and the lts counters count it there
-  // too: on the H200, uniformly spread stores measure 1.5x the stored sectors in
-  // lts__t_sectors_op_write, all hits (docs/validation-h200.md).
-  const int lookups_per_sector = home != near_partition(sm) ? 2 : 1;
-  counts.l2_write_lookups += sectors * lookups_per_sector;
-  counts.l2_write_line_lookups += lookups_per_sector;
-  if (home != near_partition(sm) && l2_allocates_on_store_) counts.l2_write_hits += sectors;
-  const SectorCache::Probe probed_home = partition.probe(request.line);
-  if (l2_allocates_on_store_) {
-    const std::int64_t target = allocate(partition, probed_home, request.line, counts);
-    partition.write(target, request.sectors, request.bytes.data());
-    counts.l2_write_hits += sectors;
-    return;
-  }
-  const std::int64_t target = probed_home.slot;
-  const std::uint32_t present = request.sectors & partition.valid_mask(target);
-  counts.l2_write_hits += sector_count(present);
-  if (present != 0) {
-    partition.touch(target);
-    partition.write(target, present, request.bytes.data());
-  }
-  counts.dram_write_bytes += static_cast<double>(sector_count(request.sectors & ~present)) * sector_bytes_;
-}
-
 void MemorySystem::invalidate_l1s() {
   for (SectorCache& l1 : l1_) l1.invalidate();
 }
 
 void MemorySystem::flush(TrafficCounts& counts) {
   for (SectorCache& partition : l2_) account(partition.flush(), counts);
-}
-
-void MemorySystem::account(const Writeback& evicted, TrafficCounts& counts) const {
-  counts.dram_write_bytes += static_cast<double>(evicted.dirty_sectors) * sector_bytes_;
-  // A partly written sector that was never filled is merged by a DRAM read first.
-  counts.dram_read_bytes += static_cast<double>(evicted.partial_sectors) * sector_bytes_;
-}
-
-int MemorySystem::l2_read(int sm, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) {
-  const int home = home_partition(line);
-  const int near = near_partition(sm);
-  if (home == near) return read_home(home, line, sectors, counts, near_latency_);
-  // Far-home data: looked up in the near partition first, which keeps a copy.
-  SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
-  const Lookup near_lookup = read_lookup(near_partition, line, sectors, counts);
-  if (near_lookup.misses == 0) return near_latency_;
-  counts.l2_far_read_lookups += sector_count(near_lookup.misses);
-  const int latency = read_home(home, line, near_lookup.misses, counts, far_latency_);
-  near_partition.set_valid(allocate(near_partition, near_lookup.probed, line, counts), near_lookup.misses);
-  return latency;
-}
-
-MemorySystem::Lookup MemorySystem::read_lookup(SectorCache& partition, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) const {
-  counts.l2_read_lookups += sector_count(sectors);
-  const SectorCache::Probe probed = partition.probe(line);
-  const std::uint32_t hits = sectors & partition.valid_mask(probed.slot);
-  counts.l2_read_hits += sector_count(hits);
-  if (hits == sectors) partition.touch(probed.slot);
-  return {probed, sectors & ~hits};
-}
-
-std::int64_t MemorySystem::allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line, TrafficCounts& counts) const {
-  Writeback evicted;
-  const std::int64_t slot = partition.allocate(probed, line, evicted);
-  account(evicted, counts);
-  return slot;
-}
-
-int MemorySystem::read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
-  SectorCache& partition = l2_[static_cast<std::size_t>(home)];
-  const Lookup lookup = read_lookup(partition, line, sectors, counts);
-  if (lookup.misses == 0) return hit_latency;
-  const std::uint32_t misses = lookup.misses;
-  const std::int64_t slot = allocate(partition, lookup.probed, line, counts);
-  // DRAM delivers whole fetch granules (e.g. 64 B = two sectors).
-  std::uint32_t fetched = 0;
-  const std::uint32_t granule = (1u << sectors_per_fetch_) - 1u;
-  for (int first = 0; first < partition.sectors_per_line(); first += sectors_per_fetch_) {
-    const std::uint32_t mask = granule << first;
-    if ((misses & mask) != 0) {
-      fetched |= mask;
-      counts.dram_read_bytes += static_cast<double>(sectors_per_fetch_) * sector_bytes_;
-    }
-  }
-  partition.set_valid(slot, fetched);
-  return dram_latency_;
 }
 
 /// L1 left over next to the shared memory the resident blocks take (they share one array).
@@ -183,7 +67,6 @@ std::int64_t l1_capacity_bytes(std::int64_t shared_bytes_per_block, const Device
   return std::clamp(unified - shared, minimum, configured);
 }
 
-
 void check_profile_supported(const DeviceProfile& profile) {
   const double line = profile.l1.line_bytes.value;
   const double sector = profile.l1.sector_bytes.value;
@@ -195,6 +78,5 @@ void check_profile_supported(const DeviceProfile& profile) {
   }
   if (profile.shared_memory.banks.value > 64) throw InputError("profile: the model supports at most 64 shared-memory banks");
 }
-
 
 } // namespace cachewise::detail

@@ -3,12 +3,14 @@
 // barrier interval, through the same coalescer, memory system and bank model as a pattern.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
 
 #include "cachewise/kernel_trace.hpp"
+#include "lane_shape_memo.hpp"
 #include "lowered_pattern.hpp"
 #include "memory_system.hpp"
 #include "occupancy.hpp"
@@ -75,7 +77,9 @@ public:
         dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)),
         banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
-        coalescer_(memory.line_shift(), memory.sector_bytes()) {}
+        coalescer_(memory.line_shift(), memory.sector_bytes()),
+        line_memo_(std::uint64_t{1} << memory.line_shift()),
+        wavefront_memo_(static_cast<std::uint64_t>(banks_) * static_cast<std::uint64_t>(bank_width_bytes_)) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -118,11 +122,12 @@ private:
     return warps_[block_slot * static_cast<std::size_t>(layout_.warps_per_block) + static_cast<std::size_t>(warp)];
   }
 
-  /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching it.
+  /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching
+  /// it. Every block runs its first interval, even one without memory accesses.
   bool start_phase(std::size_t phase, WaveCounts& counts) {
     bool any = false;
     for (std::size_t b = 0; b < traces_.size(); ++b) {
-      bool reached = false;
+      bool reached = phase == 0;
       for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
         reached |= state(b, warp).cursor < traces_[b].warps[static_cast<std::size_t>(warp)].steps.size();
       }
@@ -193,18 +198,15 @@ private:
       if (!skip_shared_) run_shared(step, counts.segments[0], stats);
       return;
     }
-    coalescer_.reset(0);
-    if (step.space == TraceSpace::global) {
-      add_global_lanes(step, block, warp);
-    } else {
-      add_local_lanes(step, block, warp);
-    }
-    coalescer_.copy_lines(lines_);
-    work_ += static_cast<std::int64_t>(lines_.size());
+    std::uint64_t line_base = 0;
+    const std::vector<LineRequest>& lines =
+        step.space == TraceSpace::global ? global_lines(step, block, warp, line_base) : local_lines(step, block, warp);
+    work_ += static_cast<std::int64_t>(lines.size());
     TrafficCounts& traffic = counts.segments[0];
     if (step.op != TraceOp::load) {
       traffic.global_store_requests += 1;
-      for (const LineRequest& request : lines_) {
+      for (LineRequest request : lines) {
+        request.line += line_base;
         traffic.global_store_sectors += sector_count(request.sectors);
         memory_.store(block.sm, request, traffic);
         if (stored_ != nullptr) stored_->push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
@@ -214,7 +216,8 @@ private:
     }
     traffic.global_load_requests += 1;
     int latency = 0;
-    for (const LineRequest& request : lines_) {
+    for (LineRequest request : lines) {
+      request.line += line_base;
       traffic.global_load_sectors += sector_count(request.sectors);
       latency = std::max(latency, memory_.load(block.sm, request, traffic));
     }
@@ -227,8 +230,14 @@ private:
   }
 
   void run_shared(const TraceStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
-    for (int lane = 0; lane < kWarpLanes; ++lane) offsets_[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]);
-    const SharedCost cost = shared_wavefronts(offsets_.data(), step.active_mask, step.bytes_per_lane, banks_, bank_width_bytes_);
+    bool known = false;
+    SharedCost& cost = wavefront_memo_.find(step.address, step.active_mask, step.bytes_per_lane, false, known);
+    if (!known) {
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        offsets_[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]);
+      }
+      cost = shared_wavefronts(offsets_.data(), step.active_mask, step.bytes_per_lane, banks_, bank_width_bytes_);
+    }
     if (step.op != TraceOp::load) {
       traffic.shared_store_requests += 1;
       traffic.shared_store_wavefronts += cost.wavefronts;
@@ -241,9 +250,37 @@ private:
     stats.shared_load_instructions += 1;
   }
 
-  /// Each active lane's bytes, which must lie inside one of the kernel's buffers.
-  void add_global_lanes(const TraceStep& step, const WaveBlock& block, int warp) {
+  /// The lines of a global access relative to `line_base`, the line of its first active lane;
+  /// every lane's bytes must lie inside one of the kernel's buffers.
+  const std::vector<LineRequest>& global_lines(const TraceStep& step, const WaveBlock& block, int warp,
+                                               std::uint64_t& line_base) {
+    check_inside_buffers(step, block, warp);
+    const std::uint64_t base = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
+    line_base = base >> memory_.line_shift();
+    bool known = false;
     const bool store = step.op != TraceOp::load;
+    std::vector<LineRequest>& lines = line_memo_.find(step.address, step.active_mask, step.bytes_per_lane, store, known);
+    if (!known) {
+      coalescer_.reset(line_base);
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        if ((step.active_mask >> lane & 1u) == 0) continue;
+        coalescer_.add(static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]), step.bytes_per_lane, store);
+      }
+      coalescer_.copy_lines(lines);
+    }
+    return lines;
+  }
+
+  /// Fast when the lanes' span lies in one buffer; otherwise lane by lane, naming the first outside.
+  void check_inside_buffers(const TraceStep& step, const WaveBlock& block, int warp) {
+    std::uint64_t low = ~std::uint64_t{0};
+    std::uint64_t high = 0;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      low = std::min(low, step.address[static_cast<std::size_t>(lane)]);
+      high = std::max(high, step.address[static_cast<std::size_t>(lane)]);
+    }
+    if (high >= low && inside_a_buffer(low, high - low + step.bytes_per_lane)) return;
     for (int lane = 0; lane < kWarpLanes; ++lane) {
       if ((step.active_mask >> lane & 1u) == 0) continue;
       const std::uint64_t address = step.address[static_cast<std::size_t>(lane)];
@@ -251,12 +288,13 @@ private:
         throw InputError(describe(step, block, warp) + ", lane " + std::to_string(lane) + " at " + hex(address) + " (" +
                          std::to_string(step.bytes_per_lane) + " bytes) lies outside every buffer" + buffer_list());
       }
-      coalescer_.add(static_cast<std::int64_t>(address), step.bytes_per_lane, store);
     }
   }
 
-  /// Each active lane's frame bytes, word by word at their interleaved addresses.
-  void add_local_lanes(const TraceStep& step, const WaveBlock& block, int warp) {
+  /// The lines of a local access: each active lane's frame bytes, word by word at their
+  /// interleaved addresses.
+  const std::vector<LineRequest>& local_lines(const TraceStep& step, const WaveBlock& block, int warp) {
+    coalescer_.reset(0);
     const bool store = step.op != TraceOp::load;
     const std::uint64_t frame_bytes = static_cast<std::uint64_t>(kernel_.local_bytes_per_thread);
     const std::uint64_t block_linear = static_cast<std::uint64_t>(
@@ -280,6 +318,8 @@ private:
         offset = word_end;
       }
     }
+    coalescer_.copy_lines(lines_);
+    return lines_;
   }
 
   bool inside_a_buffer(std::uint64_t address, std::uint64_t bytes) {
@@ -318,7 +358,9 @@ private:
   int banks_;
   int bank_width_bytes_;
   Coalescer coalescer_;
-  std::vector<LineRequest> lines_;
+  LaneShapeMemo<std::vector<LineRequest>> line_memo_; ///< lines relative to the first active lane's
+  LaneShapeMemo<SharedCost> wavefront_memo_;
+  std::vector<LineRequest> lines_; ///< a local access's
   std::array<std::int64_t, kWarpLanes> offsets_{};
   std::vector<BlockTrace> traces_;   ///< the wave's blocks
   std::vector<WarpState> warps_;     ///< per (block of the wave, warp)

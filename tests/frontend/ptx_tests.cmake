@@ -18,7 +18,20 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(transpose_t32_b8_p0 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=0)
   cachewise_test_ptx(transpose_t32_b8_p1 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=1)
   cachewise_test_ptx(transpose_t16_b4_p0 transpose.cu -DTILE_DIM=16 -DBLOCK_ROWS=4 -DPAD=0)
-  set(cachewise_extract_tests extract_transpose_test.cpp)
+  cachewise_test_ptx(reduce reduce.cu)
+  cachewise_test_ptx(gemv gemv.cu)
+  cachewise_test_ptx(conv2d conv2d.cu)
+  cachewise_test_ptx(vectors vectors.cu)
+  cachewise_test_ptx(spmv spmv.cu)
+  cachewise_test_ptx(control control.cu)
+  set(cachewise_extract_tests
+    extract_transpose_test.cpp
+    extract_reduce_test.cpp
+    extract_gemv_test.cpp
+    extract_conv2d_test.cpp
+    extract_vector_test.cpp
+    extract_reject_test.cpp
+    extract_control_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
 else()

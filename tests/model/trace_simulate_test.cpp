@@ -153,6 +153,24 @@ TEST(TraceSimulate, AGlobalAccessOutsideEveryBufferIsAnInputErrorNamingIt) {
   }
 }
 
+TEST(TraceSimulate, TheTimeModelsInputsComeFromTheTrace) {
+  // One block of one warp without memory accesses: 10^6 flops and 100 other instructions.
+  TracedKernel kernel = kernel_of({{}});
+  kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
+    return BlockTrace{index, {WarpTrace{{}, 1e6 / 64 + 100, 1e6}}};
+  };
+  TracedFacts facts;
+  const Prediction p = simulate_traced(kernel, profile(), exact(), &facts);
+  EXPECT_DOUBLE_EQ(facts.flops, 1e6);
+  EXPECT_DOUBLE_EQ(facts.overhead_instructions, 100);
+  EXPECT_DOUBLE_EQ(p.metric("smsp__inst_executed.sum"), 1e6 / 64 + 100);
+  // The block runs on one SM at 1980 MHz: 256 flops a cycle, 4 instructions a cycle, 150 cycles
+  // to start a block (no barrier).
+  EXPECT_NEAR(p.time_terms_us.at("compute"), 1e6 / 256 / 1980, 1e-12);
+  EXPECT_NEAR(p.time_terms_us.at("issue"), 100.0 / 4 / 1980, 1e-12);
+  EXPECT_NEAR(p.time_terms_us.at("blocks"), 150.0 / 1980, 1e-12);
+}
+
 TEST(TraceSimulate, OccupancyAndLimitsComeFromTheKernelsResources) {
   TracedKernel kernel = kernel_of(std::vector<std::vector<TraceStep>>(8, {load(kBase)}));
   kernel.registers_per_thread = 40; // 1280 per warp, 10240 per 256-thread block: 6 of 65536

@@ -27,6 +27,9 @@ struct LaunchArgs {
   Dim3 block;
   std::int64_t dynamic_shared_bytes = 0;
   std::vector<std::uint64_t> params; ///< one value per .param, in order; pointers = the buffer's base address
+  /// Optional, for parameters wider than 8 bytes (structs by value): param_bytes[i], when not
+  /// empty, holds all of parameter i's bytes and replaces params[i].
+  std::vector<std::vector<std::uint8_t>> param_bytes;
   /// Optional: when given, a global access outside every buffer is an InputError naming the instruction.
   std::vector<TraceBuffer> buffers;
 };
@@ -41,7 +44,8 @@ struct Program; // the entry lowered to compact instructions (src/extract_progra
 
 class Extractor {
 public:
-  /// Throws InputError for an unknown entry, a parameter count that does not match, an
+  /// Keeps what it needs of `module` (the entry, its variables, the file names): the module
+  /// need not outlive the extractor. Throws InputError for an unknown entry, a parameter count that does not match, an
   /// unsupported instruction (named, with its source line) or an impossible launch.
   Extractor(const PtxModule& module, std::string_view entry_name, LaunchArgs args);
   ~Extractor();

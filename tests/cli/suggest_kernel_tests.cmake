@@ -1,0 +1,80 @@
+# advisor suggest --kernel / --spec: a user kernel compiled, extracted, simulated and ranked;
+# bad specs give one line and exit 2. Compiled candidates go to a cache inside the build tree.
+set(cachewise_kernel_examples ${PROJECT_SOURCE_DIR}/examples/kernels)
+set(cachewise_kernel_data ${PROJECT_SOURCE_DIR}/tests/frontend/data)
+set(cachewise_kernel_launch --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_examples}/transpose.cu
+  --entry transpose_tiled --grid "width / TILE_DIM, height / TILE_DIM" --block "TILE_DIM, BLOCK_ROWS")
+set(cachewise_kernel_transpose ${cachewise_kernel_launch}
+  --buffer "odata=width * height * 4" --buffer "idata=width * height * 4" --arg width=4096 --arg height=4096)
+set(cachewise_kernel_tests)
+function(cachewise_kernel_test name)
+  cachewise_cli_test(${name} ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")
+endfunction()
+
+# The example's 18 candidates: reading the tile by columns with PAD=0 puts 32 lanes on one bank
+# (row stride 32 words); PAD=1 makes the stride 33 words, 32 distinct banks. The winner pads.
+cachewise_kernel_test(suggest_kernel_transpose EXIT 0
+  STDOUT "transpose_tiled in [^\n]*transpose.cu: 18 feasible of 18 candidates.*regs/spill B/smem B.*\n1  BLOCK_ROWS=[0-9]+,PAD=1,TILE_DIM=[0-9]+ [^\n]*removes the 32-way bank conflict of shared loads"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --top 3)
+# Flags over the spec file: one tile and row count left, so the two pads; 32 x 33 x 4 B of shared.
+cachewise_kernel_test(suggest_kernel_flags_override_spec EXIT 0
+  STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_ROWS=8,PAD=1,TILE_DIM=32 [^\n]*/0/4224  .*\n2  BLOCK_ROWS=8,PAD=0,TILE_DIM=32 [^\n]*/0/4096  [^\n]*32-way bank conflict on shared loads"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+# Template arguments in a .cu with host code: instantiated per candidate, compiled by nvcc.
+cachewise_kernel_test(suggest_kernel_template_host_code EXIT 0
+  STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_ROWS=8,PAD=1,TILE_DIM=32 "
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose_template.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+cachewise_kernel_test(suggest_kernel_json EXIT 0
+  STDOUT "\"kernel\": \"transpose_tiled in .*\"compiler\": {[^}]*\"registers_per_thread\": [1-9][^}]*\"static_shared_bytes\": 4224"
+  ARGS suggest ${cachewise_kernel_transpose} --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=1 --json)
+# WIDTH=4 hits an #error: counted as rejected, the two others are ranked.
+cachewise_kernel_test(suggest_kernel_candidate_fails_to_compile EXIT 0 STDOUT ": 2 feasible of 3 candidates"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_width.cu --entry copy_width
+  --param WIDTH=1,2,4 --grid "1024 / WIDTH" --block 256 --buffer "out=1048576" --buffer "in=1048576")
+
+# Bad input: one line, exit 2.
+cachewise_kernel_test(suggest_kernel_all_fail_to_compile EXIT 2 STDERR "^advisor: [^\n]*copy_width.cu[(:]3[):][^\n]*error[^\n]*WIDTH above 2 is not supported\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_width.cu --entry copy_width
+  --param WIDTH=4 --grid 1 --block 256 --buffer "out=4096" --buffer "in=4096")
+cachewise_kernel_test(suggest_kernel_compile_error EXIT 2
+  STDERR "^advisor: [^\n]*broken.cu\\(3\\): error: identifier \"undefined_name\" is undefined\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/broken.cu --entry broken --grid 1 --block 32 --buffer out=128)
+cachewise_kernel_test(suggest_kernel_unknown_entry EXIT 2 STDERR "^advisor: entry 'transpose' not found \\(entries: transpose_tiled\\)\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --entry transpose)
+# UNUSED reaches the source as a macro nobody reads: identical PTX, and no launch expression names it.
+cachewise_kernel_test(suggest_kernel_unused_parameter EXIT 2
+  STDERR "^advisor: parameter 'UNUSED' is used neither by the source \\(its values compile to identical PTX\\) nor by a launch expression\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8 --param UNUSED=1,2)
+# 64 x 32 threads: past the example device's 1024 per block.
+cachewise_kernel_test(suggest_kernel_too_many_threads EXIT 2
+  STDERR "^advisor: transpose_tiled in [^\n]*: kernel 'transpose_tiled' needs 2048 threads per block; the device allows 1024\n$"
+  ARGS suggest ${cachewise_kernel_transpose} --param TILE_DIM=64 --param BLOCK_ROWS=32 --param PAD=0)
+cachewise_kernel_test(suggest_kernel_too_much_shared EXIT 2 STDERR "^advisor: transpose_tiled in [^\n]*shared memory[^\n]*\n$"
+  ARGS suggest ${cachewise_kernel_transpose} --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=0 --shared 1000000)
+cachewise_kernel_test(suggest_kernel_grid_too_large EXIT 2 STDERR "^advisor: transpose_tiled in [^\n]*grid[^\n]*65535[^\n]*\n$"
+  ARGS suggest ${cachewise_kernel_launch} --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=0 --arg width=32 --arg height=4194304
+  --buffer "idata=width * height * 4" --buffer "odata=width * height * 4")
+cachewise_kernel_test(suggest_kernel_missing_buffer EXIT 2
+  STDERR "^advisor: kernel parameter 'idata' is a pointer with no buffer: give --buffer idata=BYTES\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_examples}/transpose.cu --entry transpose_tiled
+  --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=1 --grid "128, 128" --block "32, 8" --buffer "odata=67108864" --arg width=4096 --arg height=4096)
+cachewise_kernel_test(suggest_kernel_unknown_name EXIT 2
+  STDERR "^advisor: --grid: unknown name 'widht' \\(known: BLOCK_ROWS, PAD, TILE_DIM, height, width\\)\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --grid "widht / TILE_DIM, height / TILE_DIM")
+cachewise_kernel_test(suggest_kernel_division_by_zero EXIT 2 STDERR "^advisor: --grid: division by zero in 'width / \\(PAD - PAD\\)'\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --grid "width / (PAD - PAD)")
+cachewise_kernel_test(suggest_kernel_negative_buffer EXIT 2
+  STDERR "^advisor: --buffer idata: 'width - 2 \\* width' is -4096 bytes for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; a buffer needs at least 1 byte\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --buffer "idata=width - 2 * width")
+cachewise_kernel_test(suggest_kernel_overflow EXIT 2 STDERR "^advisor: --buffer odata: integer overflow in 'width \\* height \\* 4'\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --arg width=4611686018427387904)
+cachewise_kernel_test(suggest_kernel_with_pattern EXIT 2 STDERR "^advisor: suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json\n$"
+  ARGS suggest --pattern transpose --n 64 --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile})
+cachewise_kernel_test(suggest_kernel_bad_spec_file EXIT 2 STDERR "^advisor: [^\n]*transpose.cu: not valid JSON \\([^\n]*\\)\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.cu --profile ${cachewise_example_profile})
+if(NOT CACHEWISE_WITH_NVRTC)
+  cachewise_kernel_test(suggest_kernel_no_compiler EXIT 2 STDERR "^advisor: built without NVRTC and no nvcc found: cannot compile [^\n]*\n$"
+    ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile})
+  set_property(TEST cli.suggest_kernel_no_compiler APPEND PROPERTY ENVIRONMENT "CACHEWISE_NVCC=/nonexistent/nvcc")
+endif()

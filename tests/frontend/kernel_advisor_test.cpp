@@ -1,0 +1,129 @@
+#include "cachewise/frontend/kernel_advisor.hpp"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace cachewise::frontend {
+namespace {
+
+const std::filesystem::path kData = std::filesystem::path(CACHEWISE_FRONTEND_TEST_DIR) / "data";
+const std::filesystem::path kExamples = std::filesystem::path(CACHEWISE_SOURCE_DIR) / "examples" / "kernels";
+
+bool have_compiler() {
+#if CACHEWISE_WITH_NVRTC
+  return true;
+#else
+  return std::filesystem::exists("/usr/local/cuda/bin/nvcc") || std::getenv("CACHEWISE_NVCC") != nullptr;
+#endif
+}
+
+const DeviceProfile& example_profile() {
+  static const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  return profile;
+}
+
+std::filesystem::path fresh_cache(const std::string& name) {
+  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-kernel-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  return directory;
+}
+
+KernelSpec transpose(const std::filesystem::path& source, const std::string& entry) {
+  KernelSpec spec;
+  spec.source = source;
+  spec.entry = entry;
+  spec.grid = "width / 32, height / 32";
+  spec.block = "32, BLOCK_ROWS";
+  spec.buffers = {{"odata", "width * height * 4"}, {"idata", "width * height * 4"}};
+  spec.args = {{"width", 1024}, {"height", 1024}};
+  return spec;
+}
+
+const advisor::Candidate& with_pad(const advisor::Suggestion& suggestion, std::int64_t pad) {
+  for (const advisor::Candidate& candidate : suggestion.ranked) {
+    if (candidate.config.get("PAD") == pad) return candidate;
+  }
+  throw std::logic_error("no candidate with that pad");
+}
+
+// Tile 32 x (32 + PAD) floats, BLOCK_ROWS = 8. Reading tile[threadIdx.x][threadIdx.y + j]: lane
+// l reads word l * (32 + PAD) + c, bank (l * (32 + PAD) + c) % 32: with PAD=0 every lane hits
+// bank c (32-way conflict), with PAD=1 bank (l + c) % 32 (all distinct, 1-way). Writing
+// tile[threadIdx.y + j][threadIdx.x] walks one row: 1-way for both. Global rows are 32
+// consecutive floats = 128 B = 4 sectors per request, loads and stores.
+TEST(SuggestKernel, PaddingRemovesTheSharedLoadConflict) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  KernelSpec spec = transpose(kExamples / "transpose.cu", "transpose_tiled");
+  spec.parameters = {{"TILE_DIM", {32}}, {"BLOCK_ROWS", {8}}, {"PAD", {0, 1}}};
+  Compiler compiler(fresh_cache("pad"));
+  const KernelSuggestion result = suggest_kernel(spec, example_profile(), compiler);
+  const advisor::Suggestion& suggestion = result.suggestion;
+  ASSERT_EQ(suggestion.feasible, 2);
+  EXPECT_EQ(suggestion.ranked.front().config.get("PAD"), 1);
+  const advisor::CounterSummary padded = advisor::summarize(with_pad(suggestion, 1).prediction);
+  const advisor::CounterSummary unpadded = advisor::summarize(with_pad(suggestion, 0).prediction);
+  EXPECT_DOUBLE_EQ(padded.shared_load_ways.value(), 1.0);
+  EXPECT_DOUBLE_EQ(unpadded.shared_load_ways.value(), 32.0);
+  EXPECT_DOUBLE_EQ(padded.shared_store_ways.value(), 1.0);
+  EXPECT_DOUBLE_EQ(unpadded.shared_store_ways.value(), 1.0);
+  EXPECT_DOUBLE_EQ(padded.load_sectors_per_request.value(), 4.0);
+  EXPECT_DOUBLE_EQ(padded.store_sectors_per_request.value(), 4.0);
+  // ptxas: 32 * 33 * 4 and 32 * 32 * 4 bytes of static shared memory, no spills.
+  EXPECT_EQ(with_pad(suggestion, 1).compiled->static_shared_bytes, 4224);
+  EXPECT_EQ(with_pad(suggestion, 0).compiled->static_shared_bytes, 4096);
+  EXPECT_EQ(with_pad(suggestion, 1).shared_bytes_per_block, 4224);
+  EXPECT_EQ(with_pad(suggestion, 0).compiled->spill_store_bytes, 0);
+  EXPECT_NE(suggestion.ranked.front().reason.find("removes the 32-way bank conflict of shared loads"), std::string::npos)
+      << suggestion.ranked.front().reason;
+  EXPECT_EQ(result.builds, 2);
+  EXPECT_EQ(result.compilations, 2);
+
+  // The same run again compiles nothing.
+  const KernelSuggestion again = suggest_kernel(spec, example_profile(), compiler);
+  EXPECT_EQ(again.builds, 2);
+  EXPECT_EQ(again.compilations, 0);
+  EXPECT_EQ(compiler.compilations(), 2);
+}
+
+// BLOCK_ROWS reaches the kernel only through blockDim.y: its macro changes no PTX, but --block
+// names it, so it is a real parameter. 4 rows walk the tile in 8 steps, 8 rows in 4: the same
+// conflict-free accesses, so both have 1-way shared loads and 4 sectors per request.
+TEST(SuggestKernel, AParameterMayShapeOnlyTheLaunch) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  KernelSpec spec = transpose(kData / "transpose_blockdim.cu", "transpose_rows");
+  spec.parameters = {{"BLOCK_ROWS", {4, 8}}};
+  Compiler compiler(fresh_cache("blockdim"));
+  const KernelSuggestion result = suggest_kernel(spec, example_profile(), compiler);
+  ASSERT_EQ(result.suggestion.feasible, 2);
+  EXPECT_EQ(result.builds, 2); // one per -DBLOCK_ROWS, identical PTX
+  for (const advisor::Candidate& candidate : result.suggestion.ranked) {
+    EXPECT_DOUBLE_EQ(advisor::summarize(candidate.prediction).shared_load_ways.value(), 1.0);
+    EXPECT_DOUBLE_EQ(advisor::summarize(candidate.prediction).load_sectors_per_request.value(), 4.0);
+  }
+  // The same parameter named by no launch expression is unused.
+  spec.block = "32, 8";
+  try {
+    suggest_kernel(spec, example_profile(), compiler);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(),
+                 "parameter 'BLOCK_ROWS' is used neither by the source (its values compile to identical PTX) nor by a launch expression");
+  }
+}
+
+// The template entry, instantiated per candidate: <32, 8, PAD> in a file whose main() only
+// instantiates <32, 8, 1>.
+TEST(SuggestKernel, TemplateEntryPerCandidate) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") && std::getenv("CACHEWISE_NVCC") == nullptr) GTEST_SKIP() << "no nvcc";
+  KernelSpec spec = transpose(kExamples / "transpose_template.cu", "transpose_tiled<32, BLOCK_ROWS, PAD>");
+  spec.parameters = {{"BLOCK_ROWS", {8}}, {"PAD", {0, 1}}};
+  Compiler compiler(fresh_cache("template"));
+  const KernelSuggestion result = suggest_kernel(spec, example_profile(), compiler);
+  ASSERT_EQ(result.suggestion.feasible, 2);
+  EXPECT_EQ(result.suggestion.ranked.front().config.get("PAD"), 1);
+  EXPECT_DOUBLE_EQ(advisor::summarize(with_pad(result.suggestion, 0).prediction).shared_load_ways.value(), 32.0);
+}
+
+} // namespace
+} // namespace cachewise::frontend
