@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cachewise/tuner.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "fake_device.hpp"
@@ -233,6 +235,55 @@ TEST(SizeBuckets, ParseAndApply) {
   EXPECT_THROW(parse_size_bucket("n"), InputError);
   spec.entry = "shift_copy";
   EXPECT_EQ(kernel_problem(spec, bucket).family, "shift_copy n=1024,offset=5");
+}
+
+} // namespace
+} // namespace cachewise::tuner
+
+namespace cachewise::tuner {
+namespace {
+
+TEST(KernelSpecCheck, ReferenceOutputsAndToleranceFromJson) {
+  const nlohmann::ordered_json json = nlohmann::ordered_json::parse(R"({"source": "k.cu", "entry": "k",
+      "reference": {"BLOCK": 64}, "outputs": {"out": "f64", "sum": "i32"}, "tolerance": 0.001})");
+  const frontend::KernelSpec spec = frontend::kernel_spec_from_json(json, "/specs", "k.json");
+  ASSERT_EQ(spec.reference.size(), 1u);
+  EXPECT_EQ(spec.reference[0].name, "BLOCK");
+  EXPECT_EQ(spec.reference[0].value, 64);
+  ASSERT_EQ(spec.outputs.size(), 2u);
+  EXPECT_EQ(spec.outputs[0].name, "out");
+  EXPECT_EQ(spec.outputs[0].type, "f64");
+  EXPECT_EQ(spec.outputs[1].type, "i32");
+  EXPECT_DOUBLE_EQ(spec.tolerance, 0.001);
+  frontend::KernelSpec overrides;
+  overrides.reference = {{"BLOCK", 128}};
+  EXPECT_EQ(frontend::merge_kernel_specs(spec, overrides).reference[0].value, 128);
+  EXPECT_THROW(frontend::kernel_spec_from_json(nlohmann::ordered_json::parse(R"({"reference": {"BLOCK": "big"}})"), "/", "k.json"),
+               InputError);
+}
+
+TEST(KernelSpecCheck, OutputsMustBeTypedBuffersWithAReference) {
+  const std::filesystem::path directory = scratch("speccheck");
+  frontend::Compiler compiler(directory / "cache");
+  const auto message = [&](frontend::KernelSpec spec) {
+    try {
+      KernelCandidates candidates(std::move(spec), compiler, 90);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  frontend::KernelSpec spec = shift_copy_spec(directory);
+  spec.outputs = {{"result", "f32"}};
+  EXPECT_EQ(message(spec), "kernel spec: output 'result' is not a buffer");
+  spec.outputs = {{"out", "f16"}};
+  EXPECT_EQ(message(spec), "kernel spec: output 'out' has type 'f16' (valid: f32, f64, i32, u8)");
+  spec.outputs = {{"out", "f32"}};
+  spec.reference.clear();
+  EXPECT_EQ(message(spec), "kernel spec: outputs are checked against a \"reference\": give one");
+  spec.reference = {{"BLOCK", 64}, {"UNROLL", 2}};
+  EXPECT_EQ(message(spec), "kernel spec: the reference BLOCK=64,UNROLL=2 names something that is not a parameter");
+  std::filesystem::remove_all(directory);
 }
 
 } // namespace
