@@ -12,13 +12,13 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #if CACHEWISE_WITH_NVRTC
 #include <nvrtc.h>
 #endif
 
+#include "cachewise/frontend/kernel_source.hpp"
 #include "cachewise/model.hpp"
 
 extern char** environ;
@@ -30,14 +30,6 @@ constexpr const char* kCacheFormat = "cachewise kernel cache 2";
 
 namespace cachewise::frontend {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open source file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// Distinct per process and thread: concurrent compiles never share a temporary file.
 std::string unique_suffix() {
@@ -85,7 +77,7 @@ private:
 void hash_source_tree(const std::filesystem::path& path, ContentHash& hash, std::set<std::filesystem::path>& seen) {
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(path);
   if (!seen.insert(canonical).second) return;
-  const std::string text = read_file(path);
+  const std::string text = read_file_bytes(path);
   hash.add(canonical.string());
   hash.add(text);
   static const std::regex include("#\\s*include\\s*\"([^\"]+)\"");
@@ -165,7 +157,7 @@ struct NvrtcResult {
 };
 
 NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
-  const std::string source = read_file(request.source);
+  const std::string source = read_file_bytes(request.source);
   nvrtcProgram program = nullptr;
   if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
     throw InputError("NVRTC could not create a program for " + request.source.string());
@@ -232,9 +224,9 @@ CompiledKernel Compiler::compile(const CompileRequest& request) {
   const std::filesystem::path entry = cache_directory_ / hash.hex();
   const std::filesystem::path ptx_path = entry.string() + ".ptx", log_path = entry.string() + ".log",
                               error_path = entry.string() + ".error", compiler_path = entry.string() + ".compiler";
-  if (std::filesystem::exists(error_path)) throw InputError(read_file(error_path));
+  if (std::filesystem::exists(error_path)) throw InputError(read_file_bytes(error_path));
   if (std::filesystem::exists(ptx_path) && std::filesystem::exists(log_path) && std::filesystem::exists(compiler_path)) {
-    return {read_file(ptx_path), read_file(log_path), read_file(compiler_path), true};
+    return {read_file_bytes(ptx_path), read_file_bytes(log_path), read_file_bytes(compiler_path), true};
   }
   ++compilations_;
   CompiledKernel compiled;
@@ -281,7 +273,7 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
     std::filesystem::remove_all(work);
     throw InputError(first_error_line(nvcc.output));
   }
-  CompiledKernel compiled{read_file(work / "unit.ptx"), {}, "nvcc", false};
+  CompiledKernel compiled{read_file_bytes(work / "unit.ptx"), {}, "nvcc", false};
   const ProcessResult ptxas = run_process({(nvcc_.parent_path() / "ptxas").string(), "-v",
                                            "-arch=sm_" + std::to_string(request.compute_capability),
                                            (work / "unit.ptx").string(), "-o", (work / "unit.cubin").string()});

@@ -16,6 +16,7 @@ namespace cachewise::frontend {
 inline std::int64_t normalize(std::int64_t value, ValueType type) {
   if (type.is_pred) return value != 0;
   if (type.bits >= 64) return value;
+  if (type.bits == 0) return 0; // a malformed split of a narrow register
   const int shift = 64 - type.bits;
   const auto bits = static_cast<std::uint64_t>(value) << shift;
   return type.is_signed ? static_cast<std::int64_t>(bits) >> shift : static_cast<std::int64_t>(bits >> shift);

@@ -3,11 +3,9 @@
 #include "cachewise/frontend/kernel_advisor.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "cachewise/frontend/extract.hpp"
@@ -27,14 +25,6 @@ void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, c
   shape.registers_per_thread = 1;
   shape.trace_block = [](const std::array<std::int64_t, 3>&) -> BlockTrace { throw std::logic_error("launch shape only"); };
   check_fits_device(shape, profile);
-}
-
-std::string read_source(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open kernel source");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string instantiation(const std::string& function, const std::vector<std::int64_t>& arguments) {
@@ -196,7 +186,7 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   // Without parameters the kernel is ranked alone: one candidate, the empty config.
   const std::vector<Config> configs = spec.parameters.empty() ? std::vector<Config>{Config{}} : space.enumerate();
   if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
-  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_source(spec.source), entry.function);
+  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_file_bytes(spec.source), entry.function);
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
 
   advisor::CandidatePool pool;

@@ -2,6 +2,10 @@
 #include "cachewise/frontend/kernel_source.hpp"
 
 #include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "cachewise/model.hpp"
 
 namespace cachewise::frontend {
 namespace {
@@ -74,6 +78,14 @@ std::vector<SourceParameter> split_parameters(std::string_view list) {
 }
 
 } // namespace
+
+std::string read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::optional<std::vector<SourceParameter>> kernel_parameters(std::string_view source, std::string_view function) {
   const std::string text = without_comments(source);

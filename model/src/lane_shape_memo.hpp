@@ -1,65 +1,96 @@
-// A memo of what a warp instruction's lanes cost, by their shape: the active lanes' offsets
-// from the first active lane, that lane's offset within a period (a line for the coalescer,
-// banks x bank width for shared memory), the bytes per lane and whether it stores. Instructions
-// of one shape coalesce into the same lines relative to the first lane's line, and hit the same
-// banks: a trace's loops repeat a few shapes at many bases, so each is worked out once.
+// Lane shapes: a warp instruction's active lanes by their offsets from the first active lane.
+// Instructions of one shape coalesce into the same lines relative to the first lane's line
+// (given its offset within the line) and hit the same banks (given its offset within the bank
+// period): a trace's loops repeat a few shapes at many bases, so the simulator interns each
+// shape once (LaneShapes) and works out its lines or wavefronts once per offset (ShapeMemo).
 #pragma once
 
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace cachewise::detail {
 
-template <typename Value>
-class LaneShapeMemo {
+using LaneOffsets = std::array<std::uint64_t, 32>;
+
+/// Interned lane shapes: the mask, the bytes per lane and every active lane's offset from the
+/// first (wrapping: lanes below it have offsets past 2^63).
+class LaneShapes {
 public:
-  struct Key {
+  /// The shape of `addresses` under `mask` (not 0).
+  std::uint32_t intern(const LaneOffsets& addresses, std::uint32_t mask, std::uint32_t bytes) {
+    const std::uint64_t base = addresses[static_cast<std::size_t>(std::countr_zero(mask))];
+    Shape shape;
+    shape.mask = mask;
+    shape.bytes = bytes;
+    for (std::size_t lane = 0; lane < 32; ++lane) shape.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
+    const auto [found, inserted] = ids_.try_emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
+    if (inserted) shapes_.push_back(shape);
+    return found->second;
+  }
+  /// The lanes' addresses of an instruction of `shape` whose first active lane is at `base`;
+  /// returns the shape's mask.
+  std::uint32_t addresses(std::uint32_t shape, std::uint64_t base, std::int64_t* out) const {
+    const LaneOffsets& relative = shapes_[shape].relative;
+    for (std::size_t lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(base + relative[lane]);
+    return shapes_[shape].mask;
+  }
+
+private:
+  struct Shape {
     std::uint32_t mask = 0;
     std::uint32_t bytes = 0;
-    bool store = false;
-    std::uint64_t phase = 0;
-    std::array<std::uint64_t, 32> relative{}; ///< inactive lanes 0
-    friend bool operator==(const Key&, const Key&) = default;
+    LaneOffsets relative{};
+    friend bool operator==(const Shape&, const Shape&) = default;
   };
-
-  /// `period` a power of two.
-  explicit LaneShapeMemo(std::uint64_t period) : period_(period), entries_(kEntries) {}
-
-  /// The value for the shape of `addresses` under `mask` (not 0), and whether it was known;
-  /// an unknown one is to be filled by the caller. The address of the first active lane is
-  /// the reference the value is relative to.
-  Value& find(const std::array<std::uint64_t, 32>& addresses, std::uint32_t mask, int bytes, bool store, bool& known) {
-    const std::uint64_t base = addresses[static_cast<std::size_t>(std::countr_zero(mask))];
-    key_.mask = mask;
-    key_.bytes = static_cast<std::uint32_t>(bytes);
-    key_.store = store;
-    key_.phase = base & (period_ - 1);
-    std::uint64_t hash = (mask * 0x9E3779B97F4A7C15ULL) ^ (key_.phase << 8) ^ (static_cast<std::uint64_t>(bytes) << 1) ^
-                         (store ? 1u : 0u);
-    for (std::size_t lane = 0; lane < 32; ++lane) {
-      key_.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
-      hash = (hash ^ key_.relative[lane]) * 0xBF58476D1CE4E5B9ULL;
+  struct ShapeHash {
+    std::size_t operator()(const Shape& shape) const {
+      std::uint64_t hash = (shape.mask ^ static_cast<std::uint64_t>(shape.bytes) << 32) * 0x9E3779B97F4A7C15ULL;
+      for (const std::uint64_t offset : shape.relative) hash = (hash ^ offset) * 0xBF58476D1CE4E5B9ULL;
+      return static_cast<std::size_t>(hash ^ (hash >> 31));
     }
-    Entry& entry = entries_[static_cast<std::size_t>(hash >> 54)];
-    known = entry.valid && entry.key == key_;
+  };
+  std::unordered_map<Shape, std::uint32_t, ShapeHash> ids_;
+  std::vector<Shape> shapes_;
+};
+
+/// What an instruction of a shape costs, by the first lane's offset within `period` (a power
+/// of two) and whether it stores: a direct-mapped table, the caller fills an unknown entry.
+template <typename Value>
+class ShapeMemo {
+public:
+  explicit ShapeMemo(std::uint64_t period) : period_(period), entries_(kEntries) {}
+
+  Value& find(std::uint32_t shape, std::uint64_t base, bool store, bool& known) {
+    const Key key{shape, base & (period_ - 1), store};
+    const std::uint64_t hash = ((static_cast<std::uint64_t>(shape) << 20 ^ key.phase << 1 ^ (store ? 1u : 0u)) *
+                                0x9E3779B97F4A7C15ULL) >> (64 - kIndexBits);
+    Entry& entry = entries_[static_cast<std::size_t>(hash)];
+    known = entry.valid && entry.key == key;
     if (!known) {
-      entry.key = key_;
+      entry.key = key;
       entry.valid = true;
     }
     return entry.value;
   }
 
 private:
-  static constexpr std::size_t kEntries = 1024; // hash >> 54: 10 bits
+  static constexpr int kIndexBits = 12;
+  static constexpr std::size_t kEntries = std::size_t{1} << kIndexBits;
+  struct Key {
+    std::uint32_t shape = 0;
+    std::uint64_t phase = 0;
+    bool store = false;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
   struct Entry {
     bool valid = false;
     Key key;
     Value value{};
   };
   std::uint64_t period_;
-  Key key_;
   std::vector<Entry> entries_;
 };
 

@@ -142,7 +142,6 @@ inline int MemorySystem::l2_read(int sm, std::uint64_t line, std::uint32_t secto
   SectorCache& near_partition = l2_[static_cast<std::size_t>(near)];
   const Lookup near_lookup = read_lookup(near_partition, line, sectors, counts);
   if (near_lookup.misses == 0) return near_latency_;
-  counts.l2_far_read_lookups += sector_count(near_lookup.misses);
   const int latency = read_home(home, line, near_lookup.misses, counts, far_latency_);
   near_partition.set_valid(allocate(near_partition, near_lookup.probed, line, counts), near_lookup.misses);
   return latency;

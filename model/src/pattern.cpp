@@ -4,7 +4,7 @@
 #include <set>
 
 #include "cachewise/model.hpp"
-#include "occupancy.hpp"
+#include "launch_limits.hpp"
 
 namespace cachewise {
 namespace {

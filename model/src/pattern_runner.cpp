@@ -175,11 +175,9 @@ private:
                                            : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
                                                                bank_width_bytes_);
         if (access.store) {
-          traffic.shared_store_requests += 1;
           traffic.shared_store_wavefronts += cost.wavefronts;
           traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
         } else {
-          traffic.shared_load_requests += 1;
           traffic.shared_load_wavefronts += cost.wavefronts;
           traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
           stats.shared_load_instructions += 1;
@@ -213,8 +211,6 @@ private:
           traffic.global_load_sectors += sector_count(request.sectors);
           latency = std::max(latency, memory_.load(block.sm, request, traffic));
         }
-        stats.global_load_instructions += 1;
-        stats.load_latency_cycles += latency;
         LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
         round.slowest_cycles = std::max(round.slowest_cycles, latency);
         if (++round.loads == loads_in_flight_) {

@@ -490,7 +490,6 @@ DeviceProfile profile_from_json(const json& document) {
   profile.dram = read_dram(root.object("dram"));
   profile.shared_memory = read_shared(root.object("shared_memory"));
   if (root.has("tlb")) profile.tlb = read_tlb(root.object("tlb"));
-  profile.curves_file = root.string_or_empty("curves_file");
   profile.curves = read_curves(root);
   return profile;
 }
@@ -503,7 +502,6 @@ json profile_to_json(const DeviceProfile& profile) {
            {"dram", write_dram(profile.dram)},
            {"shared_memory", write_shared(profile.shared_memory)},
            {"tlb", write_tlb(profile.tlb)}};
-  if (!profile.curves_file.empty()) out["curves_file"] = profile.curves_file;
   if (!profile.curves.empty()) out["curves"] = write_curves(profile.curves);
   return out;
 }

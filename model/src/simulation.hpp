@@ -22,14 +22,11 @@ struct TrafficCounts {
   double l1_hit_sectors = 0;
   double l2_read_lookups = 0; ///< near and far lookups both count, like lts__t_sectors
   double l2_read_hits = 0;
-  double l2_far_read_lookups = 0;
   double l2_write_lookups = 0;
   double l2_write_line_lookups = 0; ///< the lines those sectors are in, looked up as they are
   double l2_write_hits = 0;
   double dram_read_bytes = 0;
   double dram_write_bytes = 0;
-  double shared_load_requests = 0;
-  double shared_store_requests = 0;
   double shared_load_wavefronts = 0;
   double shared_store_wavefronts = 0;
   double shared_load_ideal_wavefronts = 0;
@@ -40,8 +37,6 @@ struct TrafficCounts {
 
 /// Per phase of the pattern, over the whole kernel: what the latency chain needs.
 struct PhaseCounts {
-  double global_load_instructions = 0;
-  double load_latency_cycles = 0; ///< summed over those instructions (each: its slowest sector)
   /// A warp's loads of one phase run go out in rounds of the pattern's loads_in_flight; a round
   /// waits for its slowest load. Summed over every warp's rounds: the rounds and their latency.
   double load_rounds = 0;

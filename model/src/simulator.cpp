@@ -19,14 +19,11 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
   l1_hit_sectors += other.l1_hit_sectors * factor;
   l2_read_lookups += other.l2_read_lookups * factor;
   l2_read_hits += other.l2_read_hits * factor;
-  l2_far_read_lookups += other.l2_far_read_lookups * factor;
   l2_write_lookups += other.l2_write_lookups * factor;
   l2_write_line_lookups += other.l2_write_line_lookups * factor;
   l2_write_hits += other.l2_write_hits * factor;
   dram_read_bytes += other.dram_read_bytes * factor;
   dram_write_bytes += other.dram_write_bytes * factor;
-  shared_load_requests += other.shared_load_requests * factor;
-  shared_store_requests += other.shared_store_requests * factor;
   shared_load_wavefronts += other.shared_load_wavefronts * factor;
   shared_store_wavefronts += other.shared_store_wavefronts * factor;
   shared_load_ideal_wavefronts += other.shared_load_ideal_wavefronts * factor;
@@ -34,8 +31,6 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
 }
 
 void PhaseCounts::add_scaled(const PhaseCounts& other, double factor) {
-  global_load_instructions += other.global_load_instructions * factor;
-  load_latency_cycles += other.load_latency_cycles * factor;
   load_rounds += other.load_rounds * factor;
   round_latency_cycles += other.round_latency_cycles * factor;
   dram_round_latency_cycles += other.dram_round_latency_cycles * factor;

@@ -11,9 +11,9 @@
 
 #include "cachewise/kernel_trace.hpp"
 #include "lane_shape_memo.hpp"
+#include "launch_limits.hpp"
 #include "lowered_pattern.hpp"
 #include "memory_system.hpp"
-#include "occupancy.hpp"
 #include "sampling.hpp"
 #include "shared_banks.hpp"
 
@@ -65,9 +65,27 @@ struct LoadRound {
 
 /// Where one warp is in its trace and what it has open.
 struct WarpState {
-  std::size_t cursor = 0;
+  std::size_t cursor = 0; ///< into its block's steps
+  std::size_t end = 0;
   LoadRound round;
   std::int64_t store_run = 0; ///< global stores since the warp's last global load
+};
+
+/// A trace step as the runner keeps it for the wave: 24 bytes instead of a TraceStep's 272,
+/// the lanes' offsets interned as a shape.
+struct CompactStep {
+  TraceStep::Kind kind = TraceStep::Kind::access;
+  TraceSpace space = TraceSpace::global;
+  TraceOp op = TraceOp::load;
+  std::uint8_t bytes = 4;
+  bool idle = false;       ///< an access no lane issues: it takes its slot, nothing more
+  std::uint32_t shape = 0; ///< LaneShapes id (accesses with active lanes)
+  std::uint64_t base = 0;  ///< address (global), offset (shared, local) of the first active lane
+};
+
+/// A block of the wave: its warps' steps one after another (WarpState says where each lies).
+struct CompactBlock {
+  std::vector<CompactStep> steps;
 };
 
 class TraceRunner final : public WaveExecutor {
@@ -86,10 +104,10 @@ public:
 
   void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
     stored_ = stored;
-    traces_.clear();
-    for (const WaveBlock& block : blocks) traces_.push_back(checked_trace(block.index, counts.trace));
+    if (blocks_.size() < blocks.size()) blocks_.resize(blocks.size());
     warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
-    for (std::size_t phase = 0; start_phase(phase, counts); ++phase) {
+    for (std::size_t b = 0; b < blocks.size(); ++b) compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
+    for (std::size_t phase = 0; start_phase(phase, blocks.size(), counts); ++phase) {
       PhaseCounts& stats = counts.phases[phase];
       for (bool issued = true; issued;) {
         issued = false;
@@ -97,25 +115,49 @@ public:
           for (int warp = 0; warp < layout_.warps_per_block; ++warp) issued |= issue_next(blocks[b], b, warp, counts, stats);
         }
       }
-      end_phase(counts.trace, stats);
+      end_phase(blocks.size(), counts.trace, stats);
     }
     for (WarpState& warp_state : warps_) close_store_run(warp_state.store_run, counts.trace);
     stored_ = nullptr;
   }
 
 private:
-  BlockTrace checked_trace(const std::array<std::int64_t, 3>& index, TraceTally& tally) const {
-    BlockTrace trace = kernel_.trace_block(index);
+  /// Checks the block's trace (warps, lane widths, buffers, frame), tallies its instructions
+  /// and keeps it compact in slot `slot`, while it is still in cache.
+  void compact(const BlockTrace& trace, const std::array<std::int64_t, 3>& index, std::size_t slot, TraceTally& tally) {
     if (trace.warps.size() != static_cast<std::size_t>(layout_.warps_per_block)) {
       throw InputError("trace of block " + block_name(index) + " of kernel '" + kernel_.name + "' has " +
                        std::to_string(trace.warps.size()) + " warps; its " + std::to_string(layout_.threads_per_block) +
                        " threads make " + std::to_string(layout_.warps_per_block));
     }
-    for (const WarpTrace& warp : trace.warps) {
+    CompactBlock& block = blocks_[slot];
+    block.steps.clear();
+    for (std::size_t w = 0; w < trace.warps.size(); ++w) {
+      const WarpTrace& warp = trace.warps[w];
       tally.warp_instructions += warp.warp_instructions;
       tally.flops += warp.flops;
+      WarpState& warp_state = state(slot, static_cast<int>(w));
+      warp_state.cursor = block.steps.size();
+      for (const TraceStep& step : warp.steps) {
+        CompactStep compact{step.kind, step.space, step.op, step.bytes_per_lane, step.active_mask == 0, 0, 0};
+        if (step.kind == TraceStep::Kind::access && step.active_mask != 0) {
+          check_step(step, index, static_cast<int>(w));
+          compact.shape = shapes_.intern(step.address, step.active_mask, step.bytes_per_lane);
+          compact.base = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
+        }
+        block.steps.push_back(compact);
+      }
+      warp_state.end = block.steps.size();
     }
-    return trace;
+  }
+
+  void check_step(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) {
+    const int bytes = step.bytes_per_lane;
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+      throw InputError(describe(step, index, warp) + " moves " + std::to_string(bytes) + " bytes per lane; expected 1, 2, 4, 8 or 16");
+    }
+    if (step.space == TraceSpace::global) check_inside_buffers(step, index, warp);
+    if (step.space == TraceSpace::local) check_inside_frame(step, index, warp);
   }
 
   WarpState& state(std::size_t block_slot, int warp) {
@@ -124,13 +166,11 @@ private:
 
   /// Whether some warp has steps left for barrier interval `phase`; counts the blocks reaching
   /// it. Every block runs its first interval, even one without memory accesses.
-  bool start_phase(std::size_t phase, WaveCounts& counts) {
+  bool start_phase(std::size_t phase, std::size_t blocks, WaveCounts& counts) {
     bool any = false;
-    for (std::size_t b = 0; b < traces_.size(); ++b) {
+    for (std::size_t b = 0; b < blocks; ++b) {
       bool reached = phase == 0;
-      for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
-        reached |= state(b, warp).cursor < traces_[b].warps[static_cast<std::size_t>(warp)].steps.size();
-      }
+      for (int warp = 0; warp < layout_.warps_per_block; ++warp) reached |= state(b, warp).cursor < state(b, warp).end;
       if (!reached) continue;
       if (counts.phases.size() <= phase) counts.phases.resize(phase + 1);
       if (counts.trace.phase_blocks.size() <= phase) counts.trace.phase_blocks.resize(phase + 1, 0.0);
@@ -141,16 +181,16 @@ private:
   }
 
   /// Every warp is at a barrier or done: its open round closes, and it passes the barrier.
-  void end_phase(TraceTally& tally, PhaseCounts& stats) {
-    for (std::size_t b = 0; b < traces_.size(); ++b) {
+  void end_phase(std::size_t blocks, TraceTally& tally, PhaseCounts& stats) {
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::vector<CompactStep>& steps = blocks_[b].steps;
       for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
         WarpState& warp_state = state(b, warp);
-        const std::vector<TraceStep>& steps = traces_[b].warps[static_cast<std::size_t>(warp)].steps;
-        while (warp_state.cursor < steps.size() && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
+        while (warp_state.cursor < warp_state.end && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
           ++warp_state.cursor;
         }
         close_round(warp_state.round, tally, stats);
-        if (warp_state.cursor < steps.size()) ++warp_state.cursor; // the barrier
+        if (warp_state.cursor < warp_state.end) ++warp_state.cursor; // the barrier
       }
     }
   }
@@ -158,14 +198,14 @@ private:
   /// The warp's waits up to its next access, then that access; false at a barrier or the end.
   bool issue_next(const WaveBlock& block, std::size_t block_slot, int warp, WaveCounts& counts, PhaseCounts& stats) {
     WarpState& warp_state = state(block_slot, warp);
-    const std::vector<TraceStep>& steps = traces_[block_slot].warps[static_cast<std::size_t>(warp)].steps;
-    while (warp_state.cursor < steps.size() && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
+    const std::vector<CompactStep>& steps = blocks_[block_slot].steps;
+    while (warp_state.cursor < warp_state.end && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
       close_round(warp_state.round, counts.trace, stats);
       ++warp_state.cursor;
     }
-    if (warp_state.cursor >= steps.size() || steps[warp_state.cursor].kind != TraceStep::Kind::access) return false;
-    const TraceStep& step = steps[warp_state.cursor++];
-    if (step.active_mask != 0) run_access(step, block, block_slot, warp, warp_state, counts, stats);
+    if (warp_state.cursor >= warp_state.end || steps[warp_state.cursor].kind != TraceStep::Kind::access) return false;
+    const CompactStep& step = steps[warp_state.cursor++];
+    if (!step.idle) run_access(step, block, block_slot, warp, warp_state, counts, stats);
     return true;
   }
 
@@ -185,13 +225,8 @@ private:
     run = 0;
   }
 
-  void run_access(const TraceStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
+  void run_access(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
                   WaveCounts& counts, PhaseCounts& stats) {
-    const int bytes = step.bytes_per_lane;
-    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
-      throw InputError(describe(step, block, warp) + " moves " + std::to_string(bytes) +
-                       " bytes per lane; expected 1, 2, 4, 8 or 16");
-    }
     stats.warp_instructions += 1;
     ++work_;
     if (step.space == TraceSpace::shared) {
@@ -200,7 +235,7 @@ private:
     }
     std::uint64_t line_base = 0;
     const std::vector<LineRequest>& lines =
-        step.space == TraceSpace::global ? global_lines(step, block, warp, line_base) : local_lines(step, block, warp);
+        step.space == TraceSpace::global ? global_lines(step, line_base) : local_lines(step, block, warp);
     work_ += static_cast<std::int64_t>(lines.size());
     TrafficCounts& traffic = counts.segments[0];
     if (step.op != TraceOp::load) {
@@ -221,92 +256,56 @@ private:
       traffic.global_load_sectors += sector_count(request.sectors);
       latency = std::max(latency, memory_.load(block.sm, request, traffic));
     }
-    stats.global_load_instructions += 1;
-    stats.load_latency_cycles += latency;
     warp_state.round.slowest_cycles = std::max(warp_state.round.slowest_cycles, latency);
     ++warp_state.round.loads;
     counts.trace.global_loads += 1;
     if (step.space == TraceSpace::global) close_store_run(warp_state.store_run, counts.trace);
   }
 
-  void run_shared(const TraceStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
+  void run_shared(const CompactStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
     bool known = false;
-    SharedCost& cost = wavefront_memo_.find(step.address, step.active_mask, step.bytes_per_lane, false, known);
+    SharedCost& cost = wavefront_memo_.find(step.shape, step.base, false, known);
     if (!known) {
-      for (int lane = 0; lane < kWarpLanes; ++lane) {
-        offsets_[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]);
-      }
-      cost = shared_wavefronts(offsets_.data(), step.active_mask, step.bytes_per_lane, banks_, bank_width_bytes_);
+      const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
+      cost = shared_wavefronts(addresses_.data(), mask, step.bytes, banks_, bank_width_bytes_);
     }
     if (step.op != TraceOp::load) {
-      traffic.shared_store_requests += 1;
       traffic.shared_store_wavefronts += cost.wavefronts;
       traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
       return;
     }
-    traffic.shared_load_requests += 1;
     traffic.shared_load_wavefronts += cost.wavefronts;
     traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
     stats.shared_load_instructions += 1;
   }
 
-  /// The lines of a global access relative to `line_base`, the line of its first active lane;
-  /// every lane's bytes must lie inside one of the kernel's buffers.
-  const std::vector<LineRequest>& global_lines(const TraceStep& step, const WaveBlock& block, int warp,
-                                               std::uint64_t& line_base) {
-    check_inside_buffers(step, block, warp);
-    const std::uint64_t base = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
-    line_base = base >> memory_.line_shift();
+  /// The lines of a global access relative to `line_base`, the line of its first active lane.
+  const std::vector<LineRequest>& global_lines(const CompactStep& step, std::uint64_t& line_base) {
+    line_base = step.base >> memory_.line_shift();
     bool known = false;
     const bool store = step.op != TraceOp::load;
-    std::vector<LineRequest>& lines = line_memo_.find(step.address, step.active_mask, step.bytes_per_lane, store, known);
+    std::vector<LineRequest>& lines = line_memo_.find(step.shape, step.base, store, known);
     if (!known) {
+      const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
       coalescer_.reset(line_base);
-      for (int lane = 0; lane < kWarpLanes; ++lane) {
-        if ((step.active_mask >> lane & 1u) == 0) continue;
-        coalescer_.add(static_cast<std::int64_t>(step.address[static_cast<std::size_t>(lane)]), step.bytes_per_lane, store);
-      }
+      coalescer_.add_lanes(addresses_.data(), mask, step.bytes, store);
       coalescer_.copy_lines(lines);
     }
     return lines;
   }
 
-  /// Fast when the lanes' span lies in one buffer; otherwise lane by lane, naming the first outside.
-  void check_inside_buffers(const TraceStep& step, const WaveBlock& block, int warp) {
-    std::uint64_t low = ~std::uint64_t{0};
-    std::uint64_t high = 0;
-    for (int lane = 0; lane < kWarpLanes; ++lane) {
-      if ((step.active_mask >> lane & 1u) == 0) continue;
-      low = std::min(low, step.address[static_cast<std::size_t>(lane)]);
-      high = std::max(high, step.address[static_cast<std::size_t>(lane)]);
-    }
-    if (high >= low && inside_a_buffer(low, high - low + step.bytes_per_lane)) return;
-    for (int lane = 0; lane < kWarpLanes; ++lane) {
-      if ((step.active_mask >> lane & 1u) == 0) continue;
-      const std::uint64_t address = step.address[static_cast<std::size_t>(lane)];
-      if (!inside_a_buffer(address, step.bytes_per_lane)) {
-        throw InputError(describe(step, block, warp) + ", lane " + std::to_string(lane) + " at " + hex(address) + " (" +
-                         std::to_string(step.bytes_per_lane) + " bytes) lies outside every buffer" + buffer_list());
-      }
-    }
-  }
-
   /// The lines of a local access: each active lane's frame bytes, word by word at their
   /// interleaved addresses.
-  const std::vector<LineRequest>& local_lines(const TraceStep& step, const WaveBlock& block, int warp) {
+  const std::vector<LineRequest>& local_lines(const CompactStep& step, const WaveBlock& block, int warp) {
     coalescer_.reset(0);
     const bool store = step.op != TraceOp::load;
-    const std::uint64_t frame_bytes = static_cast<std::uint64_t>(kernel_.local_bytes_per_thread);
-    const std::uint64_t block_linear = static_cast<std::uint64_t>(
-        block.index[0] + kernel_.grid.x * (block.index[1] + kernel_.grid.y * block.index[2]));
+    const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
+    const auto block_linear =
+        static_cast<std::uint64_t>(block.index[0] + kernel_.grid.x * (block.index[1] + kernel_.grid.y * block.index[2]));
     for (int lane = 0; lane < kWarpLanes; ++lane) {
-      if ((step.active_mask >> lane & 1u) == 0) continue;
-      const std::uint64_t first = step.address[static_cast<std::size_t>(lane)];
-      const std::uint64_t end = first + step.bytes_per_lane;
-      if (first >= frame_bytes || end > frame_bytes) {
-        throw InputError(describe(step, block, warp) + ", lane " + std::to_string(lane) + " at frame offset " +
-                         std::to_string(first) + " lies outside the " + std::to_string(frame_bytes) + "-byte local frame");
-      }
+      if ((mask >> lane & 1u) == 0) continue;
+      const auto first = static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(lane)]);
+      const std::uint64_t end = first + step.bytes;
       const std::uint64_t thread = block_linear * static_cast<std::uint64_t>(layout_.threads_per_block) +
                                    static_cast<std::uint64_t>(warp * kWarpLanes + lane);
       for (std::uint64_t offset = first; offset < end;) {
@@ -322,6 +321,38 @@ private:
     return lines_;
   }
 
+  /// Fast when the lanes' span lies in one buffer; otherwise lane by lane, naming the first outside.
+  void check_inside_buffers(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) {
+    std::uint64_t low = ~std::uint64_t{0};
+    std::uint64_t high = 0;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      low = std::min(low, step.address[static_cast<std::size_t>(lane)]);
+      high = std::max(high, step.address[static_cast<std::size_t>(lane)]);
+    }
+    if (inside_a_buffer(low, high - low + step.bytes_per_lane)) return;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      const std::uint64_t address = step.address[static_cast<std::size_t>(lane)];
+      if (!inside_a_buffer(address, step.bytes_per_lane)) {
+        throw InputError(describe(step, index, warp) + ", lane " + std::to_string(lane) + " at " + hex(address) + " (" +
+                         std::to_string(step.bytes_per_lane) + " bytes) lies outside every buffer" + buffer_list());
+      }
+    }
+  }
+
+  void check_inside_frame(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) const {
+    const auto frame_bytes = static_cast<std::uint64_t>(kernel_.local_bytes_per_thread);
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      if ((step.active_mask >> lane & 1u) == 0) continue;
+      const std::uint64_t first = step.address[static_cast<std::size_t>(lane)];
+      if (first >= frame_bytes || first + step.bytes_per_lane > frame_bytes) {
+        throw InputError(describe(step, index, warp) + ", lane " + std::to_string(lane) + " at frame offset " +
+                         std::to_string(first) + " lies outside the " + std::to_string(frame_bytes) + "-byte local frame");
+      }
+    }
+  }
+
   bool inside_a_buffer(std::uint64_t address, std::uint64_t bytes) {
     auto inside = [&](const TraceBuffer& buffer) {
       return address >= buffer.base_address && address + bytes <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
@@ -335,11 +366,11 @@ private:
     return true;
   }
 
-  std::string describe(const TraceStep& step, const WaveBlock& block, int warp) const {
+  std::string describe(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) const {
     const char* op = step.op == TraceOp::load ? "load" : step.op == TraceOp::store ? "store" : "atomic";
     const char* space = step.space == TraceSpace::global ? "global" : step.space == TraceSpace::shared ? "shared" : "local";
     return "kernel '" + kernel_.name + "': " + space + " " + op + " (instruction " + std::to_string(step.instruction) +
-           ") of block " + block_name(block.index) + ", warp " + std::to_string(warp);
+           ") of block " + block_name(index) + ", warp " + std::to_string(warp);
   }
 
   std::string buffer_list() const {
@@ -358,11 +389,12 @@ private:
   int banks_;
   int bank_width_bytes_;
   Coalescer coalescer_;
-  LaneShapeMemo<std::vector<LineRequest>> line_memo_; ///< lines relative to the first active lane's
-  LaneShapeMemo<SharedCost> wavefront_memo_;
+  LaneShapes shapes_;
+  ShapeMemo<std::vector<LineRequest>> line_memo_; ///< lines relative to the first active lane's
+  ShapeMemo<SharedCost> wavefront_memo_;
   std::vector<LineRequest> lines_; ///< a local access's
-  std::array<std::int64_t, kWarpLanes> offsets_{};
-  std::vector<BlockTrace> traces_;   ///< the wave's blocks
+  std::array<std::int64_t, kWarpLanes> addresses_{};
+  std::vector<CompactBlock> blocks_; ///< the wave's blocks
   std::vector<WarpState> warps_;     ///< per (block of the wave, warp)
   std::vector<StoredLine>* stored_ = nullptr;
   std::size_t last_buffer_ = 0;
@@ -422,7 +454,6 @@ void validate_traced_kernel(const TracedKernel& kernel) {
   if (kernel.shared_bytes_per_block < 0 || kernel.local_bytes_per_thread < 0 || kernel.useful_bytes < 0) {
     invalid_kernel(kernel, "shared, local and useful bytes must not be negative");
   }
-  if (!kernel.trace_block) invalid_kernel(kernel, "no trace_block to extract blocks with");
   constexpr std::uint64_t kAddressLimit = std::uint64_t{1} << 56;
   for (const TraceBuffer& buffer : kernel.buffers) {
     if (buffer.bytes < 0 || buffer.base_address >= kAddressLimit || static_cast<std::uint64_t>(buffer.bytes) >= kAddressLimit) {
@@ -475,6 +506,7 @@ int blocks_per_sm(const TracedKernel& kernel, const DeviceProfile& profile) {
 Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options,
                            TracedFacts* facts) {
   check_fits_device(kernel, profile);
+  if (!kernel.trace_block) detail::invalid_kernel(kernel, "no trace_block to extract blocks with");
   const int resident = blocks_per_sm(kernel, profile);
   if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
   if (options.work_budget < 0 || options.max_simulated_blocks < 0) {

@@ -115,6 +115,84 @@ std::optional<Rise> find_drop(const std::vector<Point>& curve, double threshold_
   return rise;
 }
 
+namespace {
+
+bool within(double y, double level, double tolerance) { return std::abs(y / level - 1.0) <= tolerance; }
+
+double level_of(const std::vector<Point>& curve, const std::vector<std::size_t>& run) {
+  std::vector<double> ys;
+  for (std::size_t i : run) ys.push_back(curve[i].second);
+  return median_of(std::move(ys));
+}
+
+/// Runs of points (indices of the x-sorted curve) and the single outliers skipped inside them.
+std::vector<std::vector<std::size_t>> flat_runs(const std::vector<Point>& curve, double tolerance,
+                                                std::size_t min_points, std::vector<double>& outlier_x) {
+  std::vector<std::vector<std::size_t>> runs{{0}};
+  double level = curve[0].second;
+  for (std::size_t j = 1; j < curve.size(); ++j) {
+    std::vector<std::size_t>& run = runs.back();
+    if (within(curve[j].second, level, tolerance)) {
+      run.push_back(j);
+      level = level_of(curve, run);
+      continue;
+    }
+    const bool back_next = j + 1 < curve.size() && within(curve[j + 1].second, level, tolerance);
+    if (run.size() >= min_points && back_next) {
+      outlier_x.push_back(curve[j].first);
+      continue;
+    }
+    runs.push_back({j});
+    level = curve[j].second;
+  }
+  return runs;
+}
+
+Plateau plateau_of(const std::vector<Point>& curve, const std::vector<std::size_t>& run) {
+  return {level_of(curve, run), curve[run.front()].first, curve[run.back()].first, run.size()};
+}
+
+} // namespace
+
+std::optional<Plateaus> find_plateaus(const std::vector<Point>& unsorted, double tolerance, std::size_t min_points,
+                                      double min_step_ratio, std::size_t max_levels) {
+  const std::vector<Point> curve = sorted_by_x(unsorted);
+  if (curve.empty()) return std::nullopt;
+  for (const Point& point : curve) {
+    if (!(point.second > 0.0)) throw std::invalid_argument("find_plateaus: latencies must be positive");
+  }
+  Plateaus result;
+  std::vector<std::vector<std::size_t>> kept;
+  for (std::vector<std::size_t>& run : flat_runs(curve, tolerance, std::max<std::size_t>(min_points, 1), result.outlier_x)) {
+    if (run.size() >= min_points) kept.push_back(std::move(run));
+  }
+  if (kept.empty()) return std::nullopt;
+  // Merge the closest neighbours while any two are within min_step_ratio or there are too many.
+  for (;;) {
+    std::size_t closest = 0;
+    double closest_ratio = INFINITY;
+    for (std::size_t k = 0; k + 1 < kept.size(); ++k) {
+      const double ratio = std::max(level_of(curve, kept[k + 1]), level_of(curve, kept[k])) /
+                           std::min(level_of(curve, kept[k + 1]), level_of(curve, kept[k]));
+      if (ratio < closest_ratio) {
+        closest_ratio = ratio;
+        closest = k;
+      }
+    }
+    if (kept.size() <= 1 || (closest_ratio >= min_step_ratio && kept.size() <= std::max<std::size_t>(max_levels, 1))) break;
+    kept[closest].insert(kept[closest].end(), kept[closest + 1].begin(), kept[closest + 1].end());
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(closest) + 1);
+  }
+  for (const std::vector<std::size_t>& run : kept) result.levels.push_back(plateau_of(curve, run));
+  for (std::size_t k = 0; k + 1 < kept.size(); ++k) {
+    // The next point after the lower plateau that is not a skipped outlier.
+    std::size_t next = kept[k].back() + 1;
+    while (next < curve.size() && std::ranges::find(result.outlier_x, curve[next].first) != result.outlier_x.end()) ++next;
+    result.steps.push_back({curve[kept[k].back()].first, curve[std::min(next, curve.size() - 1)].first});
+  }
+  return result;
+}
+
 std::vector<double> grid(double low, double high, double step) {
   std::vector<double> values;
   if (step <= 0.0) return values;
@@ -151,6 +229,22 @@ std::optional<HitCapacity> capacity_from_hit_curve(const std::vector<Point>& wor
   }
   if (estimates.empty()) return std::nullopt;
   return HitCapacity{summarize(std::move(estimates)), plateau_level};
+}
+
+std::optional<Summary> near_capacity_from_hit_curves(const std::vector<Point>& working_set_to_hit_fraction,
+                                                     const std::vector<Point>& working_set_to_near_fraction,
+                                                     double plateau_hit_fraction, double min_relative_hit,
+                                                     double max_relative_hit) {
+  if (plateau_hit_fraction <= 0.0) return std::nullopt;
+  std::vector<double> estimates;
+  for (const auto& [working_set, hit_fraction] : working_set_to_hit_fraction) {
+    const double relative = hit_fraction / plateau_hit_fraction;
+    if (relative < min_relative_hit || relative > max_relative_hit) continue;
+    const auto near = std::ranges::find(working_set_to_near_fraction, working_set, &Point::first);
+    if (near != working_set_to_near_fraction.end()) estimates.push_back(working_set * near->second / plateau_hit_fraction);
+  }
+  if (estimates.empty()) return std::nullopt;
+  return summarize(std::move(estimates));
 }
 
 TwoClusters split_two_clusters(const std::vector<double>& samples) {

@@ -62,6 +62,39 @@ std::optional<Rise> find_rise(const std::vector<Point>& curve, double threshold_
 std::optional<Rise> find_drop(const std::vector<Point>& curve, double threshold_fraction = 0.1, double min_ratio = 1.15,
                               std::size_t confirm = 2);
 
+/// One flat run of a latency-vs-working-set curve.
+struct Plateau {
+  double level = 0.0;    ///< median y of its points
+  double first_x = 0.0;
+  double last_x = 0.0;   ///< the largest x still on it (a capacity when the plateau is a cache level)
+  std::size_t points = 0;
+};
+
+/// Where the curve leaves one plateau for the next: last_flat_x is the last point on the lower
+/// plateau, first_risen_x the next point of the curve (the step lies between them).
+struct Step {
+  double last_flat_x = 0.0;
+  double first_risen_x = 0.0;
+};
+
+/// The plateaus of a rising staircase (e.g. near L2, far L2, DRAM), ascending in x and level.
+struct Plateaus {
+  std::vector<Plateau> levels;
+  std::vector<Step> steps;             ///< steps[k] leads from levels[k] to levels[k + 1]
+  std::vector<double> outlier_x;       ///< single points off their plateau, ignored
+};
+
+/// Plateau detection on a curve with noise. Scanning in x, a point belongs to the current run
+/// while it lies within `tolerance` (relative) of the run's median; a single point off an
+/// established run (at least min_points) whose next point is back on it is an outlier; any other
+/// point off the run starts a new one. Runs of fewer than min_points points are transitions
+/// (gradual rises), not plateaus. Neighbouring plateaus whose levels differ by less than
+/// min_step_ratio are one; beyond max_levels, the closest neighbours are merged first. nullopt
+/// when no run has min_points points. Points need y > 0.
+std::optional<Plateaus> find_plateaus(const std::vector<Point>& curve, double tolerance = 0.06,
+                                      std::size_t min_points = 2, double min_step_ratio = 1.15,
+                                      std::size_t max_levels = 3);
+
 /// x values from `low` to `high` (inclusive) in steps of `step`; empty when step <= 0.
 std::vector<double> grid(double low, double high, double step);
 
@@ -84,6 +117,16 @@ struct HitCapacity {
 std::optional<HitCapacity> capacity_from_hit_curve(const std::vector<Point>& working_set_to_hit_fraction,
                                                    double plateau_end, double min_relative_hit = 0.1,
                                                    double max_relative_hit = 0.8);
+
+/// Near-partition capacity from the same store-warmed sweep: lines stored once live in their
+/// home partition, so past the whole cache's knee a random line is resident with probability
+/// C / W and near to the sampling SM with probability C_near / W; C_near = W x near / p0 over the
+/// points (matched by x) whose relative hit fraction h / p0 lies in [min, max]. nullopt without
+/// such points or with p0 <= 0.
+std::optional<Summary> near_capacity_from_hit_curves(const std::vector<Point>& working_set_to_hit_fraction,
+                                                     const std::vector<Point>& working_set_to_near_fraction,
+                                                     double plateau_hit_fraction, double min_relative_hit = 0.1,
+                                                     double max_relative_hit = 0.8);
 
 /// Splits samples into a low and a high group (two-means on one axis).
 struct TwoClusters {

@@ -1,5 +1,5 @@
-// GPU microbenchmark primitives of the probe (implemented in benchmarks.cu). The declarations are
-// plain C++ so the orchestration (probe.cpp) needs no CUDA compiler. Every function synchronises
+// GPU microbenchmark primitives of the probe (implemented in memory_, latency_, bandwidth_ and
+// device_benchmarks.cu). The declarations are plain C++ so the stages need no CUDA compiler. Every function synchronises
 // and throws std::runtime_error on a CUDA error.
 #pragma once
 
@@ -89,6 +89,23 @@ std::vector<std::uint32_t> chase_per_hop(const DeviceBuffer& buffer, std::uint64
 std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, int sm,
                                         int warm_loads = 2, int timed_loads = 16);
 
+/// Per address, from SM `sm` (one thread, in the offsets' order): the cycles of the empty timing
+/// frame (the frame of one timed load with a register move instead of the load), of the first
+/// load of the address, and of a second load of it right after. The 8 bytes at each offset must
+/// hold zero (store_sectors).
+struct FirstLoadTimes {
+  std::vector<std::uint32_t> empty_frame;
+  std::vector<std::uint32_t> first;
+  std::vector<std::uint32_t> second;
+};
+inline constexpr int kMaxFirstLoads = 2048;
+FirstLoadTimes first_load_cycles(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets, CacheOp op,
+                                 int sm);
+
+/// Writes a whole 32-byte sector of zeros at each (32-byte aligned) offset with st.global.cg from
+/// a grid of threads: L2 allocates the sectors from the stores, with no DRAM fill.
+void store_sectors(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& offsets);
+
 /// Every SM reads [offset, offset + bytes) once with ld.global.cg: warms L2 with that range, or
 /// evicts everything else when the range is several times the L2.
 void stream_through_l2(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes);
@@ -125,6 +142,23 @@ struct BandwidthRun {
 std::vector<double> bandwidth_seconds(const DeviceBuffer& buffer, const BandwidthRun& run);
 /// Bytes one launch of `run` moves (what bandwidth_seconds' times divide).
 std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run);
+
+/// L1 read bandwidth: one block of kL1ReadThreads per SM (its dynamic shared memory keeps a second
+/// block off the SM), each re-reading its own kL1ReadSetBytes at the buffer's start with 16-byte
+/// ld.global.ca, kL1ReadUnroll independent loads in flight per thread, `iterations` times after
+/// one untimed pass. Times every launch by CUDA events (after one warm-up launch) and, in the
+/// last launch, each block's loop by clock64.
+inline constexpr unsigned kL1ReadThreads = 1024;
+inline constexpr std::uint64_t kL1ReadSetBytes = 32 * 1024;
+inline constexpr int kL1ReadUnroll = 8;
+struct L1ReadTimes {
+  std::vector<double> seconds;         ///< per launch
+  std::vector<long long> block_cycles; ///< per block of the last launch
+  std::vector<int> block_sms;          ///< %smid of each block of the last launch
+  std::uint64_t bytes_per_block = 0;   ///< read by one block in one launch
+  std::uint64_t bytes_per_launch = 0;
+};
+L1ReadTimes l1_read_times(const DeviceBuffer& buffer, int iterations, int repeats);
 
 /// Seconds per copy of the buffer's first `bytes` to the next `bytes` (after one warm-up): 16-byte
 /// vectors, `burst` (1, 2, 4 or 8) per thread in one batch, its loads then its stores, in

@@ -52,7 +52,7 @@ cachewise_cli_test(suggest_malformed_fix EXIT 2 STDERR "^advisor: config: expect
 cachewise_cli_test(suggest_fix_breaks_rule EXIT 2 STDERR "^advisor: transpose n=64 f32: transpose: .*pad.*\n$"
   ARGS suggest --pattern transpose --n 64 --fix smem=0,pad=1 ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_no_pattern EXIT 2
-  STDERR "^advisor: suggest: give exactly one of --pattern FAMILY or --pattern-file FILE\n$"
+  STDERR "^advisor: suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json\n$"
   ARGS suggest --n 64 ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_missing_pattern_file EXIT 2 STDERR "^advisor: /nonexistent/k.json: .*\n$"
   ARGS suggest --pattern-file /nonexistent/k.json ${cachewise_suggest_profile})

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "frontend_test_support.hpp"
+
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/model.hpp"
 
 namespace cachewise::frontend {
 namespace {
+
+using test_support::fresh_cache;
 
 const std::filesystem::path kData = std::filesystem::path(CACHEWISE_FRONTEND_TEST_DIR) / "data";
 const std::filesystem::path kExamples = std::filesystem::path(CACHEWISE_SOURCE_DIR) / "examples" / "kernels";
@@ -16,13 +20,6 @@ const std::filesystem::path kExamples = std::filesystem::path(CACHEWISE_SOURCE_D
 std::string read(const std::filesystem::path& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-/// A fresh cache per test, so a test's compilations are its own.
-std::filesystem::path fresh_cache(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-compile-test-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(directory);
-  return directory;
 }
 
 bool have_nvcc() { return std::filesystem::exists("/usr/local/cuda/bin/nvcc") || std::getenv("CACHEWISE_NVCC") != nullptr; }

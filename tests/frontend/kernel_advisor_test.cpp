@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "frontend_test_support.hpp"
+
 namespace cachewise::frontend {
 namespace {
+
+using test_support::fresh_cache;
 
 const std::filesystem::path kData = std::filesystem::path(CACHEWISE_FRONTEND_TEST_DIR) / "data";
 const std::filesystem::path kExamples = std::filesystem::path(CACHEWISE_SOURCE_DIR) / "examples" / "kernels";
@@ -21,12 +25,6 @@ bool have_compiler() {
 const DeviceProfile& example_profile() {
   static const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   return profile;
-}
-
-std::filesystem::path fresh_cache(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-kernel-test-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(directory);
-  return directory;
 }
 
 KernelSpec transpose(const std::filesystem::path& source, const std::string& entry) {

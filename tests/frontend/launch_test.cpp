@@ -2,20 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "frontend_test_support.hpp"
+
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
 
 namespace cachewise::frontend {
 namespace {
 
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
+using test_support::error_of;
 
 KernelSpec transpose_spec() {
   KernelSpec spec;

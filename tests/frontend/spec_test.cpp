@@ -1,6 +1,8 @@
 #include "cachewise/frontend/spec.hpp"
 
 #include <gtest/gtest.h>
+
+#include "frontend_test_support.hpp"
 #include <nlohmann/json.hpp>
 
 #include "cachewise/model.hpp"
@@ -8,14 +10,7 @@
 namespace cachewise::frontend {
 namespace {
 
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
+using test_support::error_of;
 
 KernelSpec from_json(const char* text) { return kernel_spec_from_json(nlohmann::ordered_json::parse(text), "/specs", "t.json"); }
 

@@ -61,6 +61,14 @@ TEST(Profile, WriteThenReadJsonIsIdentity) {
   EXPECT_EQ(profile_from_json(written), profile_from_json(original));
 }
 
+TEST(Profile, RetiredCurvesFileIsReadAndIgnored) {
+  // Profiles written before curves_file was dropped may still name one; they keep loading.
+  json document = example_json();
+  document["curves_file"] = "h200-curves.json";
+  EXPECT_EQ(profile_from_json(document), profile_from_json(example_json()));
+  EXPECT_FALSE(profile_to_json(profile_from_json(document)).contains("curves_file"));
+}
+
 TEST(Profile, StoreBurstSlowdownsRoundTripByBurst) {
   DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
   profile.dram.store_burst_slowdown[8] = {1.06, {"copy, 8 per thread", 7, 0.004, Confidence::high}};

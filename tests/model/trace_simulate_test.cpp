@@ -115,6 +115,18 @@ TEST(TraceSimulate, ABarrierAlignsTheWarpsOfABlock) {
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 4);
 }
 
+TEST(TraceSimulate, AnAccessNoLaneIssuesStillTakesItsSlot) {
+  // Warp 0's first access has no active lane, as a pattern's guarded-off warp; it keeps its
+  // place, so warp 0 loads X in the second slot, after warp 1 stored all of X in the first: an
+  // L2 hit, no DRAM read (were the idle access dropped, the load would go first and miss).
+  const std::uint64_t x = kBase;
+  const Prediction p =
+      simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, x, 4, 4, 0), load(x)}, {store(x)}}), profile(),
+                      exact());
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 0);
+  EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1); // the idle one issues nothing
+}
+
 TEST(TraceSimulate, LocalWordsInterleaveAcrossThreads) {
   // 32 threads in all: frame word k of thread t at window + 128 k + 4 t. A 4-byte local load at
   // offset 0 by the whole warp is one line; an 8-byte one covers words 0 and 1: two lines.
@@ -191,6 +203,12 @@ TEST(TraceSimulate, OccupancyAndLimitsComeFromTheKernelsResources) {
   kernel.block = {256, 1, 1};
   kernel.registers_per_thread = 0;
   EXPECT_THROW(simulate_traced(kernel, profile()), InputError);
+  // The launch alone can be checked before anything is compiled: no trace needed for that.
+  TracedKernel shape;
+  shape.name = "shape";
+  shape.block = {256, 1, 1};
+  EXPECT_NO_THROW(check_fits_device(shape, profile()));
+  EXPECT_THROW(simulate_traced(shape, profile()), InputError);
 }
 
 TEST(TraceSimulate, AMalformedTraceIsAnInputError) {

@@ -181,6 +181,46 @@ TEST_F(QuickProbe, EveryValueSaysHowItWasMeasured) {
   EXPECT_NO_THROW(latency_svg(p));
 }
 
+const Curve* curve_starting(const DeviceProfile& p, const std::string& prefix) {
+  const auto found = std::ranges::find_if(p.curves, [&](const Curve& c) { return c.name.rfind(prefix, 0) == 0; });
+  return found == p.curves.end() ? nullptr : &*found;
+}
+
+TEST_F(QuickProbe, FullCycleChaseRisesFromL2ToDram) {
+  // Working sets from 2 MiB to 128 MiB: the smallest stays in L2, the largest is twice any L2
+  // shipped so far, so its hops are slower than the smallest's and no faster than half of DRAM.
+  const DeviceProfile& p = profile();
+  const Curve* chase = curve_starting(p, "L2 full-cycle chase, SM ");
+  ASSERT_NE(chase, nullptr);
+  ASSERT_GE(chase->points.size(), 9u);
+  EXPECT_LT(chase->points.front().second, chase->points.back().second);
+  EXPECT_GT(chase->points.front().second, p.l1.hit_latency_cycles.value);
+  EXPECT_GT(chase->points.back().second, 0.5 * p.dram.latency_cycles.value);
+}
+
+TEST_F(QuickProbe, FirstTouchLatenciesHaveTheEmptyFrameTakenOut) {
+  // Every line was stored into L2 right before its one timed load: with the empty frame
+  // subtracted, each load costs more than an L1 hit and less than twice a DRAM miss.
+  const DeviceProfile& p = profile();
+  const Curve* first_touch = curve_starting(p, "L2 first-touch latency per line");
+  ASSERT_NE(first_touch, nullptr);
+  ASSERT_FALSE(first_touch->points.empty());
+  std::vector<double> latencies;
+  for (const auto& point : first_touch->points) latencies.push_back(point.second);
+  std::ranges::sort(latencies);
+  const double median = latencies[latencies.size() / 2];
+  EXPECT_GT(median, p.l1.hit_latency_cycles.value);
+  EXPECT_LT(median, 2 * p.dram.latency_cycles.value);
+}
+
+TEST_F(QuickProbe, L1ReadKernelRanOneBlockOnEverySm) {
+  const DeviceProfile& p = profile();
+  ASSERT_TRUE(p.l1.read_bandwidth_gb_per_s);
+  const std::string& method = p.l1.read_bandwidth_gb_per_s->provenance.method;
+  const std::string sms = std::to_string(p.device.sm_count);
+  EXPECT_NE(method.find("blocks ran on " + sms + " distinct SMs of " + sms), std::string::npos) << method;
+}
+
 TEST(Probe, StopRequestCancelsBeforeAnyMeasurement) {
   int calls = 0;
   EXPECT_THROW(run_probe({}, [&](const ProbeProgress&) { ++calls; }, [] { return true; }), ProbeCancelled);

@@ -23,7 +23,8 @@ enum class TraceOp : std::uint8_t { load, store, atomic };
 /// One step of a warp, in program order.
 /// - access: one warp-wide memory instruction. `address[lane]` is a byte address (global), a
 ///   byte offset into the block's shared memory (shared), or a byte offset into the thread's
-///   local frame (local); lanes outside `active_mask` are ignored.
+///   local frame (local); lanes outside `active_mask` are ignored. An access with no active
+///   lane moves nothing but keeps its place in the round-robin (as a pattern's guarded-off warp).
 /// - barrier: a block-wide __syncthreads (bar.sync / barrier.sync); every warp reaches it.
 /// - wait_loads: the warp's next instruction uses the result of a global load still in flight,
 ///   so the warp waits for every load it has outstanding (a round of loads in flight closes).

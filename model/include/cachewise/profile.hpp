@@ -184,7 +184,6 @@ struct DeviceProfile {
   DramProfile dram;
   SharedMemoryProfile shared_memory;
   TlbProfile tlb;
-  std::string curves_file; ///< raw curves beside the profile, relative to it; may be empty
   std::vector<Curve> curves; ///< curves embedded in the profile itself
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };

@@ -3,6 +3,7 @@
 // Everything about the kernel's behaviour comes from the compiled code, never from here.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,9 @@ struct SourceParameter {
   std::string name; ///< empty for an unnamed parameter
   bool pointer = false;
 };
+
+/// The file's bytes; throws InputError "PATH: cannot open file".
+std::string read_file_bytes(const std::filesystem::path& path);
 
 /// The parameter list of the first __global__ function named `function` in `source`
 /// (comments ignored), or nullopt when there is none (e.g. the kernel comes from a macro).

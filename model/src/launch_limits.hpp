@@ -1,4 +1,4 @@
-// Occupancy of a launch, whatever describes the kernel (a KernelPattern or a traced kernel):
+// The limits and occupancy of a launch, whatever describes the kernel (a KernelPattern or a traced kernel):
 // does it fit the device, and how many of its blocks are resident on an SM.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Occupancy: the per-block limits a launch must meet and the blocks an SM holds at once.
-#include "occupancy.hpp"
+#include "launch_limits.hpp"
 
 #include <algorithm>
 #include <string>
