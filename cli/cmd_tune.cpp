@@ -25,18 +25,10 @@
 namespace cachewise::cli {
 namespace {
 
-struct TuneArguments {
+struct TuneArguments : TuneRunOptions {
   ProblemOptions problem; ///< its n is unused: sizes holds every --n
   std::vector<std::int64_t> sizes;
   std::string fix;
-  std::string strategy = "model";
-  std::uint64_t seed = 1;
-  std::int64_t budget = 0;
-  std::int64_t timeout_s = 60;
-  int max_repeats = 100;
-  std::string journal;
-  std::string header;
-  std::string json;
   bool report_convergence = false;
   std::string convergence_from;
   KernelTuneArguments kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
@@ -46,17 +38,7 @@ void run_tune_kernel_with(const TuneArguments& args) {
   if (!args.problem.family.empty() || !args.sizes.empty() || args.report_convergence || !args.convergence_from.empty()) {
     throw InputError("tune: --kernel/--spec sizes a user kernel with --size; it takes no --pattern, --n or convergence options");
   }
-  KernelTuneArguments kernel = args.kernel;
-  kernel.profile = args.problem.profile;
-  kernel.strategy = args.strategy;
-  kernel.seed = args.seed;
-  kernel.budget = args.budget;
-  kernel.timeout_s = args.timeout_s;
-  kernel.max_repeats = args.max_repeats;
-  kernel.journal = args.journal;
-  kernel.header = args.header;
-  kernel.json = args.json;
-  run_tune_kernel(kernel);
+  run_tune_kernel(args.kernel, args, args.problem.profile);
 }
 
 /// The command that regenerates the header, for its first comment line.

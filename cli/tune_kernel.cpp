@@ -20,7 +20,7 @@
 namespace cachewise::cli {
 namespace {
 
-std::string command_text(const KernelTuneArguments& args) {
+std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& run) {
   std::ostringstream out;
   out << "advisor tune";
   if (!args.kernel.spec_file.empty()) out << " --spec " << args.kernel.spec_file;
@@ -29,8 +29,8 @@ std::string command_text(const KernelTuneArguments& args) {
   for (const std::string& p : args.kernel.parameters) out << " --param " << p;
   for (const std::string& a : args.kernel.args) out << " --arg " << a;
   for (const std::string& s : args.sizes) out << " --size " << s;
-  out << " --strategy " << args.strategy;
-  if (args.budget != 0) out << " --budget " << args.budget;
+  out << " --strategy " << run.strategy;
+  if (run.budget != 0) out << " --budget " << run.budget;
   return out.str();
 }
 
@@ -129,13 +129,13 @@ BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeB
   return outcome;
 }
 
-tuner::Strategy strategy_for(const KernelTuneArguments& args, const frontend::KernelSpec& spec, const DeviceProfile& profile,
+tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSpec& spec, const DeviceProfile& profile,
                              frontend::Compiler& compiler) {
-  switch (tuner::parse_strategy_kind(args.strategy)) {
+  switch (tuner::parse_strategy_kind(run.strategy)) {
   case tuner::StrategyKind::exhaustive:
     return tuner::Strategy::exhaustive();
   case tuner::StrategyKind::random:
-    return tuner::Strategy::random(args.seed);
+    return tuner::Strategy::random(run.seed);
   case tuner::StrategyKind::model_ranked:
     break;
   }
@@ -154,19 +154,19 @@ tuner::Strategy strategy_for(const KernelTuneArguments& args, const frontend::Ke
   });
 }
 
-BucketOutcome measured_bucket(const KernelTuneArguments& args, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
                               std::size_t bucket_count, const tuner::DeviceLimits& device, const DeviceProfile& profile,
                               frontend::Compiler& compiler) {
   auto candidates = std::make_shared<const tuner::KernelCandidates>(spec, compiler, device.compute_capability);
   const ProblemSpec problem = tuner::kernel_problem(spec, bucket);
   tuner::Tuner tuner(problem, candidates->space());
   tuner.set_measure(tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported}));
-  tuner.set_strategy(strategy_for(args, spec, profile, compiler));
+  tuner.set_strategy(strategy_for(run, spec, profile, compiler));
   tuner::Options options;
-  options.budget = args.budget;
-  options.candidate_timeout = std::chrono::seconds(args.timeout_s);
-  options.measurement.max_repeats = args.max_repeats;
-  options.journal = path_for(args.journal, bucket, bucket_count);
+  options.budget = run.budget;
+  options.candidate_timeout = std::chrono::seconds(run.timeout_s);
+  options.measurement.max_repeats = run.max_repeats;
+  options.journal = path_for(run.journal, bucket, bucket_count);
   tuner.set_options(options);
   const std::size_t space_size = candidates->space().enumerate().size();
   std::size_t done = 0;
@@ -207,10 +207,10 @@ void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) 
       ->group("User kernel (docs/kernel-spec.md)");
 }
 
-void run_tune_kernel(const KernelTuneArguments& args) {
-  tuner::parse_strategy_kind(args.strategy); // reject a bad name before any work
-  if (args.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(args.budget));
-  if (args.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(args.timeout_s));
+void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run, const std::string& profile_path) {
+  tuner::parse_strategy_kind(run.strategy); // reject a bad name before any work
+  if (run.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(run.budget));
+  if (run.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(run.timeout_s));
   const frontend::KernelSpec spec = kernel_spec_from_options(args.kernel);
   frontend::validate_kernel_spec(spec);
   const std::vector<tuner::SizeBucket> buckets = size_buckets(args, spec);
@@ -219,7 +219,7 @@ void run_tune_kernel(const KernelTuneArguments& args) {
 
   std::string why_no_device;
   const std::optional<tuner::DeviceLimits> device = isolated_device_limits(why_no_device);
-  const LoadedProfile loaded = load_profile_for_cli(args.profile);
+  const LoadedProfile loaded = load_profile_for_cli(profile_path);
   const DeviceProfile& profile = loaded.profile;
   frontend::Compiler compiler;
   const std::string function = frontend::parse_entry_name(spec.entry).function;
@@ -227,7 +227,7 @@ void run_tune_kernel(const KernelTuneArguments& args) {
   std::vector<tuner::HeaderBucket> header_buckets;
   nlohmann::json sizes_json = nlohmann::json::array();
   for (std::size_t i = 0; i < buckets.size(); ++i) {
-    BucketOutcome outcome = device ? measured_bucket(args, sized[i], buckets[i], buckets.size(), *device, profile, compiler)
+    BucketOutcome outcome = device ? measured_bucket(args, run, sized[i], buckets[i], buckets.size(), *device, profile, compiler)
                                    : static_bucket(sized[i], buckets[i], profile, compiler);
     outcome.json["config"] = outcome.header.config.to_string();
     outcome.json["time_ms"] = outcome.header.time_ms;
@@ -236,24 +236,24 @@ void run_tune_kernel(const KernelTuneArguments& args) {
     header_buckets.push_back(std::move(outcome.header));
     sizes_json.push_back(std::move(outcome.json));
   }
-  const std::string strategy = device ? args.strategy : "static (the front end's model ranking)";
-  if (!args.header.empty()) {
+  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
+  if (!run.header.empty()) {
     const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
-                                 command_text(args)};
-    tuner::write_text_file(args.header, tuner::render_bucket_header(function, header_buckets, info));
+                                 command_text(args, run)};
+    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
   }
-  if (!args.json.empty()) {
+  if (!run.json.empty()) {
     const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
                                  {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
                                  {"measured", device.has_value()},
                                  {"profile", loaded.path.string()},
                                  {"strategy", strategy},
                                  {"sizes", sizes_json}};
-    tuner::write_text_file(args.json, json.dump(2) + '\n');
+    tuner::write_text_file(run.json, json.dump(2) + '\n');
   }
   if (!device) {
     std::cerr << "advisor: tune: " << why_no_device << "; wrote the front end's static ranking (model-predicted, not measured)"
-              << (args.header.empty() ? std::string() : " to " + args.header) << '\n';
+              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
   }
 }
 

@@ -13,12 +13,8 @@
 
 namespace cachewise::cli {
 
-struct KernelTuneArguments {
-  KernelOptions kernel;
-  std::vector<std::string> sizes; ///< "width=1024,height=1024" per bucket
-  std::string kernel_tuner_cache; ///< Kernel Tuner cache-file JSON (one per bucket when several)
-  // Shared with the family tuning, copied from its options:
-  std::string profile;
+/// The options of `advisor tune` that a family and a user kernel share.
+struct TuneRunOptions {
   std::string strategy = "model";
   std::uint64_t seed = 1;
   std::int64_t budget = 0;
@@ -29,7 +25,14 @@ struct KernelTuneArguments {
   std::string json;
 };
 
+struct KernelTuneArguments {
+  KernelOptions kernel;
+  std::vector<std::string> sizes; ///< "width=1024,height=1024" per bucket
+  std::string kernel_tuner_cache; ///< Kernel Tuner cache-file JSON (one per bucket when several)
+};
+
 void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments);
-void run_tune_kernel(const KernelTuneArguments& arguments);
+/// `profile` empty: the bundled one.
+void run_tune_kernel(const KernelTuneArguments& arguments, const TuneRunOptions& run, const std::string& profile);
 
 } // namespace cachewise::cli

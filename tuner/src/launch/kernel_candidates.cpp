@@ -1,8 +1,6 @@
 // Size buckets and compiling every candidate of a kernel spec before any measurement.
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -10,14 +8,6 @@
 
 namespace cachewise::tuner {
 namespace {
-
-std::string read_source(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open kernel source");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The .param list of `entry` in the PTX, as the launch marshals it.
 std::vector<KernelParameter> entry_parameters(const frontend::PtxModule& module, const std::string& entry) {
@@ -112,7 +102,7 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
   const frontend::LaunchModel model(spec_);
   space_ = model.search_space();
   const frontend::EntryName entry = frontend::parse_entry_name(spec_.entry);
-  source_parameters_ = frontend::kernel_parameters(read_source(spec_.source), entry.function);
+  source_parameters_ = frontend::kernel_parameters(frontend::read_file_bytes(spec_.source), entry.function);
   const std::vector<Config> configs = space_.enumerate();
   if (configs.empty()) throw InputError(spec_.entry + ": the constraints leave no candidate");
 
