@@ -219,7 +219,11 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
 
   std::string why_no_device;
   const std::optional<tuner::DeviceLimits> device = isolated_device_limits(why_no_device);
-  const LoadedProfile loaded = load_profile_for_cli(profile_path);
+  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
+  // has initialised CUDA cannot fork children that use it.
+  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
+                                                            : std::filesystem::path(profile_path);
+  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
   const DeviceProfile& profile = loaded.profile;
   frontend::Compiler compiler;
   const std::string function = frontend::parse_entry_name(spec.entry).function;
