@@ -37,7 +37,7 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
 
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
-                                           "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+                                     "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
   // A compiled user kernel also shows what ptxas reported, before the reason.
   const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
   if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");

@@ -167,8 +167,7 @@ void gather(const WarpState& warp, const Source& source, ValueType type, Lanes& 
     const std::int64_t value = normalize(source.imm, type);
     for (int lane = 0; lane < 32; ++lane) out[lane] = value;
   } else {
-    const std::int64_t* values = &warp.value[static_cast<std::size_t>(source.reg) * 32];
-    for (int lane = 0; lane < 32; ++lane) out[lane] = normalize(values[lane], type);
+    normalize_lanes(&warp.value[static_cast<std::size_t>(source.reg) * 32], out.data(), type);
   }
   if (source.negated)
     for (int lane = 0; lane < 32; ++lane) out[lane] = !out[lane];
@@ -189,6 +188,11 @@ void compute_lanes(const Instr& instr, const std::array<Lanes, 4>& s, Lanes& r) 
   case Op::bit_and: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a & b; }); return; } break;
   case Op::bit_or: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a | b; }); return; } break;
   case Op::cvt: r = s[0]; return;
+  case Op::shl: {
+    const ValueType t = instr.type;
+    each2([t](std::int64_t a, std::int64_t b) { return shift_left(a, b, t); });
+    return;
+  }
   default: break;
   }
   const int count = std::min<int>(instr.src_count, 4);
@@ -316,7 +320,7 @@ void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::u
   compute_lanes(instr, s, result);
   std::int64_t* out = &warp.at(dst, 0);
   if (mask == ~0u) {
-    for (int lane = 0; lane < 32; ++lane) out[lane] = normalize(result[lane], instr.dst_type);
+    normalize_lanes(result.data(), out, instr.dst_type);
   } else {
     for_lanes(mask, [&](int lane) { out[lane] = normalize(result[lane], instr.dst_type); });
   }

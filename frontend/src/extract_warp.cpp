@@ -202,38 +202,47 @@ void execute_vote(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   warp.set_taint(instr.dst[0], mask, data, warp.origin_of(instr.src[0], instr.source));
 }
 
-void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, std::uint32_t present) {
+void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index) {
   const Program& program = warp.program;
   const Dim3& block = program.args.block;
   const Dim3& grid = program.args.grid;
-  const auto set = [&](Special special, auto value_of_lane) {
-    const std::int32_t reg = program.special_base + static_cast<std::int32_t>(special);
-    for (int lane = 0; lane < 32; ++lane) warp.at(reg, lane) = value_of_lane(lane);
-  };
-  const auto thread = [&](int lane) { return warp_index * 32 + lane; };
-  set(Special::tid_x, [&](int lane) { return thread(lane) % block.x; });
-  set(Special::tid_y, [&](int lane) { return thread(lane) / block.x % block.y; });
-  set(Special::tid_z, [&](int lane) { return thread(lane) / (block.x * block.y); });
-  set(Special::ntid_x, [&](int) { return block.x; });
-  set(Special::ntid_y, [&](int) { return block.y; });
-  set(Special::ntid_z, [&](int) { return block.z; });
-  set(Special::ctaid_x, [&](int) { return block_index[0]; });
-  set(Special::ctaid_y, [&](int) { return block_index[1]; });
-  set(Special::ctaid_z, [&](int) { return block_index[2]; });
-  set(Special::nctaid_x, [&](int) { return grid.x; });
-  set(Special::nctaid_y, [&](int) { return grid.y; });
-  set(Special::nctaid_z, [&](int) { return grid.z; });
-  set(Special::laneid, [&](int lane) { return lane; });
-  set(Special::warpid, [&](int) { return warp_index; });
-  set(Special::nwarpid, [&](int) { return (block.count() + 31) / 32; });
-  set(Special::lanemask_eq, [&](int lane) { return std::int64_t{1} << lane; });
-  set(Special::lanemask_le, [&](int lane) { return (std::int64_t{2} << lane) - 1; });
-  set(Special::lanemask_lt, [&](int lane) { return (std::int64_t{1} << lane) - 1; });
-  set(Special::lanemask_ge, [&](int lane) { return std::int64_t{0xffffffff} & ~((std::int64_t{1} << lane) - 1); });
-  set(Special::lanemask_gt, [&](int lane) { return std::int64_t{0xffffffff} & ~((std::int64_t{2} << lane) - 1); });
-  set(Special::dynamic_smem_size, [&](int) { return program.args.dynamic_shared_bytes; });
-  set(Special::total_smem_size, [&](int) { return program.shared_bytes; });
-  (void)present;
+  const auto row = [&](Special special) { return &warp.at(program.special_base + static_cast<std::int32_t>(special), 0); };
+  // Thread coordinates by counting (x fastest), not dividing per lane.
+  std::int64_t x = warp_index * 32 % block.x, y = warp_index * 32 / block.x % block.y, z = warp_index * 32 / (block.x * block.y);
+  std::int64_t *tid_x = row(Special::tid_x), *tid_y = row(Special::tid_y), *tid_z = row(Special::tid_z);
+  for (int lane = 0; lane < 32; ++lane) {
+    tid_x[lane] = x;
+    tid_y[lane] = y;
+    tid_z[lane] = z;
+    if (++x == block.x) {
+      x = 0;
+      if (++y == block.y) {
+        y = 0;
+        ++z;
+      }
+    }
+  }
+  const std::pair<Special, std::int64_t> uniform[] = {
+      {Special::ntid_x, block.x}, {Special::ntid_y, block.y}, {Special::ntid_z, block.z},
+      {Special::ctaid_x, block_index[0]}, {Special::ctaid_y, block_index[1]}, {Special::ctaid_z, block_index[2]},
+      {Special::nctaid_x, grid.x}, {Special::nctaid_y, grid.y}, {Special::nctaid_z, grid.z},
+      {Special::warpid, warp_index}, {Special::nwarpid, (block.count() + 31) / 32},
+      {Special::dynamic_smem_size, program.args.dynamic_shared_bytes}, {Special::total_smem_size, program.shared_bytes}};
+  for (const auto& [special, value] : uniform) {
+    std::int64_t* values = row(special);
+    for (int lane = 0; lane < 32; ++lane) values[lane] = value;
+  }
+  std::int64_t *lane_id = row(Special::laneid), *eq = row(Special::lanemask_eq), *le = row(Special::lanemask_le), *lt = row(Special::lanemask_lt),
+               *ge = row(Special::lanemask_ge), *gt = row(Special::lanemask_gt);
+  for (int lane = 0; lane < 32; ++lane) {
+    const std::int64_t bit = std::int64_t{1} << lane;
+    lane_id[lane] = lane;
+    eq[lane] = bit;
+    lt[lane] = bit - 1;
+    le[lane] = 2 * bit - 1;
+    ge[lane] = 0xffffffff & ~(bit - 1);
+    gt[lane] = 0xffffffff & ~(2 * bit - 1);
+  }
 }
 
 /// A branch: uniform paths move the frame; divergent ones push both paths, to meet at `reconverge`.
@@ -270,7 +279,7 @@ std::int64_t run_warp(const Program& program, const std::array<std::int64_t, 3>&
   warp.warp_index = static_cast<std::int32_t>(warp_index);
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
   const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
-  initialize_specials(warp, block_index, warp_index, present);
+  initialize_specials(warp, block_index, warp_index);
   std::vector<Frame> stack{{0, kReconvergeAtExit, present}};
   std::uint32_t exited = 0;
   const auto end = static_cast<std::int32_t>(program.code.size());

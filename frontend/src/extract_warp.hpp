@@ -22,6 +22,23 @@ inline std::int64_t normalize(std::int64_t value, ValueType type) {
   return type.is_signed ? static_cast<std::int64_t>(bits) >> shift : static_cast<std::int64_t>(bits >> shift);
 }
 
+/// normalize() over 32 lanes, the type's case chosen once (so the loop vectorizes).
+inline void normalize_lanes(const std::int64_t* in, std::int64_t* out, ValueType type) {
+  if (type.is_pred) {
+    for (int lane = 0; lane < 32; ++lane) out[lane] = in[lane] != 0;
+  } else if (type.bits >= 64) {
+    for (int lane = 0; lane < 32; ++lane) out[lane] = in[lane];
+  } else if (type.bits == 0) {
+    for (int lane = 0; lane < 32; ++lane) out[lane] = 0;
+  } else if (type.is_signed) { // ((x & mask) ^ sign) - sign: sign extension in operations SSE2 has for 64-bit lanes
+    const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1, sign = std::uint64_t{1} << (type.bits - 1);
+    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(((static_cast<std::uint64_t>(in[lane]) & mask) ^ sign) - sign);
+  } else {
+    const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1;
+    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(static_cast<std::uint64_t>(in[lane]) & mask);
+  }
+}
+
 template <typename F>
 inline void for_lanes(std::uint32_t mask, F&& f) {
   while (mask) {

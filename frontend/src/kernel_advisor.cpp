@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <stdexcept>
 
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -15,7 +14,7 @@ namespace cachewise::frontend {
 namespace {
 
 /// The launch shape alone, checked before compiling: a block the device cannot run needs no
-/// compile. Registers are unknown yet (1 passes the check); nothing is ever traced from it.
+/// compile. Registers are unknown yet (1 passes the check).
 void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, const DeviceProfile& profile) {
   TracedKernel shape;
   shape.name = spec.entry;
@@ -23,7 +22,6 @@ void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, c
   shape.block = launch.block;
   shape.shared_bytes_per_block = launch.dynamic_shared_bytes;
   shape.registers_per_thread = 1;
-  shape.trace_block = [](const std::array<std::int64_t, 3>&) -> BlockTrace { throw std::logic_error("launch shape only"); };
   check_fits_device(shape, profile);
 }
 
@@ -71,10 +69,15 @@ struct Planned {
 /// parameter cannot change anything the model sees, and ranking it would be a silent guess.
 void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, const std::vector<Planned>& planned,
                            const std::vector<Build>& builds) {
+  // Compared without the entry's (mangled) name and the .file paths (nvcc's generated unit
+  // lies in a per-thread directory).
   auto normalized_ptx = [&](const Build& build) {
     std::string ptx = build.compiled->ptx;
     for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos; at = ptx.find(build.entry, at)) {
       ptx.replace(at, build.entry.size(), "@entry");
+    }
+    for (std::size_t at = ptx.find(".file"); at != std::string::npos; at = ptx.find(".file", at)) {
+      ptx.erase(at, ptx.find('\n', at) - at);
     }
     return std::hash<std::string>{}(ptx);
   };

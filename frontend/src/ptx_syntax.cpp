@@ -221,7 +221,11 @@ std::int64_t parse_integer(std::string_view text, int line) {
 PtxInstruction parse_instruction(std::string_view text, int line, const RegisterLookup& registers) {
   PtxInstruction instruction;
   instruction.ptx_line = line;
-  instruction.text = std::string(trim(text));
+  for (char c : trim(text)) { // one space between words, for messages
+    const bool space = std::isspace(static_cast<unsigned char>(c));
+    if (!space) instruction.text += c;
+    else if (!instruction.text.empty() && instruction.text.back() != ' ') instruction.text += ' ';
+  }
   std::string_view rest = trim(text);
   if (rest[0] == '@') {
     std::size_t end = 1;

@@ -30,6 +30,12 @@ public:
     if (inserted) shapes_.push_back(shape);
     return found->second;
   }
+  std::size_t size() const { return shapes_.size(); }
+  void clear() {
+    ids_.clear();
+    shapes_.clear();
+  }
+
   /// The lanes' addresses of an instruction of `shape` whose first active lane is at `base`;
   /// returns the shape's mask.
   std::uint32_t addresses(std::uint32_t shape, std::uint64_t base, std::int64_t* out) const {
@@ -62,6 +68,10 @@ template <typename Value>
 class ShapeMemo {
 public:
   explicit ShapeMemo(std::uint64_t period) : period_(period), entries_(kEntries) {}
+
+  void clear() {
+    for (Entry& entry : entries_) entry.valid = false;
+  }
 
   Value& find(std::uint32_t shape, std::uint64_t base, bool store, bool& known) {
     const Key key{shape, base & (period_ - 1), store};

@@ -345,9 +345,6 @@ Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, 
   check_fits_device(pattern, profile);
   const int resident = blocks_per_sm(pattern, profile);
   if (resident < 1) throw InputError("pattern cannot launch on " + profile.device.name + ": no block fits on an SM");
-  if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
-    throw InputError("simulation options: limits must be >= 0");
-  }
   return detail::make_prediction(detail::kernel_facts(pattern), profile, detail::run_simulation(pattern, profile, options, resident));
 }
 

@@ -73,6 +73,9 @@ void run_wave(const SimulatedKernel& kernel, const SamplePlan& plan, WaveExecuto
 /// The simulated SMs, the wave and the most blocks the sample may take, before any block runs.
 SamplePlan plan_waves(SimulatedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options,
                       int blocks_per_sm) {
+  if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
+    throw InputError("simulation options: limits must be >= 0");
+  }
   if (options.simulated_sm_count < 0) {
     throw InputError("simulated_sm_count must not be negative, got " + std::to_string(options.simulated_sm_count));
   }

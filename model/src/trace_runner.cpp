@@ -104,6 +104,7 @@ public:
 
   void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
     stored_ = stored;
+    if (shapes_.size() > kMaxShapes) forget_shapes();
     if (blocks_.size() < blocks.size()) blocks_.resize(blocks.size());
     warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
     for (std::size_t b = 0; b < blocks.size(); ++b) compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
@@ -122,6 +123,16 @@ public:
   }
 
 private:
+  /// Shapes of earlier waves are no longer referenced: past this many (about 20 MB) they and
+  /// the memos keyed by them go, so scattered accesses cannot grow the table without end.
+  static constexpr std::size_t kMaxShapes = std::size_t{1} << 16;
+
+  void forget_shapes() {
+    shapes_.clear();
+    line_memo_.clear();
+    wavefront_memo_.clear();
+  }
+
   /// Checks the block's trace (warps, lane widths, buffers, frame), tallies its instructions
   /// and keeps it compact in slot `slot`, while it is still in cache.
   void compact(const BlockTrace& trace, const std::array<std::int64_t, 3>& index, std::size_t slot, TraceTally& tally) {
@@ -509,9 +520,6 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   if (!kernel.trace_block) detail::invalid_kernel(kernel, "no trace_block to extract blocks with");
   const int resident = blocks_per_sm(kernel, profile);
   if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
-  if (options.work_budget < 0 || options.max_simulated_blocks < 0) {
-    throw InputError("simulation options: limits must be >= 0");
-  }
   detail::TraceKernel simulated(kernel, profile);
   detail::WaveCounts sample;
   const detail::SimulationRun run = detail::run_sampled(simulated, profile, options, resident, &sample);

@@ -77,5 +77,16 @@ TEST(ExtractReject, CallThatWasNotInlined) {
   }
 }
 
+// Line 25: if (i < n && in[i] > 0.5f) out[i] = 1.0f: whether a lane stores depends on loaded data.
+TEST(ExtractReject, StoreDecidedByLoadedData) {
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 1 << 12}, {"out", 1 << 12}});
+  LaunchArgs args;
+  args.block = {32, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address, 32};
+  const std::string error = extraction_error("threshold", args);
+  EXPECT_TRUE(starts_with(error, "spmv.cu:25: ")) << error;
+  EXPECT_NE(error.find(" depends on a value loaded from memory (ld.global.f32 "), std::string::npos) << error;
+}
+
 } // namespace
 } // namespace cachewise::frontend::testing

@@ -121,6 +121,15 @@ TEST(SuggestKernel, TemplateEntryPerCandidate) {
   ASSERT_EQ(result.suggestion.feasible, 2);
   EXPECT_EQ(result.suggestion.ranked.front().config.get("PAD"), 1);
   EXPECT_DOUBLE_EQ(advisor::summarize(with_pad(result.suggestion, 0).prediction).shared_load_ways.value(), 32.0);
+  // A parameter outside the template arguments reaches nothing: its builds are one and the same.
+  spec.parameters.push_back({"UNUSED", {1, 2}});
+  try {
+    suggest_kernel(spec, example_profile(), compiler);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(),
+                 "parameter 'UNUSED' is used neither by the source (its values compile to identical PTX) nor by a launch expression");
+  }
 }
 
 } // namespace

@@ -127,6 +127,33 @@ TEST(TraceSimulate, AnAccessNoLaneIssuesStillTakesItsSlot) {
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1); // the idle one issues nothing
 }
 
+TEST(TraceSimulate, ManyLaneShapesAreCountedRight) {
+  // Two waves of one-warp blocks (132 SMs x 32 blocks each). The first wave's 16 loads per
+  // block each have a lane stride of their own, 128 B or more: 67584 shapes (past the 65536 the
+  // runner keeps, so it forgets them before the second wave), every lane its own line: 32
+  // sectors a request. The second wave's loads are its first 1..16 lanes at a 4-byte stride
+  // from a line start: ceil(lanes / 8) sectors.
+  constexpr std::int64_t kWave = 132 * 32;
+  TracedKernel kernel = kernel_of({{}}, {2 * kWave, 1, 1});
+  kernel.buffers = {{"data", kBase, std::int64_t{1} << 29}};
+  kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
+    const auto b = static_cast<std::uint64_t>(index[0]);
+    WarpTrace warp;
+    for (std::uint64_t j = 0; j < 16; ++j) {
+      if (b < kWave) {
+        warp.steps.push_back(access(TraceSpace::global, TraceOp::load, kBase, 128 * (1 + b * 16 + j)));
+      } else {
+        warp.steps.push_back(access(TraceSpace::global, TraceOp::load, kBase + 128 * j, 4, 4, (2u << j) - 1u));
+      }
+    }
+    return BlockTrace{index, {warp}};
+  };
+  const Prediction p = simulate_traced(kernel, profile(), exact());
+  EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 2 * kWave * 16);
+  // Second wave: lanes 1..8 take one sector, 9..16 two: 8 x 1 + 8 x 2 per block.
+  EXPECT_EQ(p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), kWave * 16 * 32 + kWave * (8 * 1 + 8 * 2));
+}
+
 TEST(TraceSimulate, LocalWordsInterleaveAcrossThreads) {
   // 32 threads in all: frame word k of thread t at window + 128 k + 4 t. A 4-byte local load at
   // offset 0 by the whole warp is one line; an 8-byte one covers words 0 and 1: two lines.
@@ -217,6 +244,9 @@ TEST(TraceSimulate, AMalformedTraceIsAnInputError) {
   EXPECT_THROW(simulate_traced(kernel, profile(), exact()), InputError);
   TracedKernel odd = kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 3)}});
   EXPECT_THROW(simulate_traced(odd, profile(), exact()), InputError);
+  SimulationOptions negative;
+  negative.work_budget = -1;
+  EXPECT_THROW(simulate_traced(kernel_of({{load(kBase)}}), profile(), negative), InputError);
 }
 
 TEST(TraceSimulate, OnlyTheSampledBlocksAreExtracted) {

@@ -19,3 +19,8 @@ __global__ void not_inlined(const float* in, float* out) {
   int i = threadIdx.x;
   out[i] = twice(in[i]);
 }
+
+__global__ void threshold(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > 0.5f) out[i] = 1.0f;
+}
