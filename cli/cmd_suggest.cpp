@@ -1,5 +1,6 @@
 // `advisor suggest`: rank a built-in family's configs (or predict one custom pattern) on a
 // device profile and explain each with the mechanism behind its predicted time.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 #include "suggest_kernel.hpp"
@@ -36,8 +38,11 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
 }
 
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
-  std::vector<std::string> header = {"#", "config", "time_us", "GB/s", "sectors/req ld/st", "smem ways ld/st",
-                                     "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+  // One time unit for the column, the top row's (the fastest): µs, or ms where that is large.
+  const advisor::TimeUnit unit =
+      advisor::time_unit_for(suggestion.ranked.empty() ? 0.0 : suggestion.ranked.front().prediction.time_us);
+  std::vector<std::string> header = {"#", "config", std::string("time ") + unit.name, "GB/s", "sectors/req ld/st",
+                                           "smem ways ld/st", "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
   // A compiled user kernel also shows what ptxas reported, before the reason.
   const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
   if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");
@@ -46,7 +51,7 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     const advisor::Candidate& c = suggestion.ranked[i];
     const advisor::CounterSummary counters = advisor::summarize(c.prediction);
     rows.push_back({std::to_string(i + 1), c.config.values().empty() ? suggestion.problem.family : c.config.to_string(),
-                    fixed_text(c.prediction.time_us, 2), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                    advisor::time_value(c.prediction.time_us, unit), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
                     fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
@@ -56,21 +61,26 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
                                                      std::to_string(c.shared_bytes_per_block));
     }
   }
+  // Widths in characters: UTF-8 continuation bytes ("µ") take no column.
+  auto columns = [](const std::string& text) {
+    return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
   std::vector<std::size_t> widths(header.size());
   for (std::size_t col = 0; col < header.size(); ++col) {
-    widths[col] = header[col].size();
-    for (const auto& row : rows) widths[col] = std::max(widths[col], row[col].size());
+    widths[col] = columns(header[col]);
+    for (const auto& row : rows) widths[col] = std::max(widths[col], columns(row[col]));
   }
   auto print_row = [&](const std::vector<std::string>& row) {
     for (std::size_t col = 0; col < row.size(); ++col) {
       const bool last = col + 1 == row.size();
+      const std::string padding(last ? 0 : widths[col] - columns(row[col]), ' ');
       const bool text_column = col == 1 || last;
-      out << (text_column ? std::left : std::right) << std::setw(last ? 0 : static_cast<int>(widths[col])) << row[col]
-          << (last ? "\n" : "  ");
+      out << (text_column ? row[col] + padding : padding + row[col]) << (last ? "\n" : "  ");
     }
   };
   print_row(header);
   for (const auto& row : rows) print_row(row);
+  out << "(predicted on the profile; the columns are explained in docs/glossary.md)\n";
 }
 
 void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<double> wall, std::ostream& err) {
@@ -90,13 +100,14 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
       << wall.count() << " s in total\n";
 }
 
-void run_suggest(const SuggestArguments& args) {
+void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   const auto start = std::chrono::steady_clock::now();
   const ProblemOptions& problem_options = args.problem;
   const int sources = (problem_options.family.empty() ? 0 : 1) + (problem_options.pattern_file.empty() ? 0 : 1) + (args.kernel.given() ? 1 : 0);
   if (sources != 1) {
     throw InputError("suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
   }
+  if (!args.kernel.given()) check_pattern_choice(command, problem_options);
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
   options.top = static_cast<std::size_t>(args.top);
@@ -116,9 +127,7 @@ void run_suggest(const SuggestArguments& args) {
     compile_note = "compiled: " + std::to_string(ranking.compilations) + " of " + std::to_string(ranking.builds) +
                    " builds (the rest from the cache)\n";
   } else if (!problem_options.pattern_file.empty()) {
-    if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
-      throw InputError("--n/--m/--k/--fix describe a built-in pattern; a --pattern-file carries its own sizes");
-    }
+    reject_flags(command, {"--fix", "--top"}, "with --pattern-file (the file describes one kernel: nothing to search)");
     const KernelPattern pattern = load_pattern(problem_options.pattern_file);
     loaded = load_profile_for_cli(problem_options.profile);
     suggestion = advisor::suggest_pattern(pattern, loaded.profile, options);
@@ -127,12 +136,18 @@ void run_suggest(const SuggestArguments& args) {
     options.fixed = Config::parse(args.fix);
     loaded = load_profile_for_cli(problem_options.profile);
     suggestion = advisor::suggest(problem, loaded.profile, options);
+    warn_about_size(problem);
+  }
+  if (!suggestion.ranked.empty()) {
+    warn_about_grid(suggestion.ranked.front().prediction, loaded.profile, suggestion.ranked.size() > 1 ? "top-1: " : "");
   }
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
 
   if (args.json) {
     nlohmann::json json = advisor::suggestion_to_json(suggestion);
-    json["profile"] = {{"path", loaded.path.string()}, {"source", loaded.source}, {"device", loaded.profile.device.name}};
+    json["cachewise_version"] = CACHEWISE_VERSION;
+    json["profile"] = profile_json(loaded);
+    if (!problem_options.pattern_file.empty()) json["pattern"] = problem_options.subject_json(suggestion.problem.family);
     if (!subject.empty()) json["kernel"] = subject;
     print_json(json);
   } else {
@@ -161,7 +176,7 @@ void add_suggest(CLI::App& root) {
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
   add_kernel_options(*command, args->kernel);
-  command->callback([args] { run_suggest(*args); });
+  command->callback([args, command] { run_suggest(*command, *args); });
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/tuner.hpp"
+#include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 #include "tune_kernel.hpp"
@@ -150,11 +151,6 @@ std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
   return path;
 }
 
-std::string ms_text(double ms) {
-  std::ostringstream out;
-  out << std::setprecision(4) << ms;
-  return out.str();
-}
 
 tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
@@ -185,7 +181,7 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
     const tuner::Evaluation& e = progress.evaluation;
     std::cerr << "tune: " << advisor::describe(ranked.problem) << " [" << (progress.round == 0 ? ++done : done) << "/"
               << feasible << "] " << e.config.to_string() << ": "
-              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)"
+              << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) + " samples)"
                        : "failed: " + e.failure)
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
@@ -273,15 +269,16 @@ void run_convergence_from(const TuneArguments& args) {
   }
 }
 
-void run_tune(const TuneArguments& args) {
-  if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
-  if (!args.convergence_from.empty()) {
-    if (!args.problem.family.empty() || !args.sizes.empty()) {
-      throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
-    }
-    run_convergence_from(args);
-    return;
+/// Flags that the others given make pointless are rejected rather than ignored.
+void reject_unused_flags(const CLI::App& command, const TuneArguments& args) {
+  if (args.report_convergence) {
+    reject_flags(command, {"--strategy", "--seed", "--budget"}, "with --report-convergence (it measures every config)");
   }
+  if (args.strategy != "random") reject_flags(command, {"--seed"}, "without --strategy random");
+}
+
+/// Checks the arguments before any work; the problem with n = 0 (each --n fills it in).
+ProblemSpec checked_base_problem(const TuneArguments& args) {
   if (args.problem.family.empty()) throw InputError("tune: give --pattern FAMILY (or --convergence-from FILE)");
   family_info(args.problem.family);
   if (args.sizes.empty()) throw InputError("tune: give at least one --n");
@@ -299,6 +296,45 @@ void run_tune(const TuneArguments& args) {
                      std::to_string(args.max_repeats));
   }
   if (args.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(args.timeout_s));
+  return base;
+}
+
+/// The generated header and the JSON results, where asked for.
+void write_tune_outputs(const TuneArguments& args, bool measuring, const std::string& device, const DeviceProfile& profile,
+                        const std::filesystem::path& profile_path, const std::vector<tuner::TunedEntry>& entries,
+                        const nlohmann::json& sizes_json) {
+  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
+                                         : "static (advisor's model ranking)";
+  if (!args.header.empty()) {
+    const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
+                                 profile_path.string(), strategy, command_text(args)};
+    tuner::write_text_file(args.header, tuner::render_header(entries, info));
+  }
+  if (!args.json.empty()) {
+    const nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
+                                 {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+                                 {"measured", measuring},
+                                 {"profile", profile_path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(args.json, json.dump(2) + '\n');
+  }
+}
+
+void run_tune(const CLI::App& command, const TuneArguments& args) {
+  if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
+  if (!args.convergence_from.empty()) {
+    if (!args.problem.family.empty() || !args.sizes.empty()) {
+      throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
+    }
+    reject_flags(command, {"--m", "--k", "--dtype", "--fix", "--strategy", "--seed", "--budget", "--max-repeats", "--timeout-s",
+                           "--journal", "--header", "--report-convergence", "--profile"},
+                 "with --convergence-from (it reads recorded runs)");
+    run_convergence_from(args);
+    return;
+  }
+  reject_unused_flags(command, args);
+  const ProblemSpec base = checked_base_problem(args);
   const Config fixed = Config::parse(args.fix);
 
   const std::string device = isolated_device_name();
@@ -315,6 +351,7 @@ void run_tune(const TuneArguments& args) {
   for (const std::int64_t n : args.sizes) {
     ProblemSpec problem = base;
     problem.n = n;
+    warn_about_size(problem);
     const RankedSpace ranked = rank_space(problem, profile, fixed);
     nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
@@ -331,10 +368,10 @@ void run_tune(const TuneArguments& args) {
                          "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
     }
     size_json["config"] = entries.back().config.to_string();
-    size_json["time_ms"] = entries.back().time_ms;
+    size_json["time_us"] = entries.back().time_ms * 1000.0;
     sizes_json.push_back(std::move(size_json));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
-              << ms_text(entries.back().time_ms) << " ms " << (measuring ? "measured" : "predicted (not measured)")
+              << advisor::time_text(entries.back().time_ms * 1000.0) << ' ' << (measuring ? "measured" : "predicted (not measured)")
               << '\n';
   }
   if (!convergence_reports.empty()) {
@@ -342,21 +379,7 @@ void run_tune(const TuneArguments& args) {
     print_convergence_table(convergence_reports);
   }
 
-  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
-                                         : "static (advisor's model ranking)";
-  if (!args.header.empty()) {
-    const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
-                                 profile_path.string(), strategy, command_text(args)};
-    tuner::write_text_file(args.header, tuner::render_header(entries, info));
-  }
-  if (!args.json.empty()) {
-    const nlohmann::json json = {{"device", measuring ? nlohmann::json(device) : nlohmann::json()},
-                                 {"measured", measuring},
-                                 {"profile", profile_path.string()},
-                                 {"strategy", strategy},
-                                 {"sizes", sizes_json}};
-    tuner::write_text_file(args.json, json.dump(2) + '\n');
-  }
+  write_tune_outputs(args, measuring, device, profile, profile_path, entries, sizes_json);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
 #ifndef CACHEWISE_WITH_CUDA
@@ -387,7 +410,7 @@ void add_tune(CLI::App& root) {
   command->add_option("--convergence-from", args->convergence_from,
                       "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
   add_kernel_tune_options(*command, args->kernel);
-  command->callback([args] { run_tune(*args); });
+  command->callback([args, command] { run_tune(*command, *args); });
 }
 
 } // namespace

@@ -166,6 +166,7 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
                            const std::vector<Row>& rows, const std::vector<LaunchFailure>& failures,
                            double pass_baseline_bytes, const Confirmation& confirmation) {
   nlohmann::json json;
+  json["cachewise_version"] = CACHEWISE_VERSION;
   json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
                      {"dtype", to_string(problem.dtype)}};
   json["device"] = kernels::local_device_name();
@@ -236,7 +237,7 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
   std::size_t width = 6;
   for (const Row& row : rows) width = std::max(width, row.candidate.config.to_string().size());
   out << std::left << std::setw(5) << "rank" << std::setw(static_cast<int>(width) + 2) << "config" << std::right
-      << std::setw(12) << "pred us" << std::setw(12) << "meas us" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
+      << std::setw(13) << "pred µs" << std::setw(13) << "meas µs" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
       << '\n';
   for (const Row& row : rows) {
     out << std::left << std::setw(5) << row.predicted_rank << std::setw(static_cast<int>(width) + 2)
@@ -260,42 +261,29 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
     out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error << '\n';
   }
   const Row& best = fastest_row(rows);
-  out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " us; best measured "
-      << number(best.timing.median_ms * 1e3, 1) << " us (rank " << best.predicted_rank << ", "
+  out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " µs; best measured "
+      << number(best.timing.median_ms * 1e3, 1) << " µs (rank " << best.predicted_rank << ", "
       << best.candidate.config.to_string() << "): top-1/best = "
       << number(rows.front().timing.median_ms / best.timing.median_ms, 3) << "; best = "
       << number(100.0 * best.timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
       << "timed again " << confirmation.rounds << " times each, alternating: top-1 " << number(confirmation.top1_ms * 1e3, 1)
-      << " us, best " << number(confirmation.best_ms * 1e3, 1)
-      << " us: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
+      << " µs, best " << number(confirmation.best_ms * 1e3, 1)
+      << " µs: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
 }
 
-void run_validate(const Options& options) {
-  if (options.kernel.given()) {
-    if (!options.problem.family.empty() || !options.config.empty() || options.all) {
-      throw InputError("validate: --kernel/--spec takes --top K (default 3), not --pattern, --config or --all");
-    }
-    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3, options.repeats, options.json,
-                                options.no_counters},
-                               kCountersRead);
-  }
-  const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
-  const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
-  if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
-  if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
-  const LoadedProfile loaded = load_profile_for_cli(options.problem.profile);
-  // One config is checked before the device; a whole space only after it, since ranking a
-  // space takes a while.
-  if (options.config.empty()) kernels::require_device();
-  const std::vector<advisor::Candidate> candidates = candidates_for(options, problem, loaded.profile);
-  kernels::require_device();
+/// Flags that are missing, or that the others given make pointless, are named.
+void check_flags(const CLI::App& command, const Options& options) {
+  require_flag(command, "--pattern", "(validate runs a built-in family's kernels)");
+  require_flag(command, "--n", "with --pattern");
+  if (!options.all) reject_flags(command, {"--counters"}, "without --all (every row's counters are read)");
+  if (!options.config.empty()) reject_flags(command, {"--fix"}, "with --config (the config is given whole)");
+}
 
-  const Config& first = candidates.front().config;
-  kernels::Workload workload(problem, first, kernels::timing_input_sets(problem, first));
-  kernels::TimingOptions timing;
-  timing.repeats = options.repeats;
+/// Times every candidate on `workload`; a config the device refuses goes to `failures`.
+std::vector<Row> time_candidates(const ProblemSpec& problem, const std::vector<advisor::Candidate>& candidates,
+                                 kernels::Workload& workload, const kernels::TimingOptions& timing,
+                                 std::vector<LaunchFailure>& failures) {
   std::vector<Row> rows;
-  std::vector<LaunchFailure> failures;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Row row{candidates[i], i + 1, {}, std::nullopt, false, std::nullopt};
     try {
@@ -312,24 +300,31 @@ void run_validate(const Options& options) {
     }
     rows.push_back(std::move(row));
   }
-  if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
-  workload.select_set(0);
-  // What a pass writes to DRAM when its first range dirties nothing (an eviction, then the
-  // eviction that follows every kernel): writes that are not the kernel's. On the H200 every
-  // pass carried ~4.7 MB of them whatever the kernel (a 4 KB copy's pass wrote 4.9 MB where
-  // ncu counts 0 B), and an eviction right after an eviction only 3-7 KB: they land in the
-  // first range or the one after it, so both ranges count on both sides of the subtraction.
-  double pass_baseline_bytes = 0;
-  if (!options.no_counters) {
-    const std::vector<cupti::RangeValues> idle = cupti::measure_kernels(
-        {std::string(kDramWrite)},
-        [] {
-          kernels::evict_l2();
-          kernels::evict_l2();
-        },
-        0, 2, [] { kernels::evict_l2(); });
-    for (const cupti::RangeValues& range : idle) pass_baseline_bytes += range.metrics.at(std::string(kDramWrite));
-  }
+  return rows;
+}
+
+/// What a pass writes to DRAM when its first range dirties nothing (an eviction, then the
+/// eviction that follows every kernel): writes that are not the kernel's. On the H200 every
+/// pass carried ~4.7 MB of them whatever the kernel (a 4 KB copy's pass wrote 4.9 MB where
+/// ncu counts 0 B), and an eviction right after an eviction only 3-7 KB: they land in the
+/// first range or the one after it, so both ranges count on both sides of the subtraction.
+double pass_baseline_bytes() {
+  const std::vector<cupti::RangeValues> idle = cupti::measure_kernels(
+      {std::string(kDramWrite)},
+      [] {
+        kernels::evict_l2();
+        kernels::evict_l2();
+      },
+      0, 2, [] { kernels::evict_l2(); });
+  double bytes = 0;
+  for (const cupti::RangeValues& range : idle) bytes += range.metrics.at(std::string(kDramWrite));
+  return bytes;
+}
+
+/// Checks the rows `options` selects against the CPU reference and, unless --no-counters,
+/// measures their counters, each pass from an evicted L2.
+void check_and_count(const Options& options, const ProblemSpec& problem, kernels::Workload& workload,
+                     double baseline_bytes, std::vector<Row>& rows) {
   for (const std::size_t index : rows_to_profile(options, rows)) {
     Row& row = rows[index];
     workload.poison_outputs();
@@ -350,14 +345,48 @@ void run_validate(const Options& options) {
     if (ranges.size() != 2) throw std::runtime_error("validate: expected the kernel and the eviction as two ranges");
     row.measured = ranges[0].metrics;
     (*row.measured)[std::string(kDramWrite)] = std::max(
-        0.0, ranges[0].metrics.at(std::string(kDramWrite)) + ranges[1].metrics.at(std::string(kDramWrite)) - pass_baseline_bytes);
+        0.0, ranges[0].metrics.at(std::string(kDramWrite)) + ranges[1].metrics.at(std::string(kDramWrite)) - baseline_bytes);
   }
+}
+
+void run_validate(const CLI::App& command, const Options& options) {
+  if (options.kernel.given()) {
+    if (!options.problem.family.empty() || !options.config.empty() || options.all) {
+      throw InputError("validate: --kernel/--spec takes --top K (default 3), not --pattern, --config or --all");
+    }
+    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3, options.repeats, options.json,
+                                options.no_counters},
+                               kCountersRead);
+  }
+  check_flags(command, options);
+  const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
+  const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
+  if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");
+  if (options.repeats < 1) throw InputError("validate: --repeats must be at least 1");
+  warn_about_size(problem);
+  const LoadedProfile loaded = load_profile_for_cli(options.problem.profile);
+  // One config is checked before the device; a whole space only after it, since ranking a
+  // space takes a while.
+  if (options.config.empty()) kernels::require_device();
+  const std::vector<advisor::Candidate> candidates = candidates_for(options, problem, loaded.profile);
+  kernels::require_device();
+
+  const Config& first = candidates.front().config;
+  kernels::Workload workload(problem, first, kernels::timing_input_sets(problem, first));
+  kernels::TimingOptions timing;
+  timing.repeats = options.repeats;
+  std::vector<LaunchFailure> failures;
+  std::vector<Row> rows = time_candidates(problem, candidates, workload, timing, failures);
+  if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
+  workload.select_set(0);
+  const double baseline_bytes = options.no_counters ? 0.0 : pass_baseline_bytes();
+  check_and_count(options, problem, workload, baseline_bytes, rows);
   // The ceiling: a copy of one pass over the problem's data (half of its arrays' bytes: the
   // families read about as much as they write), measured like the kernels.
   const double copy_gb_per_s = kernels::measure_copy_bandwidth_gb_per_s(std::max<std::int64_t>(workload.bytes_per_set() / 2, 1));
   const Confirmation confirmation = confirm_top1_and_best(problem, rows, workload, timing);
   if (options.json) {
-    print_json(report_json(problem, loaded, copy_gb_per_s, rows, failures, pass_baseline_bytes, confirmation));
+    print_json(report_json(problem, loaded, copy_gb_per_s, rows, failures, baseline_bytes, confirmation));
   } else {
     print_report(problem, loaded, copy_gb_per_s, rows, failures, confirmation, std::cout);
   }
@@ -381,7 +410,7 @@ void add_validate(CLI::App& root) {
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
   add_kernel_options(*command, options->kernel);
-  command->callback([options] { run_validate(*options); });
+  command->callback([options, command] { run_validate(*command, *options); });
 }
 
 } // namespace

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "cachewise/notes.hpp"
+
 #ifdef CACHEWISE_WITH_CUDA
 #include "cachewise/kernels.hpp"
 #endif
@@ -28,10 +30,50 @@ LoadedProfile load_profile_for_cli(const std::string& explicit_path) {
 
 void print_json(const nlohmann::json& json) { std::cout << json.dump(2) << '\n'; }
 
+void warn(const std::string& message) { std::cerr << "advisor: warning: " << message << '\n'; }
+
+nlohmann::json profile_json(const LoadedProfile& profile) {
+  return {{"path", profile.path.string()}, {"source", profile.source}, {"device", profile.profile.device.name}};
+}
+
+void reject_flags(const CLI::App& command, std::initializer_list<const char*> flags, const std::string& context) {
+  for (const char* flag : flags) {
+    if (command.count(flag) > 0) throw InputError(command.get_name() + ": " + flag + " has no effect " + context);
+  }
+}
+
+void require_flag(const CLI::App& command, const char* flag, const std::string& context) {
+  if (command.count(flag) == 0) throw InputError(command.get_name() + ": " + flag + " is required " + context);
+}
+
+void check_pattern_choice(const CLI::App& command, const ProblemOptions& options) {
+  if (options.family.empty() == options.pattern_file.empty()) {
+    throw InputError(command.get_name() + ": give exactly one of --pattern FAMILY or --pattern-file FILE");
+  }
+  if (!options.pattern_file.empty()) {
+    reject_flags(command, {"--n", "--m", "--k", "--dtype"}, "with --pattern-file (the file gives its sizes and element types)");
+  } else {
+    require_flag(command, "--n", "with --pattern");
+  }
+}
+
+void warn_about_size(const ProblemSpec& problem) {
+  if (const auto warning = advisor::size_warning(problem)) warn(*warning);
+}
+
+void warn_about_grid(const Prediction& prediction, const DeviceProfile& profile, const std::string& which) {
+  if (const auto warning = advisor::idle_sm_warning(prediction.grid_blocks, profile.device.sm_count)) warn(which + *warning);
+}
+
 ProblemSpec ProblemOptions::problem() const {
   const ProblemSpec spec{family, n, m, k, parse_data_type(dtype)};
   check_problem(spec);
   return spec;
+}
+
+nlohmann::json ProblemOptions::subject_json(const std::string& pattern_name) const {
+  if (!pattern_file.empty()) return {{"pattern_file", pattern_file}, {"name", pattern_name}};
+  return {{"family", family}, {"n", n}, {"m", m}, {"k", k}, {"dtype", dtype}};
 }
 
 void add_problem_options(CLI::App& command, ProblemOptions& options, PatternFileOption pattern_file, SizeOptions sizes) {

@@ -27,6 +27,19 @@ std::string local_device_name();
 
 void print_json(const nlohmann::json& json);
 
+/// "advisor: warning: <message>" on stderr: something that changes what the output means.
+void warn(const std::string& message);
+
+/// The --profile object of JSON outputs: its file, how it was chosen, the device.
+nlohmann::json profile_json(const LoadedProfile& profile);
+
+/// Throws InputError naming the first of `flags` given to `command` ("--n has no effect
+/// <context>"): a flag that would be silently ignored is rejected instead.
+void reject_flags(const CLI::App& command, std::initializer_list<const char*> flags, const std::string& context);
+
+/// Throws InputError "<command>: <flag> is required <context>" unless `flag` was given.
+void require_flag(const CLI::App& command, const char* flag, const std::string& context);
+
 /// The problem options every modelling subcommand takes: --pattern or --pattern-file,
 /// --n/--m/--k, --dtype, --profile.
 struct ProblemOptions {
@@ -40,10 +53,22 @@ struct ProblemOptions {
 
   /// The built-in problem, checked by model::check_problem (unknown family, dtype, bad sizes -> InputError).
   ProblemSpec problem() const;
+  /// The problem as JSON outputs name it: family, sizes and dtype, or the pattern file.
+  nlohmann::json subject_json(const std::string& pattern_name) const;
 };
 
 enum class SizeOptions { single_n, without_n };
 enum class PatternFileOption { offered, not_offered };
+
+/// Exactly one of --pattern and --pattern-file; --pattern needs --n, and --pattern-file takes
+/// none of --n, --m, --k, --dtype (the file gives its sizes and element types).
+void check_pattern_choice(const CLI::App& command, const ProblemOptions& options);
+
+/// Warns about a built-in problem's size when its meaning differs by family (copy's n).
+void warn_about_size(const ProblemSpec& problem);
+
+/// Warns when a launch leaves SMs idle (fewer blocks than SMs).
+void warn_about_grid(const Prediction& prediction, const DeviceProfile& profile, const std::string& which = "");
 
 /// Adds the options above to `command`; `without_n` leaves --n to the caller (e.g. repeated sizes).
 void add_problem_options(CLI::App& command, ProblemOptions& options, PatternFileOption pattern_file,

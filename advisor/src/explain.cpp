@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/notes.hpp"
 #include "metric_names.hpp"
 
 namespace cachewise::advisor {
@@ -206,12 +207,12 @@ std::string near_tie(const Candidate& self, const Candidate& other) {
   bool self_uses_more = false;
   const std::string resources = resource_difference(self, other, self_uses_more);
   if (std::llround(self_us * 1000.0) == std::llround(other_us * 1000.0)) {
-    if (resources.empty()) return "same predicted time (" + number(self_us) + " us) and resources";
-    return "same predicted time (" + number(self_us) + " us); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
+    if (resources.empty()) return "same predicted time (" + number(self_us) + " µs) and resources";
+    return "same predicted time (" + number(self_us) + " µs); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
            resources;
   }
   char times_text[64];
-  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f us)", self_us, other_us);
+  std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f µs)", self_us, other_us);
   return resources.empty() ? std::string(times_text) : std::string(times_text) + "; " + resources;
 }
 
@@ -303,7 +304,8 @@ std::string explain_alone(const Candidate& candidate, const DeviceProfile& profi
   for (const auto& [ways, op] : {std::pair{counters.shared_load_ways, "loads"}, {counters.shared_store_ways, "stores"}}) {
     if (ways && *ways >= 1.05) text += ", " + number(*ways) + "-way bank conflict on shared " + op;
   }
-  if (candidate.blocks_per_sm > 0) text += ", " + std::to_string(candidate.blocks_per_sm) + " blocks per SM";
+  if (candidate.blocks_per_sm > 0) text += ", up to " + std::to_string(candidate.blocks_per_sm) + " resident blocks per SM";
+  if (const auto idle = idle_sm_warning(p.grid_blocks, profile.device.sm_count)) text += " (" + *idle + ")";
   return text;
 }
 

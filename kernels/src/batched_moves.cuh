@@ -5,9 +5,9 @@
 // order within loads (and within stores) stay exactly the contract's.
 #pragma once
 
-namespace cachewise::kernels {
+#include "cachewise/family_kernels.hpp"
 
-inline constexpr int kMoveBatch = 4;
+namespace cachewise::kernels {
 
 /// For e in [0, count): `load(e, value)` returns false when element e is out of bounds (and
 /// then loads nothing); `store(e, value)` writes a loaded value.

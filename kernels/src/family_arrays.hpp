@@ -27,6 +27,4 @@ FamilyShape family_shape(const ProblemSpec& problem, const Config& config);
 /// Stencil weights: c0 for the centre, c_d for the taps at distance d (2D and 3D).
 inline double stencil_coefficient(int distance) { return distance == 0 ? 0.5 : 0.125 / distance; }
 
-inline constexpr int kMaxStencilRadius = 8;
-
 } // namespace cachewise::kernels

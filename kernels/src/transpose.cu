@@ -10,14 +10,11 @@
 // from per-thread base pointers (the launcher checks they fit).
 #include <algorithm>
 
+#include "cachewise/family_kernels.hpp"
 #include "launchers.hpp"
 
 namespace cachewise::kernels {
 namespace {
-
-inline constexpr int kTransposeBatch = 8;
-/// The largest batch of the compiled full-tile paths: 16 values in registers per thread.
-inline constexpr int kMaxFullTileBatch = 16;
 
 /// Calls load(r, c, word) for the thread's elements in the contract's order (r outer, step
 /// row_step; c inner, step col_step; both in [0, tile)), kTransposeBatch at a time, then

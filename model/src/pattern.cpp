@@ -1,10 +1,8 @@
-// KernelPattern checks and the occupancy questions asked of it (fits the device? how many
-// blocks per SM?).
+// KernelPattern checks (validate_pattern) and the shared memory a pattern declares.
 #include <algorithm>
 #include <set>
 
 #include "cachewise/model.hpp"
-#include "launch_limits.hpp"
 
 namespace cachewise {
 namespace {
@@ -70,10 +68,8 @@ const PhaseLoop* enclosing_loop(const KernelPattern& pattern, std::size_t phase)
 
 constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 50;
 
-} // namespace
-
-void validate_pattern(const KernelPattern& pattern) {
-  const std::string root = "pattern";
+/// The pattern's scalar fields: launch shape, registers, load rounds, work.
+void check_scalars(const KernelPattern& pattern, const std::string& root) {
   check_dim3(pattern.grid, root + ".grid");
   check_dim3(pattern.block, root + ".block");
   if (pattern.registers_per_thread < 1 || pattern.registers_per_thread > 255) {
@@ -90,7 +86,10 @@ void validate_pattern(const KernelPattern& pattern) {
   if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
   if (!(pattern.overhead_instructions >= 0)) invalid(root + ".overhead_instructions", "expected a number >= 0");
   if (pattern.useful_bytes < 0) invalid(root + ".useful_bytes", "expected an integer >= 0");
+}
 
+/// Array names unique, element sizes and extents valid, no array beyond 2^50 bytes.
+void check_arrays(const KernelPattern& pattern, const std::string& root) {
   std::set<std::string> names;
   for (std::size_t a = 0; a < pattern.arrays.size(); ++a) {
     const ArrayDecl& array = pattern.arrays[a];
@@ -112,7 +111,10 @@ void validate_pattern(const KernelPattern& pattern) {
       }
     }
   }
+}
 
+/// Phase loops name valid phase ranges that do not overlap.
+void check_phase_loops(const KernelPattern& pattern, const std::string& root) {
   for (std::size_t l = 0; l < pattern.phase_loops.size(); ++l) {
     const PhaseLoop& loop = pattern.phase_loops[l];
     const std::string path = indexed(root, "phase_loops", l);
@@ -129,7 +131,33 @@ void validate_pattern(const KernelPattern& pattern) {
       }
     }
   }
+}
 
+void check_access(const KernelPattern& pattern, const Access& access, const std::set<std::string>& in_scope,
+                  const std::string& access_path) {
+  const auto array = std::find_if(pattern.arrays.begin(), pattern.arrays.end(),
+                                  [&](const ArrayDecl& decl) { return decl.name == access.array; });
+  if (array == pattern.arrays.end()) invalid(access_path + ".array", "unknown array '" + access.array + "'");
+  if (access.index.size() != array->extents.size()) {
+    invalid(access_path + ".index", "expected " + std::to_string(array->extents.size()) + " indices (one per extent of '" +
+                                        access.array + "'), got " + std::to_string(access.index.size()));
+  }
+  const int vector = access.vector_elements;
+  if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
+    invalid(access_path + ".vector", "expected 1, 2, 4 or 8, got " + std::to_string(vector));
+  }
+  if (vector * array->element_bytes > 16) {
+    invalid(access_path + ".vector", "a thread accesses at most 16 bytes at once, got " +
+                                         std::to_string(vector * array->element_bytes));
+  }
+  for (std::size_t d = 0; d < access.index.size(); ++d) check_index(access.index[d], in_scope, indexed(access_path, "index", d));
+  for (std::size_t g = 0; g < access.guards.size(); ++g) {
+    check_index(access.guards[g].value, in_scope, indexed(access_path, "guards", g));
+  }
+}
+
+/// Every phase's loops and accesses, each index naming only the loop variables in scope.
+void check_phases(const KernelPattern& pattern, const std::string& root) {
   if (pattern.phases.empty()) invalid(root + ".phases", "expected at least one phase");
   for (std::size_t p = 0; p < pattern.phases.size(); ++p) {
     const Phase& phase = pattern.phases[p];
@@ -143,29 +171,19 @@ void validate_pattern(const KernelPattern& pattern) {
       }
     }
     for (std::size_t i = 0; i < phase.accesses.size(); ++i) {
-      const Access& access = phase.accesses[i];
-      const std::string access_path = indexed(path, "accesses", i);
-      const auto array = std::find_if(pattern.arrays.begin(), pattern.arrays.end(),
-                                      [&](const ArrayDecl& decl) { return decl.name == access.array; });
-      if (array == pattern.arrays.end()) invalid(access_path + ".array", "unknown array '" + access.array + "'");
-      if (access.index.size() != array->extents.size()) {
-        invalid(access_path + ".index", "expected " + std::to_string(array->extents.size()) + " indices (one per extent of '" +
-                                            access.array + "'), got " + std::to_string(access.index.size()));
-      }
-      const int vector = access.vector_elements;
-      if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
-        invalid(access_path + ".vector", "expected 1, 2, 4 or 8, got " + std::to_string(vector));
-      }
-      if (vector * array->element_bytes > 16) {
-        invalid(access_path + ".vector", "a thread accesses at most 16 bytes at once, got " +
-                                             std::to_string(vector * array->element_bytes));
-      }
-      for (std::size_t d = 0; d < access.index.size(); ++d) check_index(access.index[d], in_scope, indexed(access_path, "index", d));
-      for (std::size_t g = 0; g < access.guards.size(); ++g) {
-        check_index(access.guards[g].value, in_scope, indexed(access_path, "guards", g));
-      }
+      check_access(pattern, phase.accesses[i], in_scope, indexed(path, "accesses", i));
     }
   }
+}
+
+} // namespace
+
+void validate_pattern(const KernelPattern& pattern) {
+  const std::string root = "pattern";
+  check_scalars(pattern, root);
+  check_arrays(pattern, root);
+  check_phase_loops(pattern, root);
+  check_phases(pattern, root);
 }
 
 std::int64_t shared_bytes_per_block(const KernelPattern& pattern) {
@@ -177,22 +195,6 @@ std::int64_t shared_bytes_per_block(const KernelPattern& pattern) {
     total += bytes;
   }
   return total;
-}
-
-namespace {
-
-detail::LaunchShape launch_shape(const KernelPattern& pattern) {
-  return {pattern.grid, pattern.block, shared_bytes_per_block(pattern), pattern.registers_per_thread};
-}
-
-} // namespace
-
-void check_fits_device(const KernelPattern& pattern, const DeviceProfile& profile) {
-  detail::check_launch_fits(launch_shape(pattern), profile, "pattern");
-}
-
-int blocks_per_sm(const KernelPattern& pattern, const DeviceProfile& profile) {
-  return detail::resident_blocks_per_sm(launch_shape(pattern), profile);
 }
 
 } // namespace cachewise

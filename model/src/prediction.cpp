@@ -95,10 +95,18 @@ double slowdown_at(const std::map<std::int64_t, Measured>& measured, double x, b
   return below_value;
 }
 
+/// The slowdown was measured on a mirrored tile copy, whose DRAM bytes are half writes, and it
+/// scales the whole DRAM time: a kernel writing under a quarter of its DRAM bytes (a reduction,
+/// a matrix-vector product) lies outside that shape, and its few stores do not set the pace.
+constexpr double kSpreadWriteMinWriteShare = 0.25;
+
 /// Spread stores cost DRAM time by their runs' length (the probe's mirrored tile copy), in
 /// proportion to the stored lines that lie so.
-double spread_write_factor(const DeviceProfile& profile, const WriteRuns& runs) {
+double spread_write_factor(const DeviceProfile& profile, const SimulationRun& run) {
+  const WriteRuns& runs = run.write_runs;
   if (profile.dram.spread_write_slowdown.empty() || runs.lines <= 0) return 1.0;
+  const double dram_bytes = run.traffic.dram_read_bytes + run.traffic.dram_write_bytes;
+  if (!(run.traffic.dram_write_bytes >= kSpreadWriteMinWriteShare * dram_bytes)) return 1.0;
   double factor = 1.0;
   for (const auto& [run_lines, lines] : runs.spread_lines_by_run_lines) {
     const double run_bytes = static_cast<double>(run_lines) * profile.l2.line_bytes.value;
@@ -145,7 +153,7 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   terms.dram_us *= 1.0 + (slowdown_at(profile.dram.block_walk_slowdown, rounds) - 1.0) * mixed;
   // Rows a warp writes a few lines of, while the blocks around it write elsewhere (a
   // transpose's output), cost DRAM time the shorter the run (docs/model.md, "DRAM factors").
-  terms.dram_us *= spread_write_factor(profile, run.write_runs);
+  terms.dram_us *= spread_write_factor(profile, run);
 
   const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
                                 ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)
@@ -189,6 +197,30 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   return terms;
 }
 
+/// The term that sets the time: of the side (memory or SM) that is larger, its largest part:
+/// on the memory side the streaming levels' largest (dram, l2, l1) or the exposed latency
+/// ("latency"); on the SM side the latency chain, the block overhead, the issue slots (named
+/// compute or issue, whichever is more of them) or the shared-memory pipe.
+std::string dominant_term(const std::map<std::string, double, std::less<>>& t) {
+  auto largest = [](std::initializer_list<std::pair<const char*, double>> parts) {
+    std::pair<const char*, double> best = *parts.begin();
+    for (const auto& part : parts) {
+      if (part.second > best.second) best = part;
+    }
+    return std::string(best.first);
+  };
+  if (t.at("memory") >= t.at("sm")) {
+    const double streaming_us = t.at("memory") - t.at("exposed_latency");
+    if (t.at("exposed_latency") > streaming_us) return "latency";
+    return largest({{"dram", t.at("dram")}, {"l2", t.at("l2")}, {"l1", t.at("l1")}});
+  }
+  const char* slots = t.at("compute") > t.at("issue") ? "compute" : "issue";
+  return largest({{"latency", t.at("latency")},
+                  {"blocks", t.at("blocks")},
+                  {slots, t.at("compute") + t.at("issue")},
+                  {"shared", t.at("shared")}});
+}
+
 struct TimeEstimate {
   double time_us = 0;
   std::int64_t waves = 0;
@@ -220,27 +252,27 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     const double chip_share = static_cast<double>(blocks) / total_blocks;
     const double busiest_sm_blocks = static_cast<double>((blocks + sm_count - 1) / sm_count);
     const double sm_share = busiest_sm_blocks * static_cast<double>(sm_count) / total_blocks;
-    const std::map<std::string, double, std::less<>> wave{{"dram", whole.dram_us * chip_share},
-                                                          {"l2", whole.l2_us * chip_share},
-                                                          {"l1", whole.l1_us * sm_share},
-                                                          {"shared", whole.shared_us * sm_share},
-                                                          {"compute", whole.compute_us * sm_share},
-                                                          {"issue", whole.issue_us * sm_share},
-                                                          {"blocks", whole.blocks_us * sm_share},
-                                                          {"latency", chain_us}};
-    // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
-    // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
-    // latency chain and barriers stall the very warps that would issue them (docs/model.md).
-    const double sm_serial_us =
-        sm_chain_us + wave.at("blocks") +
-        combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}});
     // The memory system idles while a block waits on a round: the other blocks resident on
     // its SM stream meanwhile, so 1 / (resident blocks) of the loaded chain stays exposed.
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));
-    const double memory_us = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}},
-                                     kMemoryLevelsCombineExponent) +
-                             loaded_chain_us / resident_blocks;
-    const std::map<std::string, double, std::less<>> overlapped{{"memory", memory_us}, {"sm", sm_serial_us}};
+    std::map<std::string, double, std::less<>> wave{{"dram", whole.dram_us * chip_share},
+                                                    {"l2", whole.l2_us * chip_share},
+                                                    {"l1", whole.l1_us * sm_share},
+                                                    {"exposed_latency", loaded_chain_us / resident_blocks},
+                                                    {"shared", whole.shared_us * sm_share},
+                                                    {"compute", whole.compute_us * sm_share},
+                                                    {"issue", whole.issue_us * sm_share},
+                                                    {"blocks", whole.blocks_us * sm_share},
+                                                    {"latency", sm_chain_us}};
+    // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
+    // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
+    // latency chain and barriers stall the very warps that would issue them (docs/model.md).
+    wave["sm"] = sm_chain_us + wave.at("blocks") +
+                 combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}});
+    wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}},
+                             kMemoryLevelsCombineExponent) +
+                     wave.at("exposed_latency");
+    const std::map<std::string, double, std::less<>> overlapped{{"memory", wave.at("memory")}, {"sm", wave.at("sm")}};
     const auto repeats = static_cast<double>(count);
     estimate.time_us += combine(overlapped) * repeats;
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
@@ -253,17 +285,7 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   // waves measured 37.1 us, not the 41.1 us of 7 whole waves; docs/model.md, "Time estimate").
   add_wave(wave_blocks, run.total_blocks / wave_blocks);
   add_wave(run.total_blocks % wave_blocks, 1);
-
-  double largest = -1;
-  for (const auto& [name, value] : estimate.terms_us) {
-    if (value > largest) {
-      largest = value;
-      estimate.bottleneck = name;
-    }
-  }
-  // Reported beside the terms, not a bottleneck of its own: "latency" under load, the chain
-  // the memory side exposes and a staged kernel's SM side waits for.
-  estimate.terms_us["loaded_latency"] = loaded_chain_us * static_cast<double>(estimate.waves);
+  estimate.bottleneck = dominant_term(estimate.terms_us);
   estimate.terms_us["launch"] = kLaunchOverheadUs;
   estimate.time_us += kLaunchOverheadUs;
   return estimate;
@@ -328,7 +350,7 @@ Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profil
   }
   prediction.spread_write_fraction = ratio(spread_lines, run.write_runs.lines);
   prediction.spread_write_run_bytes = ratio(spread_run_lines, spread_lines) * profile.l2.line_bytes.value;
-  prediction.spread_write_factor = spread_write_factor(profile, run.write_runs);
+  prediction.spread_write_factor = spread_write_factor(profile, run);
   return prediction;
 }
 
@@ -349,8 +371,16 @@ Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, 
 }
 
 nlohmann::json prediction_to_json(const Prediction& prediction) {
+  // The hardware counts events and bytes in whole numbers (the ".sum" metrics); rates and
+  // ratios stay fractional. A sampled prediction's counts are the sample's, scaled up.
   nlohmann::json metrics = nlohmann::json::object();
-  for (const auto& [name, value] : prediction.metrics) metrics[name] = value;
+  for (const auto& [name, value] : prediction.metrics) {
+    if (name.ends_with(".sum")) {
+      metrics[name] = static_cast<std::int64_t>(std::llround(value));
+    } else {
+      metrics[name] = value;
+    }
+  }
   nlohmann::json terms = nlohmann::json::object();
   for (const auto& [name, value] : prediction.time_terms_us) terms[name] = value;
   return {{"metrics", metrics},
@@ -364,6 +394,7 @@ nlohmann::json prediction_to_json(const Prediction& prediction) {
           {"waves", prediction.waves},
           {"sampled", prediction.sampled},
           {"simulated_fraction", prediction.simulated_fraction},
+          {"scale_factor", prediction.simulated_fraction > 0 ? 1.0 / prediction.simulated_fraction : 1.0},
           {"spread_write_fraction", prediction.spread_write_fraction},
           {"spread_write_run_bytes", prediction.spread_write_run_bytes},
           {"spread_write_factor", prediction.spread_write_factor}};

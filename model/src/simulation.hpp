@@ -68,7 +68,8 @@ struct StoredLine {
 
 /// Adds one wave's stores to `runs`: each warp's runs of consecutive lines; a run is compact
 /// when the lines written by the blocks within kRunNeighbourBlocks of its block in dispatch
-/// order (its own included) continue it to kCompactRunFactor times its length, spread otherwise.
+/// order (its own included) continue it to kCompactRunFactor times its length, or when another
+/// of those blocks writes one of its lines too (they fill a 1-D output together), spread otherwise.
 void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs);
 inline constexpr std::int64_t kRunNeighbourBlocks = 8;
 inline constexpr std::int64_t kCompactRunFactor = 4;

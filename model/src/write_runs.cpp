@@ -18,12 +18,14 @@ void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
   std::sort(by_line.begin(), by_line.end(), [](const StoredLine& a, const StoredLine& b) {
     return a.line != b.line ? a.line < b.line : a.block_slot < b.block_slot;
   });
-  auto written_near = [&](std::uint64_t line, std::uint32_t slot) {
+  // Whether a block within kRunNeighbourBlocks of `slot` in dispatch order wrote `line` (with
+  // `others_only`, a block other than slot's own).
+  auto written_near = [&](std::uint64_t line, std::uint32_t slot, bool others_only = false) {
     const auto first = std::lower_bound(by_line.begin(), by_line.end(), line,
                                         [](const StoredLine& entry, std::uint64_t value) { return entry.line < value; });
     for (auto it = first; it != by_line.end() && it->line == line; ++it) {
       const std::int64_t distance = static_cast<std::int64_t>(it->block_slot) - static_cast<std::int64_t>(slot);
-      if (std::abs(distance) <= kRunNeighbourBlocks) return true;
+      if (std::abs(distance) <= kRunNeighbourBlocks && !(others_only && distance == 0)) return true;
     }
     return false;
   };
@@ -39,7 +41,14 @@ void tally_write_runs(std::vector<StoredLine> stored, WriteRuns& runs) {
     std::int64_t merged = length;
     for (std::uint64_t line = stored[begin].line; merged < wanted && line > 0 && written_near(line - 1, slot); --line) ++merged;
     for (std::uint64_t line = stored[end - 1].line; merged < wanted && written_near(line + 1, slot); ++line) ++merged;
-    if (merged < wanted) runs.spread_lines_by_run_lines[length] += static_cast<double>(length);
+    // A line that another block near in dispatch order writes too is shared: the blocks fill
+    // it together as the grid advances (a 1-D output, one element per block), one stream in
+    // block order, not a row the blocks around it leave (the transposes the slowdown was
+    // measured on write each line of a row from one warp).
+    const bool shared = std::any_of(stored.begin() + static_cast<std::ptrdiff_t>(begin),
+                                    stored.begin() + static_cast<std::ptrdiff_t>(end),
+                                    [&](const StoredLine& entry) { return written_near(entry.line, slot, true); });
+    if (merged < wanted && !shared) runs.spread_lines_by_run_lines[length] += static_cast<double>(length);
     runs.lines += static_cast<double>(length);
     begin = end;
   }

@@ -148,33 +148,49 @@ void Probe::l2_capacity() {
   record_near_capacity(stored);
 }
 
-/// The whole L2: the hit-fraction estimate (the latency knee when there is none), cross-checked
-/// by the full-cycle chase's last L2 plateau (the working set up to which it still hits L2).
+/// The whole L2: the full-cycle chase's step from its last L2 plateau to DRAM (a random cyclic
+/// chase reuses each line only after the whole working set, so it hits until W passes the
+/// capacity and then misses almost everything: the sharpest step of any method), cross-checked
+/// by the hit-fraction estimate. Without a chase step: the hit-fraction estimate, else the knee.
 void Probe::record_l2_capacity(const L2Sweep& primary, const std::string& method_text) {
   const double step = l2_capacity_step_bytes();
-  std::string method = method_text;
+  if (chase_.total_step) {
+    const double capacity = chase_.total_step->last_flat_x;
+    std::ostringstream method;
+    method << "full-cycle chase from SM " << home_sm_ << ": the largest working set on its last L2 plateau, "
+           << format_bytes(capacity) << " (DRAM from " << format_bytes(chase_.total_step->first_risen_x) << ")";
+    Confidence confidence = quick() ? Confidence::medium : Confidence::high;
+    if (primary.by_hits) {
+      const double by_hits = primary.by_hits->capacity.median;
+      const bool agrees = std::abs(by_hits - capacity) <= 0.1 * capacity;
+      method << "; cross-check by hit fractions (" << method_text << "): "
+             << format_number(100 * (by_hits - capacity) / capacity) << "% (" << (agrees ? "agrees" : "DISAGREES") << ")";
+      if (!agrees) confidence = Confidence::low;
+    } else {
+      method << "; no hit-fraction estimate to cross-check (" << method_text << ")";
+      confidence = weakest(confidence, Confidence::medium);
+    }
+    profile_.l2.capacity_bytes = measured(capacity, {method.str(), primary.by_hits ? primary.by_hits->capacity.samples : 0,
+                                                     0.0, confidence});
+    return;
+  }
+  std::string method = method_text + "; no full-cycle chase step";
   if (!primary.by_hits) {
     const double fallback = primary.rise ? primary.rise->last_flat_x : static_cast<double>(l2_reported());
     profile_.l2.capacity_bytes = measured(
         fallback, low(method + "; no hit-fraction estimate, " +
                       (primary.rise ? "the latency knee written" : "the reported size written")));
-  } else {
-    const Summary& estimate = primary.by_hits->capacity;
-    const double capacity = std::max(step, std::round(estimate.median / step) * step);
-    Confidence confidence = weakest(confidence_from_spread(estimate.spread), quick() ? Confidence::medium : Confidence::high);
-    // The latency knee should sit at or a little below the estimate (eviction starts before W = C).
-    if (!primary.rise || primary.rise->last_flat_x > capacity + step || primary.rise->last_flat_x < 0.8 * capacity) {
-      method += "; the knee does not bracket the estimate";
-      confidence = weakest(confidence, Confidence::medium);
-    }
-    profile_.l2.capacity_bytes = measured(capacity, {method, estimate.samples, estimate.spread, confidence});
+    return;
   }
-  std::optional<Rise> chase_step;
-  if (chase_.total_step) {
-    chase_step = Rise{0, chase_.total_step->last_flat_x, chase_.total_step->first_risen_x, 0.0, 0.0};
+  const Summary& estimate = primary.by_hits->capacity;
+  const double capacity = std::max(step, std::round(estimate.median / step) * step);
+  Confidence confidence = weakest(confidence_from_spread(estimate.spread), Confidence::medium);
+  // The latency knee should sit at or a little below the estimate (eviction starts before W = C).
+  if (!primary.rise || primary.rise->last_flat_x > capacity + step || primary.rise->last_flat_x < 0.8 * capacity) {
+    method += "; the knee does not bracket the estimate";
+    confidence = Confidence::low;
   }
-  cross_check_capacity(profile_.l2.capacity_bytes, chase_step,
-                       "the full-cycle chase's step from its last L2 plateau to DRAM");
+  profile_.l2.capacity_bytes = measured(capacity, {method, estimate.samples, estimate.spread, confidence});
 }
 
 /// The SM's near partition: the full-cycle chase's near step (the largest working set still at

@@ -16,7 +16,7 @@ namespace {
 /// Working sets of the chase: dense up to past the near capacity, then out beyond the L2.
 std::vector<double> chase_sizes_bytes(bool quick) {
   const std::vector<double> mib =
-      quick ? std::vector<double>{2, 8, 16, 24, 32, 48, 64, 96, 128}
+      quick ? std::vector<double>{2, 8, 16, 24, 36, 42, 48, 54, 64, 96, 128}
             : std::vector<double>{1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 56, 64, 80, 96, 128, 160, 200};
   std::vector<double> bytes;
   for (double m : mib) bytes.push_back(m * kMiB);
@@ -181,7 +181,7 @@ void Probe::l2_chase() {
   method << "full-cycle pointer chase: one thread on SM " << home_sm_ << " (pinned by %smid), ld.global.cg, one "
          << "pointer per 128 B node of a host-built random cyclic permutation over W = "
          << format_bytes(sizes.front()) << ".." << format_bytes(sizes.back()) << " (" << curves[0].size()
-         << " sizes, steps refined), one warm-up lap, then clock64 around max(2 laps, "
+         << " sizes" << (quick() ? "" : ", steps refined") << "), one warm-up lap, then clock64 around max(2 laps, "
          << (quick() ? kMinTimedHopsQuick : kMinTimedHops) << " hops); plateaus (6% tolerance): ";
   const std::optional<Plateaus> found = find_plateaus(curves[0]);
   if (!found) return; // the first-touch levels stay, with their confidence
@@ -236,7 +236,10 @@ void Probe::record_chase_latencies(const ChaseLevels& home, const std::string& m
          profile_.l2.far_hit_latency_cycles);
   if (home.near) l2_near_ = home.near->level;
   if (home.far) l2_far_ = home.far->level;
-  l2_slowest_hit_ = std::max(l2_far_, first_touch_ ? first_touch_->high.median : 0.0);
+  // The hit/miss threshold sits between the slowest L2 level and DRAM: the chase's far plateau
+  // when it found one (the first-touch test's slow class can be TLB misses or DRAM).
+  if (!home.far && first_touch_ && first_touch_->high.median < dram_) l2_slowest_hit_ = first_touch_->high.median;
+  else l2_slowest_hit_ = l2_far_;
   if (home.dram) {
     Provenance& dram = profile_.dram.latency_cycles.provenance;
     dram.method += "; cross-check by the full-cycle chase's DRAM plateau (" + format_bytes(home.dram->first_x) + ".." +

@@ -7,8 +7,8 @@
 # Builds advisor and the probe tests with cmake + ninja -j16 (make without ninja) in BUILD_DIR (default
 # /tmp/cachewise-probe-l2, outside the tree), runs the probe's GPU tests (ctest -L gpu -R probe),
 # then two full probes (`advisor probe`, not --quick), and prints a table of the values each
-# method gave last. Results, at most 7 files under $OUT: probe.json, probe-latency.svg,
-# probe-run2.json, probe-run2-latency.svg, ctest.log, probe_l2.log, table.txt. Clocks are only
+# method gave last. Results, 8 files under $OUT: probe.json, probe-latency.svg,
+# probe-run2.json, probe-run2-latency.svg, ctest.log, probe_l2.log, table.txt, kernels.sass. Clocks are only
 # read (nvidia-smi queries before and after), never set. The whole run keeps within
 # BUDGET_S (default 450 s): each step gets what is left of it, so one that hangs cannot stop the
 # table; a step that fails is reported and the next one runs.
@@ -55,15 +55,24 @@ step configure 120 cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Rel
   -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=OFF
 step build 300 cmake --build "$build" -j16 --target advisor probe_gpu_tests probe_analysis_tests
 advisor="$build/bin/advisor"
-if [[ ! -x "$advisor" ]]; then
-  advisor=$(find "$build" -type f -name advisor -perm -u+x 2>/dev/null | head -n 1 || true)
+tests="$build/tests/probe"
+prebuilt=${PREBUILT_DIR:-.device/probe-l2} # binaries built elsewhere (carried), used only when this build failed
+if [[ ! -x "$advisor" && -x "$prebuilt/bin/advisor" ]]; then
+  advisor="$prebuilt/bin/advisor"
+  tests="$prebuilt/tests/probe"
 fi
-say "advisor: ${advisor:-not built}"
+say "advisor: $([[ -x "$advisor" ]] && echo "$advisor" || echo "not built")"
 
-step analysis-tests 60 "$build/tests/probe/probe_analysis_tests" --gtest_brief=1
-step gpu-tests 150 bash -c "ctest --test-dir '$build' -L gpu -R probe --output-on-failure --timeout 140 >'$out/ctest.log' 2>&1; status=\$?; tail -n 30 '$out/ctest.log'; exit \$status"
+# The L1 read kernel's loads as ptxas left them: 8 LDG.E.128 per iteration of its timed loop.
+step l1-read-sass 60 bash -c "cuobjdump -sass '$advisor' | awk '/Function : .*l1_read_kernel/{f=1;next} /Function : /{f=0} f' | grep -cE 'LDG.E.128'"
+step analysis-tests 60 "$tests/probe_analysis_tests" --gtest_brief=1
+if [[ -f "$build/CTestTestfile.cmake" ]]; then
+  step gpu-tests 150 bash -c "ctest --test-dir '$build' -L gpu -R probe --output-on-failure --timeout 140 >'$out/ctest.log' 2>&1; status=\$?; tail -n 30 '$out/ctest.log'; exit \$status"
+else
+  step gpu-tests 150 bash -c "'$tests/probe_gpu_tests' >'$out/ctest.log' 2>&1; status=\$?; tail -n 30 '$out/ctest.log'; exit \$status"
+fi
 
-if [[ -n "${advisor:-}" && -x "$advisor" ]]; then
+if [[ -x "$advisor" ]]; then
   step "probe run 1" 120 "$advisor" probe -o "$out/probe.json" --force
   step "probe run 2" 120 "$advisor" probe -o "$out/probe-run2.json" --force
 else
@@ -71,6 +80,12 @@ else
 fi
 say "-- clocks after"
 clocks
+# The new timed kernels' SASS order (clock reads around the loads, loads not merged), for review.
+if [[ -x "$advisor" ]] && command -v cuobjdump >/dev/null 2>&1; then
+  cuobjdump -sass "$advisor" 2>/dev/null |
+    awk '/Function :/ { keep = ($0 ~ /first_load_kernel|l1_read_kernel|chase_kernel/) } keep' |
+    grep -E "Function|CS2R|S2UR|LDG|STS|BRA|BAR" >"$out/kernels.sass" || true
+fi
 
 python3 scripts/device/probe_l2_table.py profiles/h200.json "$out/probe.json" "$out/probe-run2.json" \
   >"$out/table.txt" 2>&1 || echo "table: exit $?" >>"$out/table.txt"

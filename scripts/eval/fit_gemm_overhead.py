@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the compiled gemm's overhead instructions (model/src/families.cpp, docs/model.md
+"""Fits the compiled gemm's overhead instructions (model/src/family_gemm.cpp, docs/model.md
 "Calibration values and their sources") to measured smsp__inst_executed.sum: per warp, overhead = measured - the model's
 memory + FMA count (run with a model that declares no gemm overhead, as the committed runs did)
 = k-steps x (bk x inner[tm, tn] + tile elements per thread x per_element + per_step).

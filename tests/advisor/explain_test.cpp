@@ -85,9 +85,9 @@ TEST(Explain, EqualTimesNameTheResourceTieBreak) {
   Candidate b = candidate("block_y=16,pad=1", 10.0, "dram");
   b.threads_per_block = 512;
   EXPECT_EQ(explain_against(b, a),
-            "block_y=16 (vs 8): same predicted time (10 us); ranked lower for threads per block 512 vs 256");
+            "block_y=16 (vs 8): same predicted time (10 µs); ranked lower for threads per block 512 vs 256");
   b.prediction.time_us = 10.02; // within 0.5%, but not equal: the times are shown
-  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 us); threads per block 512 vs 256");
+  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 µs); threads per block 512 vs 256");
 }
 
 TEST(Explain, AloneReportsTheSalientNumbers) {
@@ -99,7 +99,13 @@ TEST(Explain, AloneReportsTheSalientNumbers) {
   profile.dram.read_bandwidth_gb_per_s.value = 4800;
   EXPECT_EQ(explain_alone(c, profile),
             "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
-            "request, 32-way bank conflict on shared loads, 8 blocks per SM");
+            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM");
+  // A grid smaller than the device leaves SMs idle, whatever the residency allows.
+  c.prediction.grid_blocks = 32;
+  profile.device.sm_count = 132;
+  EXPECT_EQ(explain_alone(c, profile),
+            "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
+            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM (32 blocks on 132 SMs: 100 SMs idle)");
 }
 
 TEST(Summary, DerivesRatiosAndLeavesAbsentMetricsEmpty) {

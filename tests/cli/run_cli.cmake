@@ -1,5 +1,5 @@
 # Runs the advisor CLI once and checks its exit code and output.
-# -DCOMMAND="advisor|arg|..." -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
+# -DCOMMAND="advisor|arg|..." -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DREJECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
 # Bad-input cases also check that stderr is exactly one line.
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -9,6 +9,9 @@ if(NOT exit_code STREQUAL EXPECT_EXIT)
 endif()
 if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
   message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}'\n${shown}")
+endif()
+if(DEFINED REJECT_STDOUT AND out MATCHES "${REJECT_STDOUT}")
+  message(FATAL_ERROR "stdout matches '${REJECT_STDOUT}', which it must not\n${shown}")
 endif()
 if(DEFINED EXPECT_STDERR)
   if(NOT err MATCHES "${EXPECT_STDERR}")

@@ -3,7 +3,7 @@ set(cachewise_suggest_profile --profile ${cachewise_example_profile})
 
 # Transpose: a staged (smem=1) config must win, and its reason names a mechanism with numbers.
 cachewise_cli_test(suggest_transpose EXIT 0
-  STDOUT "profile: Example Hopper GPU from .*example-gpu.json \\[--profile\\].*transpose n=1024 f32: [0-9]+ feasible.*time_us.*\n1  [^\n]*smem=1[^\n]*[0-9]+x? (faster|slower)"
+  STDOUT "profile: Example Hopper GPU from .*example-gpu.json \\[--profile\\].*transpose n=1024 f32: [0-9]+ feasible.*time µs.*\n1  [^\n]*smem=1[^\n]*[0-9]+x? (faster|slower)\n.*\\(predicted on the profile; the columns are explained in docs/glossary.md\\)\n$"
   ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --top 3)
 cachewise_cli_test(suggest_transpose_json EXIT 0
   STDOUT "\"profile\": {.*\"source\": \"--profile\".*\"ranked\": .*\"rank\": 1.*\"reason\": \"[a-z]"
@@ -26,7 +26,7 @@ cachewise_cli_test(suggest_zero_n EXIT 2 STDERR "^advisor: transpose: n must be 
   ARGS suggest --pattern transpose --n 0 ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_negative_n EXIT 2 STDERR "^advisor: transpose: n must be > 0, got -5\n$"
   ARGS suggest --pattern transpose --n -5 ${cachewise_suggest_profile})
-cachewise_cli_test(suggest_missing_n EXIT 2 STDERR "^advisor: copy: n must be > 0, got 0\n$"
+cachewise_cli_test(suggest_missing_n EXIT 2 STDERR "^advisor: suggest: --n is required with --pattern\n$"
   ARGS suggest --pattern copy ${cachewise_suggest_profile})
 cachewise_cli_test(suggest_non_numeric_n EXIT 2 STDERR "^advisor: .*--n.*abc.*\n$"
   ARGS suggest --pattern transpose --n abc ${cachewise_suggest_profile})
@@ -61,7 +61,8 @@ cachewise_cli_test(suggest_missing_pattern_file EXIT 2 STDERR "^advisor: /nonexi
 cachewise_cli_test(suggest_pattern_file EXIT 0
   STDOUT "transpose-smem-256.json: 1 feasible of 1 candidates.*\n1  transpose .*bottleneck [a-z]+, [0-9]+ GB/s useful"
   ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/transpose-smem-256.json ${cachewise_suggest_profile})
-cachewise_cli_test(suggest_pattern_file_with_sizes EXIT 2 STDERR "^advisor: --n/--m/--k/--fix describe a built-in pattern"
+cachewise_cli_test(suggest_pattern_file_with_sizes EXIT 2
+  STDERR "^advisor: suggest: --n has no effect with --pattern-file \\(the file gives its sizes and element types\\)\n$"
   ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json --n 64 ${cachewise_suggest_profile})
 # Without --profile the bundled profile is used, and the output says so.
 cachewise_cli_test(suggest_default_profile EXIT 0 STDOUT "^profile: .* from .*profiles/.*json .bundled"
@@ -71,3 +72,28 @@ cachewise_cli_test(suggest_default_profile EXIT 0 STDOUT "^profile: .* from .*pr
 cachewise_cli_test(suggest_spread_write_reason EXIT 0
   STDOUT "\n1  block_x=32,block_y=8,pad=1,smem=1,tile=64 .*block_x=64,block_y=2 \\(vs 32,8\\): writes only 128 B of each output row at a time instead of 256 B"
   ARGS suggest --pattern transpose --n 4096 --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json --top 6)
+cachewise_cli_test(suggest_pattern_file_with_fix EXIT 2
+  STDERR "^advisor: suggest: --fix has no effect with --pattern-file \\(the file describes one kernel: nothing to search\\)\n$"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json --fix tile=32 ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_pattern_file_with_m EXIT 2 STDERR "^advisor: suggest: --m has no effect with --pattern-file"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json --m 64 ${cachewise_suggest_profile})
+# Warnings, exit 0: row-sum's 4 blocks on the example's 132 SMs; copy's n counts elements
+# (2^24 f32 = 64 MiB: every config's grid covers the SMs).
+cachewise_cli_test(suggest_idle_sms EXIT 0 STDERR "^advisor: warning: 4 blocks on 132 SMs: 128 SMs idle\n$"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json ${cachewise_suggest_profile})
+cachewise_cli_test(suggest_copy_size EXIT 0
+  STDERR "^advisor: warning: copy n=16777216 elements = 64 MiB per array \\(--n counts elements for copy\\)\n$"
+  ARGS suggest --pattern copy --n 16777216 --top 1 ${cachewise_suggest_profile})
+# The JSON names the version and the pattern file it predicted.
+cachewise_cli_test(suggest_json_self_describing EXIT 0
+  STDOUT "\"cachewise_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\",.*\"pattern\": \\{\n *\"name\": \"row_sum\",\n *\"pattern_file\": \"[^\"]*row-sum.json\"\n *\},\n *\"problem\": \\{"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json ${cachewise_suggest_profile} --json)
+# The README's own-pattern example: a thread per row of a 4096x4096 f32 matrix-vector product.
+# A warp's load of A touches 32 rows, one sector each, its load of x one sector (a broadcast):
+# (32 + 1) / 2 = 16.5 sectors per load request; y's store is 32 consecutive floats, 4 sectors.
+# 4096 rows / 128 threads = 32 blocks on the H200's 132 SMs.
+cachewise_cli_test(suggest_readme_matvec EXIT 0
+  STDOUT "\n1  matvec_row_per_thread +[0-9.]+ +[0-9]+ +16\\.5/4\\.0 +-/- .*\\(32 blocks on 132 SMs: 100 SMs idle\\)\n"
+  STDERR "^advisor: warning: 32 blocks on 132 SMs: 100 SMs idle\n$"
+  ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/matvec-row-per-thread.json
+       --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json)

@@ -13,7 +13,7 @@ cachewise_cli_test(tune_bad_budget EXIT 2 STDERR "^advisor: --budget must be >= 
 cachewise_cli_test(tune_bad_fix EXIT 2 STDERR "^advisor: .*" ARGS tune --pattern copy --n 64 --fix "stride")
 if(NOT CACHEWISE_WITH_CUDA)
   cachewise_cli_test(tune_static_fallback EXIT 0
-    STDOUT "transpose n=64 f32: .*tile=.* predicted \\(not measured\\)\ntranspose n=256 f32: "
+    STDOUT "transpose n=64 f32: .*tile=[^\n]*  [0-9]+\\.[0-9][0-9] µs predicted \\(not measured\\)\ntranspose n=256 f32: [^\n]* µs predicted"
     STDERR "^advisor: tune: no CUDA device \\(built without CUDA\\); wrote the advisor's static recommendation \\(model-predicted, not measured\\) to .*tuned.h\n$"
     ARGS tune --pattern transpose --n 64 --n 256 --profile ${cachewise_example_profile}
          --header ${cachewise_tune_out}/tuned.h --json ${cachewise_tune_out}/tuned.json)
@@ -48,3 +48,12 @@ cachewise_cli_test(tune_convergence_from_missing_file EXIT 2 STDERR "^advisor: /
   ARGS tune --convergence-from /nonexistent.json)
 cachewise_cli_test(tune_convergence_from_with_pattern EXIT 2 STDERR "^advisor: tune: --convergence-from reads recorded runs"
   ARGS tune --pattern copy --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json)
+# Flags that would change nothing are rejected.
+cachewise_cli_test(tune_seed_without_random EXIT 2 STDERR "^advisor: tune: --seed has no effect without --strategy random\n$"
+  ARGS tune --pattern transpose --n 64 --seed 3)
+cachewise_cli_test(tune_budget_with_report_convergence EXIT 2
+  STDERR "^advisor: tune: --budget has no effect with --report-convergence \\(it measures every config\\)\n$"
+  ARGS tune --pattern transpose --n 64 --report-convergence --budget 4)
+cachewise_cli_test(tune_convergence_from_with_header EXIT 2
+  STDERR "^advisor: tune: --header has no effect with --convergence-from \\(it reads recorded runs\\)\n$"
+  ARGS tune --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json --header /tmp/never.h)

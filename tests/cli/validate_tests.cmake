@@ -10,3 +10,21 @@ if(CACHEWISE_WITH_CUDA)
   cachewise_cli_test(validate_bad_dtype EXIT 2 STDERR "^advisor: .*f8"
     ARGS validate --pattern copy --n 1024 --dtype f8 --all --profile ${cachewise_example_profile})
 endif()
+
+# On a machine without the NVIDIA driver the CUDA runtime calls it "insufficient": the CLI
+# says there is no driver (only where ldconfig knows no libcuda.so.1, e.g. a CPU-only CI).
+if(CACHEWISE_WITH_CUDA)
+  execute_process(COMMAND ldconfig -p OUTPUT_VARIABLE cachewise_ldconfig ERROR_QUIET)
+  if(NOT cachewise_ldconfig MATCHES "libcuda\\.so\\.1")
+    cachewise_cli_test(validate_no_driver EXIT 2
+      STDERR "^advisor: no NVIDIA driver found \\(libcuda\\.so\\.1 cannot be loaded\\): this command runs on a GPU\n$"
+      ARGS validate --pattern transpose --n 64 --config smem=0,tile=32,block_x=32,block_y=8 --profile ${cachewise_example_profile})
+  endif()
+endif()
+if(CACHEWISE_WITH_CUDA)
+  cachewise_cli_test(validate_counters_without_all EXIT 2
+    STDERR "^advisor: validate: --counters has no effect without --all \\(every row's counters are read\\)\n$"
+    ARGS validate --pattern copy --n 1024 --top 2 --counters 1 --profile ${cachewise_example_profile})
+  cachewise_cli_test(validate_missing_n EXIT 2 STDERR "^advisor: validate: --n is required with --pattern\n$"
+    ARGS validate --pattern copy --all --profile ${cachewise_example_profile})
+endif()

@@ -91,7 +91,12 @@ TEST(TimeEstimate, TransposeExpertConfigBeatsNaiveAndConflictedOnes) {
 
 TEST(TimeEstimate, TooFewBlocksAreLatencyBound) {
   // 64 blocks on 132 SMs: half the machine idles and each block's loads are one round trip.
+  // The memory side outweighs the SM side, and on it the loaded chain that no other resident
+  // block covers outweighs the streaming levels.
   const Prediction small = predict({"copy", 1 << 14}, "block=256,vector=1,ept=1", 0);
+  const auto& t = small.time_terms_us;
+  EXPECT_GT(t.at("memory"), t.at("sm"));
+  EXPECT_GT(t.at("exposed_latency"), t.at("memory") - t.at("exposed_latency"));
   EXPECT_EQ(small.bottleneck, "latency");
   EXPECT_EQ(small.waves, 1);
 }
@@ -122,7 +127,7 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsItsShareAndOneWholeLatencyChain) {
   const Prediction gemm_two = predict({"gemm", 2 * gemm_wave_blocks * 32, 32, 32}, gemm_config, 0);
   EXPECT_EQ(gemm_one_and_half.waves, 2);
   const double wave_us = gemm_one.time_us - launch_us;
-  const double chain_us = gemm_one.time_terms_us.at("loaded_latency");
+  const double chain_us = gemm_one.time_terms_us.at("latency"); // staged: the loaded chain
   const double busiest_share = static_cast<double>((gemm_wave_blocks / 2 + sm_count - 1) / sm_count) / gemm_probe.blocks_per_sm;
   EXPECT_LT(busiest_share, 0.9);
   EXPECT_NEAR(gemm_one_and_half.time_us - gemm_one.time_us, chain_us + busiest_share * (wave_us - chain_us), 0.02 * wave_us);
@@ -142,9 +147,8 @@ TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
   const Prediction p = predict({"gemm", 1024}, "bm=128,bn=32,bk=32,tm=8,tn=4,pad=1", 0);
   ASSERT_EQ(p.waves, 1);
   const auto& t = p.time_terms_us;
-  const double loaded_us = t.at("loaded_latency");
-  EXPECT_GT(loaded_us, 2.0 * t.at("latency"));
-  EXPECT_LT(loaded_us, 3.0 * t.at("latency"));
+  const double loaded_us = t.at("latency"); // staged: the SM waits for the loaded chain
+  EXPECT_NEAR(t.at("exposed_latency"), loaded_us / (256.0 / 132.0), 1e-9 * loaded_us);
   const double slots_us = t.at("compute") + t.at("issue");
   const double sm_us = loaded_us + t.at("blocks") + std::pow(std::pow(slots_us, 4) + std::pow(t.at("shared"), 4), 0.25);
   const double memory_us =
@@ -152,6 +156,14 @@ TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
       loaded_us / (256.0 / 132.0);
   const double expected_us = 2.0 + std::pow(std::pow(memory_us, 4) + std::pow(sm_us, 4), 0.25);
   EXPECT_NEAR(p.time_us, expected_us, 1e-9 * expected_us);
+  // The two sides are reported as combined, and the bottleneck is the largest part of the larger one.
+  EXPECT_NEAR(t.at("memory"), memory_us, 1e-9 * memory_us);
+  EXPECT_NEAR(t.at("sm"), sm_us, 1e-9 * sm_us);
+  ASSERT_GT(sm_us, memory_us);
+  const std::vector<std::pair<std::string, double>> parts = {
+      {"latency", loaded_us}, {"blocks", t.at("blocks")},
+      {t.at("compute") > t.at("issue") ? "compute" : "issue", slots_us}, {"shared", t.at("shared")}};
+  EXPECT_EQ(p.bottleneck, std::ranges::max(parts, {}, &std::pair<std::string, double>::second).first);
   EXPECT_GT(p.time_us - 2.0, sm_us);
   EXPECT_GT(sm_us, slots_us + loaded_us); // the shared pipe still adds a little
 }
@@ -171,11 +183,21 @@ TEST(TimeEstimate, MemoryLevelsOverlapAlmostFully) {
   const double largest_us = std::max({t.at("dram"), t.at("l2"), t.at("l1")});
   EXPECT_LE(levels_us, 1.044 * largest_us);
   EXPECT_GT(levels_us, largest_us);
-  const double memory_us = levels_us + t.at("loaded_latency") / (512.0 / 132.0);
+  // Not staged: the SM side waits for the idle chain, the memory side exposes the loaded one,
+  // loaded at 3x for rounds that wait for DRAM and 2x for the rest (mostly DRAM here).
+  const double loaded_us = t.at("exposed_latency") * (512.0 / 132.0);
+  EXPECT_GT(loaded_us, 2.0 * t.at("latency"));
+  EXPECT_LE(loaded_us, 3.0 * t.at("latency") * (1 + 1e-12));
+  const double memory_us = levels_us + t.at("exposed_latency");
   const double sm_us = t.at("latency") + t.at("blocks") +
                        std::pow(std::pow(t.at("compute") + t.at("issue"), 4) + std::pow(t.at("shared"), 4), 0.25);
   const double expected_us = 2.0 + std::pow(std::pow(memory_us, 4) + std::pow(sm_us, 4), 0.25);
   EXPECT_NEAR(p.time_us, expected_us, 1e-9 * expected_us);
+  // The memory side is the larger and its streaming part outweighs the exposed latency: the
+  // bottleneck is the largest level.
+  ASSERT_GT(memory_us, sm_us);
+  ASSERT_GT(levels_us, t.at("exposed_latency"));
+  EXPECT_EQ(p.bottleneck, t.at("l2") > t.at("dram") ? "l2" : "dram");
 }
 
 TEST(TimeEstimate, OverheadInstructionsTakeIssueSlotsAndCountAsExecuted) {
@@ -340,7 +362,7 @@ TEST(TimeEstimate, EachRoundOfLoadsWaitsForItsSlowestLoadAndOneBlockPerSmExposes
   const double clock_mhz = observed_mhz > 0 ? observed_mhz : 1500.0; // the model's fallback
   const auto& t = p.time_terms_us;
   EXPECT_NEAR(t.at("latency"), 2.0 * profile.dram.latency_cycles.value / clock_mhz, 1e-9);
-  EXPECT_NEAR(t.at("loaded_latency"), 3.0 * t.at("latency"), 1e-9);
+  EXPECT_NEAR(t.at("exposed_latency"), 3.0 * t.at("latency"), 1e-9);
   const double sm_us = t.at("latency") + t.at("shared") + t.at("compute") + t.at("issue") + t.at("blocks");
   const double memory_us =
       std::pow(std::pow(t.at("dram"), 16) + std::pow(t.at("l2"), 16) + std::pow(t.at("l1"), 16), 1.0 / 16) +

@@ -134,5 +134,71 @@ TEST(SpreadWrites, TheLibrarysTransposesAreSpreadAndItsCopiesAndStencilsCompact)
   EXPECT_NEAR(family_ratio({"stencil3d", 128}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 1.0, 1e-12);
 }
 
+/// A block per row of an n x n f32 matrix times a vector: 128 threads read the row, lane 0 of
+/// warp 0 stores y[row] (the other lanes' index leaves y: predicated off). Block b writes
+/// byte 4b of y, so 32 consecutive blocks share each 128 B line of it.
+KernelPattern block_per_row_matvec(std::int64_t n) {
+  const std::string size = std::to_string(n);
+  return pattern_from_json(json::parse(R"({"name": "matvec, a block per row", "grid": {"x": )" + size +
+                                       R"(}, "block": {"x": 128},
+    "arrays": [{"name": "a", "extents": [)" + size + ", " + size + R"(]}, {"name": "x", "extents": [)" + size +
+                                       R"(]}, {"name": "y", "extents": [)" + size + R"(]}],
+    "phases": [
+      {"loops": [{"name": "i", "end": )" + std::to_string(n / 128) + R"(}],
+       "accesses": [{"array": "a", "op": "load", "index": [{"block_x": 1}, {"thread_x": 1, "i": 128}]},
+                    {"array": "x", "op": "load", "index": [{"thread_x": 1, "i": 128}]}]},
+      {"accesses": [{"array": "y", "op": "store", "index": [{"block_x": 1, "thread_x": )" + size + R"(}]}]}]})"));
+}
+
+/// Each 32x8-thread block reads 32 rows of `width` f32 and writes one whole 128 B line in each
+/// of 32 rows of a 1024-column output (4 KiB apart, and the next 128 B of each row is written
+/// by nobody): every stored line a spread run of 128 B, 4 KiB per block.
+KernelPattern band_to_spread_lines(std::int64_t blocks, std::int64_t width) {
+  const std::string rows = std::to_string(32 * blocks);
+  return pattern_from_json(json::parse(R"({"name": "row band to spread lines", "grid": {"x": )" +
+                                       std::to_string(blocks) + R"(}, "block": {"x": 32, "y": 8},
+    "arrays": [{"name": "in", "extents": [)" + rows + ", " + std::to_string(width) + R"(]},
+               {"name": "out", "extents": [)" + rows + R"(, 1024]}],
+    "phases": [
+      {"loops": [{"name": "r", "end": 32, "step": 8}, {"name": "c", "end": )" + std::to_string(width) +
+                                       R"(, "step": 32}],
+       "accesses": [{"array": "in", "op": "load", "index": [{"block_x": 32, "thread_y": 1, "r": 1}, {"thread_x": 1, "c": 1}]}]},
+      {"loops": [{"name": "k", "end": 32, "step": 8}],
+       "accesses": [{"array": "out", "op": "store", "index": [{"block_x": 32, "thread_x": 1}, {"thread_y": 1, "k": 1}]}]}]})"));
+}
+
+TEST(SpreadWrites, AOneDimensionalOutputThatConsecutiveBlocksShareIsNotSpread) {
+  // Block b writes 4 B at 4b: a line's 32 writers are neighbours, its next line 32 blocks on.
+  // Without the sharing guard every line counted as a spread 128 B run (x1.10 on DRAM time).
+  const DeviceProfile slowed = profile_with({{128, {1.10, kByTest}}, {256, {1.05, kByTest}}});
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const Prediction p = simulate(block_per_row_matvec(512), slowed, exact);
+  EXPECT_DOUBLE_EQ(p.metric("dram__bytes_write.sum"), 512.0 * 4);
+  EXPECT_DOUBLE_EQ(p.spread_write_fraction, 0.0);
+  EXPECT_DOUBLE_EQ(p.spread_write_factor, 1.0);
+  EXPECT_NEAR(dram_ratio(block_per_row_matvec(512), slowed), 1.0, 1e-12);
+}
+
+TEST(SpreadWrites, StoresUnderAQuarterOfTheDramBytesLeaveItsTimeAlone) {
+  // Every stored line is a spread 128 B run. Reading 32 x 32 f32 per block (4 KiB, as much as
+  // it writes) the kernel has a tile copy's shape and is slowed x1.10; reading 32 x 1024 (128
+  // KiB per 4 KiB written) it is outside the shape the rule was measured on (a mirrored copy,
+  // half of its DRAM bytes writes), and its DRAM time is left alone.
+  const DeviceProfile slowed = profile_with({{128, {1.10, kByTest}}});
+  SimulationOptions exact;
+  exact.work_budget = 0;
+  const Prediction square = simulate(band_to_spread_lines(64, 32), slowed, exact);
+  EXPECT_DOUBLE_EQ(square.metric("dram__bytes_write.sum"), 64.0 * 4096);
+  EXPECT_DOUBLE_EQ(square.spread_write_fraction, 1.0);
+  EXPECT_NEAR(square.spread_write_factor, 1.10, 1e-9);
+  EXPECT_NEAR(dram_ratio(band_to_spread_lines(64, 32), slowed), 1.10, 1e-9);
+  const Prediction wide = simulate(band_to_spread_lines(64, 1024), slowed, exact);
+  EXPECT_DOUBLE_EQ(wide.spread_write_fraction, 1.0);
+  EXPECT_LT(wide.metric("dram__bytes_write.sum"), 0.25 * wide.metric("dram__bytes_read.sum"));
+  EXPECT_DOUBLE_EQ(wide.spread_write_factor, 1.0);
+  EXPECT_NEAR(dram_ratio(band_to_spread_lines(64, 1024), slowed), 1.0, 1e-12);
+}
+
 } // namespace
 } // namespace cachewise

@@ -1,6 +1,7 @@
 // Plateau and step detection (find_plateaus) and the near-capacity estimate on synthetic latency
 // curves whose plateaus and steps are set by construction: two and three plateaus, exact and with
 // multiplicative noise, with single outliers, and curves with no plateau at all.
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -73,6 +74,30 @@ TEST(FindPlateaus, MultiplicativeNoiseKeepsLevelsAndSteps) {
   expect_level(found->levels[2], 650, 80, 200, 5);
   EXPECT_EQ(found->steps[0].last_flat_x, 28);
   EXPECT_EQ(found->steps[1].last_flat_x, 56);
+}
+
+TEST(FindPlateaus, AnyUniformNoiseWithinTwoAndAHalfPercentKeepsLevelsAndSteps) {
+  // Two points of one plateau then differ by at most 1.025 / 0.975 = 5.1%, inside the 6%
+  // tolerance, and every transition point stays more than 6% from both neighbouring levels
+  // (300 x 0.975 / (265 x 1.025) = 1.077, 560 x 0.975 / (470 x 1.025) = 1.133,
+  // 650 x 0.975 / (560 x 1.025) = 1.104): every draw gives the clean curve's plateaus.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> noise(-0.025, 0.025);
+    std::vector<Point> curve = three_plateau_curve();
+    for (Point& point : curve) point.second *= 1.0 + noise(random);
+    const std::optional<Plateaus> found = find_plateaus(curve);
+    ASSERT_TRUE(found) << seed;
+    ASSERT_EQ(found->levels.size(), 3u) << seed;
+    EXPECT_NEAR(found->levels[0].level, 265, 0.025 * 265) << seed;
+    EXPECT_NEAR(found->levels[1].level, 470, 0.025 * 470) << seed;
+    EXPECT_NEAR(found->levels[2].level, 650, 0.025 * 650) << seed;
+    EXPECT_EQ(found->steps[0].last_flat_x, 28) << seed;
+    EXPECT_EQ(found->steps[0].first_risen_x, 32) << seed;
+    EXPECT_EQ(found->steps[1].last_flat_x, 56) << seed;
+    EXPECT_EQ(found->steps[1].first_risen_x, 64) << seed;
+    EXPECT_TRUE(found->outlier_x.empty()) << seed;
+  }
 }
 
 TEST(FindPlateaus, SingleOutliersInsideAPlateauAreSkipped) {
