@@ -22,7 +22,7 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
   command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
 }
 
-KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest) {
+frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
   using namespace frontend;
   KernelSpec flags;
   flags.source = options.source;
@@ -37,8 +37,12 @@ KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& pro
   for (const std::string& text : options.buffers) flags.buffers.push_back(parse_buffer_flag(text));
   for (const std::string& text : options.args) flags.args.push_back(parse_arg_flag(text));
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
-  const KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
+  return options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
+}
 
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest) {
+  using namespace frontend;
+  const KernelSpec spec = kernel_spec_from_options(options);
   Compiler compiler;
   KernelSuggestOptions kernel_options;
   kernel_options.suggest = suggest;

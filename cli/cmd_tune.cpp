@@ -17,6 +17,7 @@
 #include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "tune_kernel.hpp"
 
 #ifdef CACHEWISE_WITH_CUDA
 #include "cachewise/kernels.hpp"
@@ -25,21 +26,21 @@
 namespace cachewise::cli {
 namespace {
 
-struct TuneArguments {
+struct TuneArguments : TuneRunOptions {
   ProblemOptions problem; ///< its n is unused: sizes holds every --n
   std::vector<std::int64_t> sizes;
   std::string fix;
-  std::string strategy = "model";
-  std::uint64_t seed = 1;
-  std::int64_t budget = 0;
-  std::int64_t timeout_s = 60;
-  int max_repeats = 100;
-  std::string journal;
-  std::string header;
-  std::string json;
   bool report_convergence = false;
   std::string convergence_from;
+  KernelTuneArguments kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
 };
+
+void run_tune_kernel_with(const TuneArguments& args) {
+  if (!args.problem.family.empty() || !args.sizes.empty() || args.report_convergence || !args.convergence_from.empty()) {
+    throw InputError("tune: --kernel/--spec sizes a user kernel with --size; it takes no --pattern, --n or convergence options");
+  }
+  run_tune_kernel(args.kernel, args, args.problem.profile);
+}
 
 /// The command that regenerates the header, for its first comment line.
 std::string command_text(const TuneArguments& args) {
@@ -321,6 +322,7 @@ void write_tune_outputs(const TuneArguments& args, bool measuring, const std::st
 }
 
 void run_tune(const CLI::App& command, const TuneArguments& args) {
+  if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
   if (!args.convergence_from.empty()) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
@@ -407,6 +409,7 @@ void add_tune(CLI::App& root) {
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,
                       "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
+  add_kernel_tune_options(*command, args->kernel);
   command->callback([args, command] { run_tune(*command, *args); });
 }
 

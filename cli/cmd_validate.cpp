@@ -17,6 +17,7 @@
 #include "cachewise/tuner.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "validate_kernel.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -67,6 +68,7 @@ struct Options {
   std::int64_t checked_points = 4096;
   bool json = false;
   bool no_counters = false;
+  KernelOptions kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
 };
 
 /// A config whose launch failed: it is reported and left out of the comparison.
@@ -349,6 +351,14 @@ void check_and_count(const Options& options, const ProblemSpec& problem, kernels
 }
 
 void run_validate(const CLI::App& command, const Options& options) {
+  if (options.kernel.given()) {
+    if (!options.problem.family.empty() || !options.config.empty() || options.all) {
+      throw InputError("validate: --kernel/--spec takes --top K (default 3), not --pattern, --config or --all");
+    }
+    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3, options.repeats, options.json,
+                                options.no_counters},
+                               kCountersRead);
+  }
   check_flags(command, options);
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
@@ -400,6 +410,7 @@ void add_validate(CLI::App& root) {
   command->add_flag("--no-counters", options->no_counters,
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
+  add_kernel_options(*command, options->kernel);
   command->callback([options, command] { run_validate(*command, *options); });
 }
 

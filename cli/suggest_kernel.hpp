@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/frontend/spec.hpp"
 
 namespace cachewise::cli {
 
@@ -37,6 +38,9 @@ struct KernelRanking {
   std::int64_t builds = 0;
   std::int64_t compilations = 0;
 };
+
+/// The spec file (if any) with the flags over it.
+frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options);
 
 /// The spec file (if any) with the flags over it, ranked on `profile`.
 KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest);

@@ -175,6 +175,11 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
 
 } // namespace
 
+CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+                                         int compute_capability) {
+  return request_for(spec, launch, entry, compute_capability);
+}
+
 KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
                                 const KernelSuggestOptions& options) {
   const auto start = std::chrono::steady_clock::now();

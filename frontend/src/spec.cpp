@@ -95,6 +95,16 @@ void read_collections(const Json& json, const std::string& where, KernelSpec& sp
     for (const auto& [name, value] : object_at(json, "defines", where).items())
       spec.defines.push_back({name, json_text(value, where + ": define '" + name + "'")});
   }
+  if (json.contains("reference")) {
+    for (const auto& [name, value] : object_at(json, "reference", where).items()) {
+      if (!value.is_number_integer()) throw InputError(where + ": reference '" + name + "' must be an integer, got " + value.dump());
+      spec.reference.push_back({name, value.get<std::int64_t>()});
+    }
+  }
+  if (json.contains("outputs")) {
+    for (const auto& [name, type] : object_at(json, "outputs", where).items()) spec.outputs.push_back({name, type.get<std::string>()});
+  }
+  if (json.contains("tolerance")) spec.tolerance = json["tolerance"].get<double>();
 }
 
 template <typename Item>
@@ -147,7 +157,8 @@ Define parse_define_flag(std::string_view text) {
 KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory, const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
   static const std::set<std::string> known = {"source", "entry", "parameters", "constraints", "grid", "block", "shared_bytes",
-                                              "useful_bytes", "buffers", "args", "defines", "std"};
+                                              "useful_bytes", "buffers", "args", "defines", "std",
+                                              "reference", "outputs", "tolerance"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
   }
@@ -195,6 +206,9 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   merge_by_name(base.buffers, overrides.buffers);
   merge_by_name(base.args, overrides.args);
   merge_by_name(base.defines, overrides.defines);
+  merge_by_name(base.reference, overrides.reference);
+  merge_by_name(base.outputs, overrides.outputs);
+  if (overrides.tolerance != 0.0) base.tolerance = overrides.tolerance;
   return base;
 }
 

@@ -123,36 +123,99 @@ TunedEntry tuned_entry(const TuningResult& result) {
   return {result.problem, best->config, true, best->time_ms.median, note.str()};
 }
 
-std::string render_header(std::vector<TunedEntry> entries, const HeaderInfo& info) {
-  if (entries.empty()) throw InputError("tuned header: no entries");
-  std::ranges::sort(entries, {}, [](const TunedEntry& e) { return e.problem.n; });
-  const TunedEntry& first = entries.front();
-  const std::vector<std::string> keys = [&] {
-    std::vector<std::string> names;
-    for (const auto& [key, value] : first.config.values()) names.push_back(key);
-    return names;
-  }();
-  std::set<std::int64_t> sizes;
-  for (const TunedEntry& e : entries) {
-    if (e.problem.family != first.problem.family || e.problem.dtype != first.problem.dtype) {
-      throw InputError("tuned header: entries mix families or dtypes");
-    }
-    if (e.measured != first.measured) throw InputError("tuned header: entries mix measured and static configs");
-    if (!sizes.insert(e.problem.n).second) throw InputError("tuned header: size n=" + std::to_string(e.problem.n) + " twice");
-    std::vector<std::string> entry_keys;
-    for (const auto& [key, value] : e.config.values()) entry_keys.push_back(key);
-    if (entry_keys != keys) throw InputError("tuned header: entries have different config keys");
+namespace {
+
+std::vector<std::string> config_keys(const Config& config) {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : config.values()) names.push_back(key);
+  return names;
+}
+
+std::string bucket_name(const HeaderBucket& bucket) {
+  std::string name;
+  for (const auto& [key, value] : bucket.sizes) name += (name.empty() ? "" : "_") + key + std::to_string(value);
+  return name;
+}
+
+std::string bucket_label(const HeaderBucket& bucket) {
+  if (!bucket.label.empty()) return bucket.label;
+  std::string label;
+  for (const auto& [key, value] : bucket.sizes) label += (label.empty() ? "" : ", ") + key + " = " + std::to_string(value);
+  return label;
+}
+
+void check_buckets(const std::string& scope, const std::vector<HeaderBucket>& buckets) {
+  if (buckets.empty()) throw InputError("tuned header: no entries");
+  if (!is_identifier(scope)) throw InputError("tuned header: '" + scope + "' is not an identifier");
+  const HeaderBucket& first = buckets.front();
+  const std::vector<std::string> keys = config_keys(first.config);
+  std::set<std::string> size_keys, names;
+  for (const auto& [key, value] : first.sizes) {
+    if (!is_identifier(key) || key == "time_ms") throw InputError("tuned header: size key '" + key + "' cannot be a C++ member name");
+    if (value < 1) throw InputError("tuned header: size " + key + " = " + std::to_string(value) + " must be positive");
+    size_keys.insert(key);
+  }
+  if (size_keys.empty() || size_keys.size() != first.sizes.size()) throw InputError("tuned header: bucket size keys missing or repeated");
+  for (const HeaderBucket& bucket : buckets) {
+    if (bucket.measured != first.measured) throw InputError("tuned header: entries mix measured and static configs");
+    std::vector<std::string> bucket_keys;
+    for (const auto& [key, value] : bucket.sizes) bucket_keys.push_back(key);
+    std::vector<std::string> first_keys;
+    for (const auto& [key, value] : first.sizes) first_keys.push_back(key);
+    if (bucket_keys != first_keys) throw InputError("tuned header: buckets have different size keys");
+    if (!names.insert(bucket_name(bucket)).second) throw InputError("tuned header: size " + bucket_label(bucket) + " twice");
+    if (config_keys(bucket.config) != keys) throw InputError("tuned header: entries have different config keys");
   }
   for (const std::string& key : keys) {
-    if (!is_identifier(key) || key == "n" || key == "time_ms") {
+    if (!is_identifier(key) || size_keys.contains(key) || key == "time_ms") {
       throw InputError("tuned header: config key '" + key + "' cannot be a C++ member name");
     }
   }
-  if (!is_identifier(first.problem.family)) throw InputError("tuned header: family '" + first.problem.family + "' is not an identifier");
+}
 
-  const std::string scope = first.problem.family + "_" + to_string(first.problem.dtype);
-  const std::string macro = "CACHEWISE_TUNED_" + upper(scope) + "_FROM_MEASUREMENT";
-  const bool measured = first.measured;
+/// config_for over one size key: boundaries at the geometric means of neighbouring sizes.
+void write_one_key_lookup(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
+  const std::string& key = buckets.front().sizes.front().first;
+  out << "/// The entry tuned for the size closest to " << key << " on a log scale.\n"
+      << "constexpr const Config& config_for(std::int64_t " << key << ") {\n";
+  for (std::size_t i = 0; i + 1 < buckets.size(); ++i) {
+    const auto boundary = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(buckets[i].sizes.front().second) *
+                                                                        static_cast<double>(buckets[i + 1].sizes.front().second))));
+    out << "  if (" << key << " < " << boundary << ") return " << bucket_name(buckets[i]) << ";\n";
+  }
+  out << "  return " << bucket_name(buckets.back()) << ";\n}\n\n";
+}
+
+/// config_for over several size keys: the least product of ratios, computed at compile time.
+void write_many_key_lookup(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
+  out << "constexpr double size_ratio(std::int64_t a, std::int64_t b) {\n"
+      << "  const double x = a < 1 ? 1.0 : static_cast<double>(a), y = static_cast<double>(b);\n"
+      << "  return x > y ? x / y : y / x;\n}\n\n"
+      << "inline constexpr const Config* configs[] = {";
+  for (std::size_t i = 0; i < buckets.size(); ++i) out << (i ? ", " : "") << "&" << bucket_name(buckets[i]);
+  out << "};\n\n/// The entry tuned for the sizes closest to these on a log scale.\nconstexpr const Config& config_for(";
+  const auto& sizes = buckets.front().sizes;
+  for (std::size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << "std::int64_t " << sizes[i].first;
+  out << ") {\n  const Config* best = configs[0];\n  double best_distance = -1.0;\n"
+      << "  for (const Config* config : configs) {\n    const double distance = ";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    out << (i ? " * " : "") << "size_ratio(" << sizes[i].first << ", config->" << sizes[i].first << ")";
+  }
+  out << ";\n    if (best_distance < 0.0 || distance < best_distance) {\n      best = config;\n      best_distance = distance;\n"
+      << "    }\n  }\n  return *best;\n}\n\n";
+}
+
+} // namespace
+
+std::string render_bucket_header(const std::string& scope, std::vector<HeaderBucket> buckets, const HeaderInfo& info) {
+  check_buckets(scope, buckets);
+  std::ranges::sort(buckets, {}, [](const HeaderBucket& b) {
+    std::vector<std::int64_t> sizes;
+    for (const auto& [key, value] : b.sizes) sizes.push_back(value);
+    return sizes;
+  });
+  const std::string prefix = "CACHEWISE_TUNED_" + upper(scope);
+  const bool measured = buckets.front().measured;
   std::ostringstream out;
   out << "// Generated by cachewise (advisor tune). Do not edit: regenerate instead.\n"
       << "//   " << one_line(info.generated_by) << "\n"
@@ -167,36 +230,57 @@ std::string render_header(std::vector<TunedEntry> entries, const HeaderInfo& inf
         << "//           time is the model's prediction. Rebuild on a GPU machine to tune.\n";
   }
   out << "#pragma once\n\n#include <cstdint>\n\n"
-      << "#define " << macro << ' ' << (measured ? 1 : 0) << "\n\n"
-      << "namespace cachewise_tuned::" << scope << " {\n\n"
+      << "#define " << prefix << "_FROM_MEASUREMENT " << (measured ? 1 : 0) << "\n";
+  for (const HeaderBucket& bucket : buckets) {
+    for (const auto& [key, value] : bucket.config.values()) {
+      out << "#define " << prefix << "_" << upper(bucket_name(bucket)) << "_" << upper(key) << ' ' << value << "\n";
+    }
+  }
+  out << "\nnamespace cachewise_tuned::" << scope << " {\n\n"
       << "inline constexpr const char* device_name = " << cpp_string_literal(info.device_name) << ";\n"
       << "inline constexpr bool from_measurement = " << (measured ? "true" : "false") << ";\n\n"
-      << "struct Config {\n"
-      << "  std::int64_t n; // the problem size this entry was tuned for\n";
-  for (const std::string& key : keys) out << "  std::int64_t " << key << ";\n";
+      << "struct Config {\n";
+  for (const auto& [key, value] : buckets.front().sizes) out << "  std::int64_t " << key << "; // a size this entry was tuned for\n";
+  for (const std::string& key : config_keys(buckets.front().config)) out << "  std::int64_t " << key << ";\n";
   out << "  double time_ms; // " << (measured ? "measured median" : "model-predicted time") << "\n};\n\n";
 
-  for (const TunedEntry& e : entries) {
-    out << "// n = " << e.problem.n;
-    if (e.problem.m != 0) out << ", m = " << e.problem.m;
-    if (e.problem.k != 0) out << ", k = " << e.problem.k;
-    out << ": " << (measured ? "measured " : "predicted ") << number_text(e.time_ms) << " ms";
-    if (!e.note.empty()) out << "; " << one_line(e.note);
-    out << "\ninline constexpr Config n" << e.problem.n << "{/*n*/ " << e.problem.n;
-    for (const auto& [key, value] : e.config.values()) out << ", /*" << key << "*/ " << value;
-    out << ", /*time_ms*/ " << number_text(e.time_ms) << "};\n";
+  for (const HeaderBucket& bucket : buckets) {
+    out << "// " << bucket_label(bucket) << ": " << (measured ? "measured " : "predicted ") << number_text(bucket.time_ms) << " ms";
+    if (!bucket.note.empty()) out << "; " << one_line(bucket.note);
+    out << "\ninline constexpr Config " << bucket_name(bucket) << "{";
+    bool first = true;
+    for (const auto& [key, value] : bucket.sizes) {
+      out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
+      first = false;
+    }
+    for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
+    out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
   }
-  out << "\n/// The entry tuned for the size closest to n on a log scale.\n"
-      << "constexpr const Config& config_for(std::int64_t n) {\n";
-  for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
-    // Geometric midpoint between neighbouring tuned sizes.
-    const auto boundary = static_cast<std::int64_t>(std::ceil(
-        std::sqrt(static_cast<double>(entries[i].problem.n) * static_cast<double>(entries[i + 1].problem.n))));
-    out << "  if (n < " << boundary << ") return n" << entries[i].problem.n << ";\n";
+  out << "\n";
+  if (buckets.front().sizes.size() == 1) {
+    write_one_key_lookup(out, buckets);
+  } else {
+    write_many_key_lookup(out, buckets);
   }
-  out << "  return n" << entries.back().problem.n << ";\n}\n\n"
-      << "} // namespace cachewise_tuned::" << scope << "\n";
+  out << "} // namespace cachewise_tuned::" << scope << "\n";
   return out.str();
+}
+
+std::string render_header(std::vector<TunedEntry> entries, const HeaderInfo& info) {
+  if (entries.empty()) throw InputError("tuned header: no entries");
+  const TunedEntry& first = entries.front();
+  std::vector<HeaderBucket> buckets;
+  for (const TunedEntry& e : entries) {
+    if (e.problem.family != first.problem.family || e.problem.dtype != first.problem.dtype) {
+      throw InputError("tuned header: entries mix families or dtypes");
+    }
+    std::string label = "n = " + std::to_string(e.problem.n);
+    if (e.problem.m != 0) label += ", m = " + std::to_string(e.problem.m);
+    if (e.problem.k != 0) label += ", k = " + std::to_string(e.problem.k);
+    buckets.push_back({{{"n", e.problem.n}}, label, e.config, e.measured, e.time_ms, e.note});
+  }
+  if (!is_identifier(first.problem.family)) throw InputError("tuned header: family '" + first.problem.family + "' is not an identifier");
+  return render_bucket_header(first.problem.family + "_" + to_string(first.problem.dtype), std::move(buckets), info);
 }
 
 } // namespace cachewise::tuner

@@ -11,13 +11,19 @@
 // Every candidate is measured in a forked child process by default, so a kernel that crashes,
 // hangs or poisons its CUDA context marks that candidate failed and the run goes on. Results
 // are appended to a JSON-lines journal as they arrive (fsync per line): a killed run, started
-// again with the same journal, skips what is done. Plain C++20 (POSIX); no CUDA.
+// again with the same journal, skips what is done. Plain C++20 (POSIX); CUDA only behind the
+// launch layer's Device interface (device.hpp), which tunes a user's own kernel
+// (kernel_tuning.hpp) and writes Kernel Tuner's cache file (kernel_tuner_cache.hpp).
 //
 // An umbrella over the one-concept headers in cachewise/tuner/.
 #pragma once
 
 #include "cachewise/tuner/autotuner.hpp"
 #include "cachewise/tuner/convergence.hpp"
+#include "cachewise/tuner/device.hpp"
+#include "cachewise/tuner/kernel_arguments.hpp"
+#include "cachewise/tuner/kernel_tuner_cache.hpp"
+#include "cachewise/tuner/kernel_tuning.hpp"
 #include "cachewise/tuner/isolation.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"

@@ -33,6 +33,11 @@ struct KernelSuggestion {
 KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
                                 const KernelSuggestOptions& options = {});
 
+/// The compile request of one candidate: its parameters as macros, or its template
+/// instantiation, for sm_<compute_capability> (shared with the tuner, which compiles the same builds).
+CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+                                         int compute_capability);
+
 /// Where the traced address space puts the buffers: the first at 1 GiB, each next one after
 /// the previous rounded up to 1 MiB (the simulator's own convention for pattern arrays).
 std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>& buffer_bytes);

@@ -35,6 +35,12 @@ struct Define {
   std::string value; ///< macro body, may be empty ("-DNAME=")
 };
 
+/// An output buffer compared against the reference variant, as elements of `type`.
+struct OutputSpec {
+  std::string name;
+  std::string type = "f32"; ///< f32, f64, i32 or u8
+};
+
 struct KernelSpec {
   std::filesystem::path source;
   /// "transpose_tiled", or "tiled<TILE_DIM, PAD>": then the parameters are the template's
@@ -50,6 +56,11 @@ struct KernelSpec {
   std::vector<NamedValue> args;
   std::vector<Define> defines;
   std::string language_standard; ///< "c++17"; empty: the compiler's default
+  /// Correctness check when measuring (advisor tune): the reference variant's parameter
+  /// values, the buffers it must agree on, and the largest relative difference allowed.
+  std::vector<NamedValue> reference;
+  std::vector<OutputSpec> outputs;
+  double tolerance = 0.0;
 };
 
 /// "TILE_DIM=16,32,64" (--param).

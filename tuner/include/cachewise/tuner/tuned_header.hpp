@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cachewise/problem.hpp"
@@ -29,6 +30,25 @@ struct HeaderInfo {
   std::string strategy;
   std::string generated_by; ///< the command line that produced it
 };
+
+/// One size bucket of any generated header: the sizes it was tuned for and its pick.
+struct HeaderBucket {
+  std::vector<std::pair<std::string, std::int64_t>> sizes; ///< {{"n", 1024}} or {{"width", 1024}, {"height", 512}}
+  std::string label; ///< the comment's name of the bucket ("n = 1024, m = 8"); empty: from sizes
+  Config config;
+  bool measured = false;
+  double time_ms = 0.0;
+  std::string note;
+};
+
+/// The header of any tuned thing: namespace cachewise_tuned::<scope> with a constexpr Config
+/// per bucket (named by its sizes, "width1024_height512"), macros per bucket
+/// (CACHEWISE_TUNED_<SCOPE>_<BUCKET>_<KEY>) and CACHEWISE_TUNED_<SCOPE>_FROM_MEASUREMENT, and
+/// config_for(sizes...) returning the bucket closest on a log scale: with one size key by
+/// boundaries at the neighbours' geometric means, with several by the least product of
+/// max(a/b, b/a) ratios (the L1 distance of the logs). Throws InputError for no buckets, mixed
+/// keys or measured/static, duplicate sizes, or names that cannot be C++ identifiers.
+std::string render_bucket_header(const std::string& scope, std::vector<HeaderBucket> buckets, const HeaderInfo& info);
 
 /// A self-contained C++17 header: namespace cachewise_tuned::<family>_<dtype> with a constexpr
 /// struct per size bucket, `config_for(n)` returning the bucket closest to n on a log scale,

@@ -1,0 +1,264 @@
+// `advisor tune --kernel/--spec`: per size bucket, the front end's ranking (static, and the
+// model-ranked strategy's order) and, with a GPU, measurements through the launch layer.
+#include "tune_kernel.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cachewise/frontend/kernel_advisor.hpp"
+#include "cachewise/tuner.hpp"
+#include "cachewise/tuner/kernel_tuner_cache.hpp"
+#include "cachewise/tuner/kernel_tuning.hpp"
+#include "common.hpp"
+
+namespace cachewise::cli {
+namespace {
+
+std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& run) {
+  std::ostringstream out;
+  out << "advisor tune";
+  if (!args.kernel.spec_file.empty()) out << " --spec " << args.kernel.spec_file;
+  if (!args.kernel.source.empty()) out << " --kernel " << args.kernel.source;
+  if (!args.kernel.entry.empty()) out << " --entry \"" << args.kernel.entry << "\"";
+  for (const std::string& p : args.kernel.parameters) out << " --param " << p;
+  for (const std::string& a : args.kernel.args) out << " --arg " << a;
+  for (const std::string& s : args.sizes) out << " --size " << s;
+  out << " --strategy " << run.strategy;
+  if (run.budget != 0) out << " --budget " << run.budget;
+  return out.str();
+}
+
+/// The local GPU's limits, asked in a child process (the parent forks a child per candidate
+/// and must not initialise CUDA); nullopt with the reason when there is none.
+std::optional<tuner::DeviceLimits> isolated_device_limits(std::string& why_none) {
+  const tuner::ChildOutcome outcome = tuner::run_in_child_process(
+      [] {
+        const tuner::DeviceLimits limits = tuner::open_cuda_device()->limits();
+        return nlohmann::json{{"name", limits.name}, {"cc", limits.compute_capability}, {"l2", limits.l2_bytes}}.dump();
+      },
+      std::chrono::seconds(60));
+  if (!outcome.ok) {
+    why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
+    return std::nullopt;
+  }
+  const nlohmann::json json = nlohmann::json::parse(outcome.output);
+  tuner::DeviceLimits limits;
+  limits.name = json.at("name").get<std::string>();
+  limits.compute_capability = json.at("cc").get<int>();
+  limits.l2_bytes = json.at("l2").get<std::int64_t>();
+  return limits;
+}
+
+std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, const frontend::KernelSpec& spec) {
+  std::vector<tuner::SizeBucket> buckets;
+  for (const std::string& text : args.sizes) buckets.push_back(tuner::parse_size_bucket(text));
+  if (buckets.empty()) {
+    if (spec.args.empty()) throw InputError("tune: the kernel spec has no args to size it: give --size NAME=N[,NAME=N...]");
+    buckets.push_back({spec.args}); // the spec's own args are the one bucket
+  }
+  for (const tuner::SizeBucket& bucket : buckets) {
+    if (bucket.args.size() != buckets.front().args.size()) throw InputError("tune: every --size must name the same args");
+    for (std::size_t i = 0; i < bucket.args.size(); ++i) {
+      if (bucket.args[i].name != buckets.front().args[i].name) throw InputError("tune: every --size must name the same args, in the same order");
+    }
+  }
+  return buckets;
+}
+
+std::string bucket_file_name(const tuner::SizeBucket& bucket) {
+  std::string name;
+  for (const frontend::NamedValue& arg : bucket.args) name += (name.empty() ? "" : "_") + arg.name + std::to_string(arg.value);
+  return name;
+}
+
+/// FILE as given for one bucket; with several, FILE.<bucket>.ext (e.g. tune.width1024_height1024.jsonl).
+std::filesystem::path path_for(const std::string& file, const tuner::SizeBucket& bucket, std::size_t bucket_count) {
+  if (file.empty() || bucket_count == 1) return file;
+  std::filesystem::path path = file;
+  const std::string extension = path.extension().string();
+  path.replace_extension();
+  path += "." + bucket_file_name(bucket) + extension;
+  return path;
+}
+
+std::string ms_text(double ms) {
+  std::ostringstream out;
+  out << std::setprecision(4) << ms;
+  return out.str();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> bucket_sizes(const tuner::SizeBucket& bucket) {
+  std::vector<std::pair<std::string, std::int64_t>> sizes;
+  for (const frontend::NamedValue& arg : bucket.args) sizes.emplace_back(arg.name, arg.value);
+  return sizes;
+}
+
+/// The front end's ranking of every candidate on `profile`.
+advisor::Suggestion rank_statically(const frontend::KernelSpec& spec, const DeviceProfile& profile, frontend::Compiler& compiler) {
+  frontend::KernelSuggestOptions options;
+  options.suggest.top = std::numeric_limits<std::size_t>::max();
+  return frontend::suggest_kernel(spec, profile, compiler, options).suggestion;
+}
+
+struct BucketOutcome {
+  tuner::HeaderBucket header;
+  nlohmann::json json;
+};
+
+BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket, const DeviceProfile& profile,
+                            frontend::Compiler& compiler) {
+  const advisor::Suggestion suggestion = rank_statically(spec, profile, compiler);
+  const advisor::Candidate& best = suggestion.ranked.front();
+  const std::string note = "model-predicted best of " + std::to_string(suggestion.feasible) + " feasible candidates (" +
+                           std::to_string(suggestion.enumerated - suggestion.feasible) + " rejected)";
+  BucketOutcome outcome{{bucket_sizes(bucket), {}, best.config, false, best.prediction.time_us / 1000.0, note}, {}};
+  outcome.json = {{"size", bucket.label()}, {"ranked", suggestion.ranked.size()}, {"rejected", suggestion.enumerated - suggestion.feasible}};
+  return outcome;
+}
+
+tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSpec& spec, const DeviceProfile& profile,
+                             frontend::Compiler& compiler) {
+  switch (tuner::parse_strategy_kind(run.strategy)) {
+  case tuner::StrategyKind::exhaustive:
+    return tuner::Strategy::exhaustive();
+  case tuner::StrategyKind::random:
+    return tuner::Strategy::random(run.seed);
+  case tuner::StrategyKind::model_ranked:
+    break;
+  }
+  advisor::Suggestion suggestion;
+  try {
+    suggestion = rank_statically(spec, profile, compiler);
+  } catch (const InputError& error) {
+    throw InputError(std::string("tune: the model cannot rank this kernel (") + error.what() + "); use --strategy exhaustive or random");
+  }
+  auto predicted_us = std::make_shared<std::map<std::string, double>>();
+  for (const advisor::Candidate& candidate : suggestion.ranked) (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
+  // What the model rejected (does not fit, does not compile) is visited last, not skipped: the launch says why.
+  return tuner::Strategy::model_ranked([predicted_us](const Config& config) {
+    const auto found = predicted_us->find(config.to_string());
+    return found == predicted_us->end() ? std::numeric_limits<double>::infinity() : found->second;
+  });
+}
+
+BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+                              std::size_t bucket_count, const tuner::DeviceLimits& device, const DeviceProfile& profile,
+                              frontend::Compiler& compiler) {
+  auto candidates = std::make_shared<const tuner::KernelCandidates>(spec, compiler, device.compute_capability);
+  const ProblemSpec problem = tuner::kernel_problem(spec, bucket);
+  tuner::Tuner tuner(problem, candidates->space());
+  tuner.set_measure(tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported}));
+  tuner.set_strategy(strategy_for(run, spec, profile, compiler));
+  tuner::Options options;
+  options.budget = run.budget;
+  options.candidate_timeout = std::chrono::seconds(run.timeout_s);
+  options.measurement.max_repeats = run.max_repeats;
+  options.journal = path_for(run.journal, bucket, bucket_count);
+  tuner.set_options(options);
+  const std::size_t space_size = candidates->space().enumerate().size();
+  std::size_t done = 0;
+  tuner.on_progress([&](const tuner::Progress& progress) {
+    const tuner::Evaluation& e = progress.evaluation;
+    std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size << "] "
+              << e.config.to_string() << ": "
+              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
+              << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
+  });
+  const tuner::TuningResult result = tuner.tune();
+  const tuner::Evaluation* best = result.best_evaluation();
+  if (best == nullptr) {
+    throw InputError(problem.family + ": every candidate failed; first: " + result.evaluations.front().config.to_string() + ": " +
+                     result.evaluations.front().failure);
+  }
+  const tuner::TunedEntry entry = tuner::tuned_entry(result);
+  BucketOutcome outcome{{bucket_sizes(bucket), {}, entry.config, true, entry.time_ms, entry.note}, {}};
+  outcome.json = {{"size", bucket.label()}, {"results", tuner::results_to_json(result)}};
+  if (!args.kernel_tuner_cache.empty()) {
+    std::vector<std::int64_t> problem_size;
+    for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
+    const tuner::KernelTunerCacheInfo info{device.name, frontend::parse_entry_name(spec.entry).function, problem_size, utc_now()};
+    tuner::write_text_file(path_for(args.kernel_tuner_cache, bucket, bucket_count),
+                           tuner::kernel_tuner_cache(result, candidates->space(), info).dump(1) + '\n');
+  }
+  return outcome;
+}
+
+} // namespace
+
+void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) {
+  add_kernel_options(command, arguments.kernel);
+  command.add_option("--size", arguments.sizes, "NAME=N[,NAME=N...]: one size bucket of a --kernel/--spec (args it sets); repeat")
+      ->group("User kernel (docs/kernel-spec.md)");
+  command.add_option("--kernel-tuner-cache", arguments.kernel_tuner_cache,
+                     "Write the measurements as a Kernel Tuner cache file (FILE.<bucket>.json per bucket when several)")
+      ->group("User kernel (docs/kernel-spec.md)");
+}
+
+void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run, const std::string& profile_path) {
+  tuner::parse_strategy_kind(run.strategy); // reject a bad name before any work
+  if (run.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(run.budget));
+  if (run.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(run.timeout_s));
+  const frontend::KernelSpec spec = kernel_spec_from_options(args.kernel);
+  frontend::validate_kernel_spec(spec);
+  const std::vector<tuner::SizeBucket> buckets = size_buckets(args, spec);
+  std::vector<frontend::KernelSpec> sized;
+  for (const tuner::SizeBucket& bucket : buckets) sized.push_back(tuner::with_size_bucket(spec, bucket)); // unknown args fail first
+
+  std::string why_no_device;
+  const std::optional<tuner::DeviceLimits> device = isolated_device_limits(why_no_device);
+  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
+  // has initialised CUDA cannot fork children that use it.
+  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
+                                                            : std::filesystem::path(profile_path);
+  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
+  const DeviceProfile& profile = loaded.profile;
+  frontend::Compiler compiler;
+  const std::string function = frontend::parse_entry_name(spec.entry).function;
+
+  std::vector<tuner::HeaderBucket> header_buckets;
+  nlohmann::json sizes_json = nlohmann::json::array();
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    BucketOutcome outcome = device ? measured_bucket(args, run, sized[i], buckets[i], buckets.size(), *device, profile, compiler)
+                                   : static_bucket(sized[i], buckets[i], profile, compiler);
+    outcome.json["config"] = outcome.header.config.to_string();
+    outcome.json["time_ms"] = outcome.header.time_ms;
+    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
+              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
+    header_buckets.push_back(std::move(outcome.header));
+    sizes_json.push_back(std::move(outcome.json));
+  }
+  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
+  if (!run.header.empty()) {
+    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
+                                 command_text(args, run)};
+    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
+  }
+  if (!run.json.empty()) {
+    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
+                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
+                                 {"measured", device.has_value()},
+                                 {"profile", loaded.path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(run.json, json.dump(2) + '\n');
+  }
+  if (!device) {
+    std::cerr << "advisor: tune: " << why_no_device << "; wrote the front end's static ranking (model-predicted, not measured)"
+              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
+  }
+}
+
+} // namespace cachewise::cli
