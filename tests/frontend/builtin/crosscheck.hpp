@@ -1,0 +1,214 @@
+// The built-in kernels (kernels/src/*.cu) through the kernel front end, against the hand-built
+// patterns of model/src/family_*.cpp: for one family problem + config, the PTX nvcc compiled
+// from the kernel's own source (all its launcher's instantiations) is extracted with the
+// launcher's grid, block and arguments, and simulate_traced's counters are compared with
+// simulate()'s of build_pattern() for the same problem, config, profile and sampling.
+// Shared by tests/frontend/builtin_crosscheck_test.cpp and the table tool (builtin_crosscheck_table).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cachewise/families.hpp"
+#include "cachewise/family_kernels.hpp"
+#include "cachewise/frontend/extract.hpp"
+#include "cachewise/frontend/ptx.hpp"
+#include "cachewise/kernel_trace.hpp"
+#include "cachewise/simulation.hpp"
+
+namespace cachewise::frontend::builtin {
+
+struct CrossCase {
+  std::string label; ///< config and dtype, for the table
+  ProblemSpec problem;
+  Config config;
+};
+
+/// The counters compared: the CUPTI names of Prediction::metrics.
+inline const std::vector<std::string>& compared_counters() {
+  static const std::vector<std::string> names = {
+      "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+      "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+      "l1tex__t_sector_hit_rate.pct",
+      "lts__t_sector_hit_rate.pct",
+      "lts__t_sectors_op_read.sum",
+      "lts__t_sectors_op_write.sum",
+      "dram__bytes_read.sum",
+      "dram__bytes_write.sum"};
+  return names;
+}
+
+struct CounterRow {
+  std::string counter;
+  double pattern = 0;
+  double frontend = 0;
+  /// |frontend - pattern| / max(|frontend|, |pattern|), in percent; 0 when both are 0.
+  double diff_pct() const {
+    const double scale = std::max(std::abs(pattern), std::abs(frontend));
+    return scale == 0 ? 0 : 100.0 * std::abs(frontend - pattern) / scale;
+  }
+};
+
+inline std::vector<CrossCase> copy_cases() {
+  const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n) {
+    return CrossCase{std::string(config) + " " + dtype_name, {"copy", n, 0, 0, dtype}, Config::parse(config)};
+  };
+  const std::int64_t n = std::int64_t{1} << 22;
+  return {make("block=256,vector=1,ept=1,stride=1", DataType::f32, "f32", n),
+          make("block=256,vector=4,ept=1,stride=1", DataType::f32, "f32", n),
+          make("block=128,vector=1,ept=4,stride=1", DataType::f32, "f32", n),
+          make("block=256,vector=1,ept=1,stride=2", DataType::f32, "f32", n),
+          make("block=256,vector=1,ept=2,stride=1", DataType::f64, "f64", n),
+          make("block=256,vector=2,ept=1,stride=1", DataType::f64, "f64", n),
+          make("block=512,vector=1,ept=1,stride=4", DataType::f64, "f64", n),
+          make("block=256,vector=1,ept=1,stride=1", DataType::f16, "f16", n),
+          make("block=256,vector=8,ept=1,stride=1", DataType::f16, "f16", n),
+          make("block=64,vector=2,ept=8,stride=1", DataType::f16, "f16", n)};
+}
+
+inline std::vector<CrossCase> transpose_cases() {
+  const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n, std::int64_t m) {
+    return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "x" + std::to_string(m),
+                     {"transpose", n, m, 0, dtype}, Config::parse(config)};
+  };
+  return {make("smem=1,tile=32,block_x=32,block_y=8,pad=1", DataType::f32, "f32", 2048, 2048),
+          make("smem=1,tile=32,block_x=32,block_y=8,pad=0", DataType::f32, "f32", 2048, 2048),
+          make("smem=0,tile=32,block_x=32,block_y=8", DataType::f32, "f32", 2048, 2048),
+          make("smem=1,tile=64,block_x=16,block_y=16,pad=1", DataType::f32, "f32", 2048, 2048),
+          make("smem=1,tile=32,block_x=32,block_y=8,pad=1", DataType::f32, "f32", 1000, 1500),
+          make("smem=1,tile=32,block_x=32,block_y=8,pad=1", DataType::f64, "f64", 2048, 2048),
+          make("smem=1,tile=32,block_x=32,block_y=8,pad=0", DataType::f64, "f64", 2048, 2048),
+          make("smem=0,tile=16,block_x=16,block_y=16", DataType::f64, "f64", 2048, 2048),
+          make("smem=1,tile=32,block_x=32,block_y=8,pad=2", DataType::f16, "f16", 2048, 2048),
+          make("smem=1,tile=64,block_x=32,block_y=4,pad=0", DataType::f16, "f16", 2048, 2048)};
+}
+
+/// The Itanium code of the launcher's word type for `bytes` (WordOfBytes in launchers.hpp).
+inline std::string word_code(std::int64_t bytes) {
+  switch (bytes) {
+  case 2: return "t";
+  case 4: return "j";
+  case 8: return "5uint2";
+  case 16: return "5uint4";
+  default: throw std::invalid_argument("no word type of " + std::to_string(bytes) + " bytes");
+  }
+}
+
+/// The kernel the family's launcher launches for the config (mangled-name fragment) and its
+/// arguments in parameter order, pointers as the buffers' base addresses.
+struct BuiltinLaunch {
+  std::string ptx_file;
+  std::string entry_fragment;
+  std::vector<std::uint64_t> params;
+};
+
+inline BuiltinLaunch copy_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
+  const std::int64_t vector = c.config.get_or("vector", 1);
+  const std::int64_t word_bytes = vector * element_bytes(c.problem.dtype);
+  return {"builtin_copy", "copy_wordsI" + word_code(word_bytes) + "E",
+          {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n / vector),
+           static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))}};
+}
+
+/// launch_words / launch_batches / launch_shape of kernels/src/transpose.cu.
+inline BuiltinLaunch transpose_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
+  const std::int64_t tile = c.config.get("tile");
+  const std::int64_t cols = tile / c.config.get("block_x");
+  const std::int64_t rows = tile / c.config.get("block_y");
+  const auto power_of_two = [](std::int64_t v) { return (v & (v - 1)) == 0; };
+  std::int64_t k_cols = 0, k_batch = 1;
+  if (power_of_two(cols) && power_of_two(rows) && cols <= 8) {
+    k_cols = cols;
+    k_batch = std::min<std::int64_t>(rows * cols, kMaxFullTileBatch);
+  }
+  const bool shared = c.config.get("smem") == 1;
+  const std::string entry = std::string(shared ? "transpose_shared" : "transpose_direct") + "I" +
+                            word_code(element_bytes(c.problem.dtype)) + "Li" + std::to_string(k_cols) + "ELi" +
+                            std::to_string(k_batch) + "EE";
+  std::vector<std::uint64_t> params = {buffers[0].base_address, buffers[1].base_address,
+                                       static_cast<std::uint64_t>(c.problem.n), static_cast<std::uint64_t>(c.problem.m),
+                                       static_cast<std::uint64_t>(tile)};
+  if (shared) params.push_back(static_cast<std::uint64_t>(c.config.get_or("pad", 0)));
+  return {"builtin_transpose", entry, params};
+}
+
+inline BuiltinLaunch builtin_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
+  if (c.problem.family == "copy") return copy_launch(c, buffers);
+  if (c.problem.family == "transpose") return transpose_launch(c, buffers);
+  throw std::invalid_argument("no built-in launch for family " + c.problem.family);
+}
+
+inline std::shared_ptr<const PtxModule> load_builtin_ptx(const std::string& ptx_dir, const std::string& name) {
+  std::ifstream file(ptx_dir + "/" + name + ".ptx");
+  if (!file) throw std::runtime_error("cannot open " + ptx_dir + "/" + name + ".ptx");
+  std::stringstream text;
+  text << file.rdbuf();
+  return std::make_shared<const PtxModule>(parse_ptx(text.str()));
+}
+
+/// Buffers where the simulator puts the pattern's arrays: 1 GiB, then each next one after the
+/// previous rounded up to 1 MiB, in the pattern's array order (the family's, output last).
+inline std::vector<TraceBuffer> pattern_buffers(const KernelPattern& pattern) {
+  std::vector<TraceBuffer> buffers;
+  std::uint64_t base = std::uint64_t{1} << 30;
+  for (const ArrayDecl& array : pattern.arrays) {
+    if (array.space != MemorySpace::global) continue;
+    std::int64_t bytes = array.element_bytes;
+    for (const std::int64_t extent : array.extents) bytes *= extent;
+    buffers.push_back({array.name, base, bytes});
+    base += (static_cast<std::uint64_t>(bytes) + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+  }
+  return buffers;
+}
+
+/// Both predictions' compared counters for one case. The traced kernel takes the pattern's
+/// registers and shared bytes, so occupancy (and with it the sampled waves) is the same on
+/// both sides: what differs is only where the accesses come from.
+inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfile& profile, const std::string& ptx_dir,
+                                           const SimulationOptions& options = {}) {
+  const KernelPattern pattern = build_pattern(c.problem, c.config);
+  const Prediction expected = simulate(pattern, profile, options);
+  TracedKernel kernel;
+  kernel.name = pattern.name;
+  kernel.grid = pattern.grid;
+  kernel.block = pattern.block;
+  kernel.shared_bytes_per_block = shared_bytes_per_block(pattern);
+  kernel.registers_per_thread = pattern.registers_per_thread;
+  kernel.useful_bytes = pattern.useful_bytes;
+  kernel.buffers = pattern_buffers(pattern);
+  const BuiltinLaunch launch = builtin_launch(c, kernel.buffers);
+  const std::shared_ptr<const PtxModule> module = load_builtin_ptx(ptx_dir, launch.ptx_file);
+  std::string entry;
+  for (const std::string& name : entry_names(*module))
+    if (name.find(launch.entry_fragment) != std::string::npos) entry = name;
+  if (entry.empty()) throw std::runtime_error("no entry " + launch.entry_fragment + " in " + launch.ptx_file);
+  LaunchArgs args;
+  args.grid = kernel.grid;
+  args.block = kernel.block;
+  args.dynamic_shared_bytes = kernel.shared_bytes_per_block;
+  args.params = launch.params;
+  args.buffers = kernel.buffers;
+  auto extractor = std::make_shared<const Extractor>(*module, entry, args);
+  kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  const Prediction traced = simulate_traced(kernel, profile, options);
+  std::vector<CounterRow> rows;
+  for (const std::string& name : compared_counters()) {
+    const auto metric = [&](const Prediction& p) {
+      const auto it = p.metrics.find(name);
+      return it == p.metrics.end() ? 0.0 : it->second;
+    };
+    rows.push_back({name, metric(expected), metric(traced)});
+  }
+  return rows;
+}
+
+} // namespace cachewise::frontend::builtin
