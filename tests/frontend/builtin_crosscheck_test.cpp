@@ -44,6 +44,8 @@ TEST(BuiltinCrossCheck, CopyAgreesWithItsPatternOnEveryConfig) { expect_agreemen
 
 TEST(BuiltinCrossCheck, TransposeAgreesWithItsPatternOnEveryConfig) { expect_agreement(transpose_cases()); }
 
+TEST(BuiltinCrossCheck, Stencil2dAgreesWithItsPatternOnEveryConfig) { expect_agreement(stencil2d_cases()); }
+
 // copy stride 2, f32: a warp's 32 loads span 256 B = 8 sectors; its stores 128 B = 4 sectors.
 // Every byte is read from and written to DRAM once: 2^22 * 4 B * 2 read, 2^22 * 4 B written.
 TEST(BuiltinCrossCheck, CopyStridedCountsDerivedByHand) {
@@ -63,6 +65,17 @@ TEST(BuiltinCrossCheck, TransposeBankConflictsDerivedByHand) {
   EXPECT_NEAR(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=0 f32 2048x2048"), counter),
               31.0 * requests, 31.0 * requests * 0.01);
   EXPECT_EQ(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=1 f32 2048x2048"), counter), 0.0);
+}
+
+// stencil2d radius 1, f32, 1024^2, 32 x 8 threads, one row each: the 1022 interior rows are
+// stored, and their stores cover whole sectors (the edge columns share sectors with interior
+// points): 1022 * 4096 B written, within 1%. Every input row is read (the halo) at least once
+// from DRAM, 4 MiB, and little more: halo rows that another SM's block misses on again.
+TEST(BuiltinCrossCheck, Stencil2dDramBytesDerivedByHand) {
+  const CrossCase c = find_case(stencil2d_cases(), "radius=1,smem=0,block_x=32,block_y=8,ept_y=1 f32 1024x1024");
+  EXPECT_NEAR(frontend_counter(c, "dram__bytes_write.sum"), 1022.0 * 4096.0, 1022.0 * 4096.0 * 0.01);
+  EXPECT_GE(frontend_counter(c, "dram__bytes_read.sum"), 1024.0 * 1024.0 * 4.0);
+  EXPECT_LE(frontend_counter(c, "dram__bytes_read.sum"), 1024.0 * 1024.0 * 4.0 * 1.05);
 }
 
 } // namespace

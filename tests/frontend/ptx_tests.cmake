@@ -40,6 +40,7 @@ if(CACHEWISE_NVCC)
   endfunction()
   cachewise_builtin_ptx(copy)
   cachewise_builtin_ptx(transpose)
+  cachewise_builtin_ptx(stencil2d)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp

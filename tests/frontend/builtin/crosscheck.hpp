@@ -92,6 +92,23 @@ inline std::vector<CrossCase> transpose_cases() {
           make("smem=1,tile=64,block_x=32,block_y=4,pad=0", DataType::f16, "f16", 2048, 2048)};
 }
 
+inline std::vector<CrossCase> stencil2d_cases() {
+  const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n, std::int64_t m) {
+    return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "x" + std::to_string(m),
+                     {"stencil2d", n, m, 0, dtype}, Config::parse(config)};
+  };
+  return {make("radius=1,smem=0,block_x=32,block_y=8,ept_y=1", DataType::f32, "f32", 1024, 1024),
+          make("radius=1,smem=0,block_x=64,block_y=4,ept_y=4", DataType::f32, "f32", 1024, 1024),
+          make("radius=1,smem=1,block_x=32,block_y=8,ept_y=2", DataType::f32, "f32", 1024, 1024),
+          make("radius=2,smem=0,block_x=32,block_y=4,ept_y=2", DataType::f32, "f32", 1000, 1000),
+          make("radius=1,smem=0,block_x=32,block_y=4,ept_y=1,vector=4", DataType::f32, "f32", 1024, 1024),
+          make("radius=1,smem=0,block_x=32,block_y=8,ept_y=2", DataType::f64, "f64", 1024, 1024),
+          make("radius=1,smem=1,block_x=16,block_y=16,ept_y=1", DataType::f64, "f64", 1024, 1024),
+          make("radius=1,smem=0,block_x=32,block_y=4,ept_y=3,vector=2", DataType::f64, "f64", 1024, 1024),
+          make("radius=1,smem=0,block_x=128,block_y=2,ept_y=8", DataType::f16, "f16", 1024, 1024),
+          make("radius=3,smem=1,block_x=32,block_y=4,ept_y=4", DataType::f16, "f16", 1024, 1024)};
+}
+
 /// The Itanium code of the launcher's word type for `bytes` (WordOfBytes in launchers.hpp).
 inline std::string word_code(std::int64_t bytes) {
   switch (bytes) {
@@ -141,9 +158,33 @@ inline BuiltinLaunch transpose_launch(const CrossCase& c, const std::vector<Trac
   return {"builtin_transpose", entry, params};
 }
 
+/// Stencil2dLauncher of kernels/src/stencil2d.cu: radius 1 with ept_y 1, 2, 4, 8 compiled
+/// (kRadius 1, kRows ept_y; another ept_y kRows 0), any other radius at run time (0, 0).
+inline BuiltinLaunch stencil2d_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
+  const std::int64_t radius = c.config.get_or("radius", 1);
+  const std::int64_t rows = c.config.get("ept_y");
+  const std::int64_t vector = c.config.get_or("vector", 1);
+  const std::string type = c.problem.dtype == DataType::f32 ? "f" : c.problem.dtype == DataType::f64 ? "d" : "6__half";
+  const bool compiled_rows = radius == 1 && (rows == 1 || rows == 2 || rows == 4 || rows == 8);
+  const std::string shape =
+      "Li" + std::to_string(radius == 1 ? 1 : 0) + "ELi" + std::to_string(compiled_rows ? rows : 0) + "E";
+  std::string entry;
+  if (vector > 1) {
+    entry = "stencil2d_vectorI" + type + shape + "Li" + std::to_string(vector) + "E";
+  } else if (c.config.get("smem") == 0) {
+    entry = "stencil2d_globalI" + type + shape + "E";
+  } else {
+    entry = "stencil2d_sharedI" + type + "E";
+  }
+  return {"builtin_stencil2d", entry,
+          {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
+           static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)}};
+}
+
 inline BuiltinLaunch builtin_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   if (c.problem.family == "copy") return copy_launch(c, buffers);
   if (c.problem.family == "transpose") return transpose_launch(c, buffers);
+  if (c.problem.family == "stencil2d") return stencil2d_launch(c, buffers);
   throw std::invalid_argument("no built-in launch for family " + c.problem.family);
 }
 

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   try {
     const cachewise::DeviceProfile profile = cachewise::load_profile(profile_path);
     std::printf("| family | config | counter | pattern | front end | diff %% |\n|---|---|---|---:|---:|---:|\n");
-    for (const auto& cases : {copy_cases(), transpose_cases()}) {
+    for (const auto& cases : {copy_cases(), transpose_cases(), stencil2d_cases()}) {
       for (const CrossCase& c : cases) {
         for (const CounterRow& row : cross_check(c, profile, ptx_dir)) {
           std::printf("| %s | %s | %s | %.6g | %.6g | %.3f%s |\n", c.problem.family.c_str(), c.label.c_str(),
