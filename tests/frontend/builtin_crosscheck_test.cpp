@@ -3,6 +3,8 @@
 // within 1% each, those simulate() predicts from the hand-built pattern of the same problem and
 // config, on the H200 profile with the default sampling (the same on both sides). The front
 // end's side is also anchored to hand-derived counts, so an error both sides share is caught.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "builtin/crosscheck.hpp"
@@ -16,12 +18,23 @@ const DeviceProfile& h200() {
   return profile;
 }
 
+// Every case within 1% on every counter, except the named known deviations: those must
+// still deviate (a fixed pattern or front end then moves them out of the list).
 void expect_agreement(const std::vector<CrossCase>& cases) {
   ASSERT_GE(cases.size(), 10u);
   for (const CrossCase& c : cases) {
+    const std::string reason = deviation_reason(c);
+    double largest_diff_pct = 0;
     for (const CounterRow& row : cross_check(c, h200(), CACHEWISE_TEST_PTX_DIR)) {
-      EXPECT_LE(row.diff_pct(), 1.0) << c.problem.family << " " << c.label << " " << row.counter << ": pattern "
-                                     << row.pattern << ", front end " << row.frontend;
+      largest_diff_pct = std::max(largest_diff_pct, row.diff_pct());
+      if (reason.empty()) {
+        EXPECT_LE(row.diff_pct(), 1.0) << c.problem.family << " " << c.label << " " << row.counter << ": pattern "
+                                       << row.pattern << ", front end " << row.frontend;
+      }
+    }
+    if (!reason.empty()) {
+      EXPECT_GT(largest_diff_pct, 1.0) << c.problem.family << " " << c.label
+                                       << " agrees now: take it off known_deviations() (" << reason << ")";
     }
   }
 }
@@ -45,6 +58,9 @@ TEST(BuiltinCrossCheck, CopyAgreesWithItsPatternOnEveryConfig) { expect_agreemen
 TEST(BuiltinCrossCheck, TransposeAgreesWithItsPatternOnEveryConfig) { expect_agreement(transpose_cases()); }
 
 TEST(BuiltinCrossCheck, Stencil2dAgreesWithItsPatternOnEveryConfig) { expect_agreement(stencil2d_cases()); }
+
+// Only the vector walks agree; the blocked and scalar streaming kernels are known deviations.
+TEST(BuiltinCrossCheck, Stencil3dAgreesWithItsPatternBesideKnownDeviations) { expect_agreement(stencil3d_cases()); }
 
 // copy stride 2, f32: a warp's 32 loads span 256 B = 8 sectors; its stores 128 B = 4 sectors.
 // Every byte is read from and written to DRAM once: 2^22 * 4 B * 2 read, 2^22 * 4 B written.

@@ -41,6 +41,7 @@ if(CACHEWISE_NVCC)
   cachewise_builtin_ptx(copy)
   cachewise_builtin_ptx(transpose)
   cachewise_builtin_ptx(stencil2d)
+  cachewise_builtin_ptx(stencil3d)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp
