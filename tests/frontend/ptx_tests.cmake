@@ -42,6 +42,7 @@ if(CACHEWISE_NVCC)
   cachewise_builtin_ptx(transpose)
   cachewise_builtin_ptx(stencil2d)
   cachewise_builtin_ptx(stencil3d)
+  cachewise_builtin_ptx(gemm)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   try {
     const cachewise::DeviceProfile profile = cachewise::load_profile(profile_path);
     std::printf("| family | config | counter | pattern | front end | diff %% |\n|---|---|---|---:|---:|---:|\n");
-    for (const auto& cases : {copy_cases(), transpose_cases(), stencil2d_cases(), stencil3d_cases()}) {
+    for (const auto& cases : {copy_cases(), transpose_cases(), stencil2d_cases(), stencil3d_cases(), gemm_cases()}) {
       for (const CrossCase& c : cases) {
         const char* known = deviation_reason(c).empty() ? "" : " (known deviation)";
         for (const CounterRow& row : cross_check(c, profile, ptx_dir)) {
