@@ -19,6 +19,7 @@
 #include "cachewise/families.hpp"
 #include "cachewise/family_kernels.hpp"
 #include "cachewise/frontend/extract.hpp"
+#include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/kernel_trace.hpp"
 #include "cachewise/simulation.hpp"
@@ -310,18 +311,21 @@ inline std::shared_ptr<const PtxModule> load_builtin_ptx(const std::string& ptx_
   return std::make_shared<const PtxModule>(parse_ptx(text.str()));
 }
 
-/// Buffers where the simulator puts the pattern's arrays: 1 GiB, then each next one after the
-/// previous rounded up to 1 MiB, in the pattern's array order (the family's, output last).
+/// The pattern's global arrays as buffers, where the simulator puts them (the front end's
+/// buffer_base_addresses), in the pattern's array order (the family's, output last).
 inline std::vector<TraceBuffer> pattern_buffers(const KernelPattern& pattern) {
-  std::vector<TraceBuffer> buffers;
-  std::uint64_t base = std::uint64_t{1} << 30;
+  std::vector<const ArrayDecl*> arrays;
+  std::vector<std::int64_t> sizes;
   for (const ArrayDecl& array : pattern.arrays) {
     if (array.space != MemorySpace::global) continue;
     std::int64_t bytes = array.element_bytes;
     for (const std::int64_t extent : array.extents) bytes *= extent;
-    buffers.push_back({array.name, base, bytes});
-    base += (static_cast<std::uint64_t>(bytes) + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+    arrays.push_back(&array);
+    sizes.push_back(bytes);
   }
+  const std::vector<std::uint64_t> bases = buffer_base_addresses(sizes);
+  std::vector<TraceBuffer> buffers;
+  for (std::size_t i = 0; i < arrays.size(); ++i) buffers.push_back({arrays[i]->name, bases[i], sizes[i]});
   return buffers;
 }
 
