@@ -154,8 +154,8 @@ void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
   next_plane.push_back({z_at(0, true), 0, s.k});
   pattern.phases.push_back({{loop("p", z_chunk)},
                             {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
-                             load("in", {z_at(0, true), y_at(0), x_at(-1)}, written),
-                             load("in", {z_at(0, true), y_at(0), x_at(1)}, written),
+                             unpredicated(load("in", {z_at(0, true), y_at(0), x_at(-1)}, written)),
+                             unpredicated(load("in", {z_at(0, true), y_at(0), x_at(1)}, written)),
                              load("in", {z_at(0, true), y_at(-1), x_at(0)}, written),
                              load("in", {z_at(0, true), y_at(1), x_at(0)}, written),
                              store("out", {z_at(0, true), y_at(0), x_at(0)}, written)}});

@@ -107,6 +107,13 @@ inline Access store(std::string array, std::vector<AffineIndex> index, std::vect
   return {std::move(array), true, std::move(index), vector, true, std::move(guards)};
 }
 
+/// A load whose lanes all issue even where an index leaves its dimension: the kernel indexes
+/// flat (x-1 of x = 0 is the previous row's last point), so the address stays in the array.
+inline Access unpredicated(Access access) {
+  access.predicated = false;
+  return access;
+}
+
 inline double flops_scale(DataType type) { return type == DataType::f64 ? 2.0 : 1.0; }
 
 /// The stencils' `vector` key (points per thread along x, moved as one access): 1, 2, 4 or 8,

@@ -25,6 +25,25 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(spmv spmv.cu)
   cachewise_test_ptx(control control.cu)
   cachewise_test_ptx(async_copy async_copy.cu)
+  # The built-in kernels, compiled from kernels/src as they are (host launchers included, so
+  # every instantiation the launchers make is in the PTX): nvcc takes host code NVRTC rejects.
+  function(cachewise_builtin_ptx family)
+    set(ptx ${cachewise_ptx_dir}/builtin_${family}.ptx)
+    set(source ${PROJECT_SOURCE_DIR}/kernels/src/${family}.cu)
+    file(GLOB headers ${PROJECT_SOURCE_DIR}/kernels/src/*.cuh ${PROJECT_SOURCE_DIR}/kernels/src/*.hpp
+         ${PROJECT_SOURCE_DIR}/model/include/cachewise/family_kernels.hpp)
+    add_custom_command(OUTPUT ${ptx}
+      COMMAND ${CACHEWISE_NVCC} -ptx -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -lineinfo
+              -I${PROJECT_SOURCE_DIR}/model/include -I${PROJECT_SOURCE_DIR}/kernels/include ${source} -o ${ptx}
+      DEPENDS ${source} ${headers}
+      COMMENT "nvcc -ptx kernels/src/${family}.cu" VERBATIM)
+    set(cachewise_test_ptx_outputs ${cachewise_test_ptx_outputs} ${ptx} PARENT_SCOPE)
+  endfunction()
+  cachewise_builtin_ptx(copy)
+  cachewise_builtin_ptx(transpose)
+  cachewise_builtin_ptx(stencil2d)
+  cachewise_builtin_ptx(stencil3d)
+  cachewise_builtin_ptx(gemm)
   set(cachewise_extract_tests
     extract_transpose_test.cpp
     extract_reduce_test.cpp
@@ -33,9 +52,16 @@ if(CACHEWISE_NVCC)
     extract_vector_test.cpp
     extract_reject_test.cpp
     extract_control_test.cpp
-    extract_async_test.cpp)
+    extract_async_test.cpp
+    builtin_crosscheck_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
+  # Prints docs/frontend-crosscheck.md's table: builtin_crosscheck_table PROFILE PTX_DIR
+  add_executable(builtin_crosscheck_table builtin/crosscheck_table.cpp ${cachewise_test_ptx_outputs})
+  target_link_libraries(builtin_crosscheck_table PRIVATE cachewise::frontend)
+  cachewise_warnings(builtin_crosscheck_table)
+  target_compile_definitions(builtin_crosscheck_table PRIVATE CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}"
+                             CACHEWISE_H200_PROFILE="${PROJECT_SOURCE_DIR}/profiles/h200.json")
 else()
   message(STATUS "nvcc not found: the PTX extraction tests are not built")
 endif()

@@ -325,6 +325,11 @@ TEST(Simulate, VectorStencil3dStreamingCountsPerPlane) {
   EXPECT_EQ(p.metric("dram__bytes_write.sum"), scalar.metric("dram__bytes_write.sum"));
   EXPECT_EQ(p.metric("dram__bytes_write.sum"), 14.0 * 14 * 128 * 4);
   EXPECT_EQ(scalar.metric("dram__bytes_read.sum"), (16.0 * 16 - 4) * 128 * 4);
+  // Load sectors per interior row (4 warps of 32 floats): the chunks' first centres and z0-1
+  // of the second chunk 3 x 16; in[z+1] 15 x 16; per interior plane y-1, y+1 2 x 16 and x-1,
+  // x+1 2 x 4 x 5: the kernel indexes flat, so x-1 of x = 0 (the row before's last point) and
+  // x+1 of x = 127 load too, and each warp's x-shifted taps span 5 sectors (kernels/src/stencil3d.cu).
+  EXPECT_EQ(scalar.metric(kLoadSectors), 14.0 * (3 * 16 + 15 * 16 + 14 * (2 * 16 + 2 * 4 * 5)));
 }
 
 TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
