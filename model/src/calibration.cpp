@@ -141,6 +141,9 @@ Calibration calibration_from_json(const json& document, const std::string& path)
   calibration.write_run_neighbour_blocks = read_whole_value(root, "write_run_neighbour_blocks", Bound::non_negative);
   calibration.write_run_compact_factor = read_whole_value(root, "write_run_compact_factor", Bound::at_least_one);
   calibration.gemm_overhead = read_gemm_overhead(root.object("gemm_overhead"));
+  if (root.has("stencil3d_streaming_batch_rounds")) {
+    calibration.stencil3d_streaming_batch_rounds = read_whole_value(root, "stencil3d_streaming_batch_rounds", Bound::at_least_one);
+  }
   calibration.screening_refined_candidates = read_whole_value(root, "screening_refined_candidates", Bound::at_least_one);
   if (root.has("time_error_bands")) {
     const Node bands = root.object("time_error_bands");
@@ -172,6 +175,7 @@ json calibration_to_json(const Calibration& calibration) {
            {"write_run_neighbour_blocks", write_value(calibration.write_run_neighbour_blocks)},
            {"write_run_compact_factor", write_value(calibration.write_run_compact_factor)},
            {"gemm_overhead", write_gemm_overhead(calibration.gemm_overhead)},
+           {"stencil3d_streaming_batch_rounds", write_value(calibration.stencil3d_streaming_batch_rounds)},
            {"screening_refined_candidates", write_value(calibration.screening_refined_candidates)},
            {"time_error_bands", bands}};
   if (!calibration.description.empty()) out["description"] = calibration.description;

@@ -96,16 +96,13 @@ Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& c
 }
 
 /// 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
-/// of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, which
-/// ptxas (32 registers) issues as two rounds: 18 of the 40 before it consumes the first (H200
-/// SASS, f32, scalar kernel), the rest as those arrive. The SASS of the kernels that write
-/// whole rows shows smaller groups (at most 16 of the 40, and 5-7 of a vector batch's 10); the
-/// model keeps the two rounds, which rank the H200's configs better (Spearman 0.82 / 0.84
-/// against 0.79 / 0.79; docs/model.md, "Calibration values and their sources").
-void set_load_batches(KernelPattern& pattern, const Stencil3dLayout& s) {
-  constexpr std::int64_t kStreamingBatchRounds = 2;
+/// of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, issued in
+/// the calibration's stencil3d_streaming_batch_rounds (ptxas issues 18 of the scalar batch's
+/// 40 before it consumes the first; docs/calibration.md says why the H200's is 2).
+void set_load_batches(KernelPattern& pattern, const Stencil3dLayout& s, const Calibration& calibration) {
+  const auto rounds = std::max<std::int64_t>(1, static_cast<std::int64_t>(calibration.stencil3d_streaming_batch_rounds.value));
   const bool batched = s.z_chunk % kStreamingPlaneBatch == 0;
-  pattern.loads_in_flight = s.mode == 0 ? 7 : (batched ? 5 * kStreamingPlaneBatch / kStreamingBatchRounds : 5);
+  pattern.loads_in_flight = s.mode == 0 ? 7 : (batched ? std::max<std::int64_t>(1, 5 * kStreamingPlaneBatch / rounds) : 5);
   pattern.store_burst = s.mode == 1 && batched ? kStreamingPlaneBatch : 1;
   // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f32 in batches: 34),
   // blocking 24.
@@ -163,7 +160,7 @@ void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
 
 } // namespace
 
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const Stencil3dLayout s = read_stencil3d_layout(family, config, sizes);
@@ -183,7 +180,7 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, 
   const std::int64_t written_points = std::max<std::int64_t>(0, k - 2) * std::max<std::int64_t>(0, n - 2) * m;
   pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + checked_product(family, {written_points, bytes});
   pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
-  set_load_batches(pattern, s);
+  set_load_batches(pattern, s, calibration);
   if (s.mode == 0) {
     append_blocked_phase(pattern, s);
   } else {

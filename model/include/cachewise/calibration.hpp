@@ -61,6 +61,9 @@ struct Calibration {
   /// of it in dispatch order continue it to `compact_run_factor` times its length.
   CalibratedValue write_run_neighbour_blocks{0.0, "default: every run compact"};
   CalibratedValue write_run_compact_factor{1.0, "default: every run compact"};
+  /// Rounds in which stencil3d's streaming kernels issue a batch of planes' taps (the loads a
+  /// warp has in flight are the batch over this); optional in the JSON.
+  CalibratedValue stencil3d_streaming_batch_rounds{1.0, "default: the whole batch in flight"};
   GemmOverheadFit gemm_overhead{{0.0, "default: none"}, {0.0, "default: none"}, {}, "default: none"};
   /// Candidates the advisor predicts again with its refinement options after screening.
   CalibratedValue screening_refined_candidates{1.0e9, "default: every candidate"};
