@@ -49,7 +49,7 @@ def main():
                       "profiled": profiled})
     json.dump({"source": "scripts/device/heldout.sh .device $OUT (advisor validate --pattern F --n N [--dtype D] --all --json "
                          "--repeats 5 --counters 3 --profile profiles/h200.json per case)",
-               "cases": cases}, open(out, "w"), indent=1)
+               "cases": cases}, open(out, "w"), separators=(",", ":"))
 
 
 if __name__ == "__main__":
