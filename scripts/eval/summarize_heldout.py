@@ -17,6 +17,11 @@ COUNTERS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "l1tex__t_sector_hi
             "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum"]
 
 
+def rounded(value):
+    """Counts to whole numbers, rates to 0.01: the precision the comparison needs."""
+    return None if value is None else round(value, 2)
+
+
 def main():
     folder, out = sys.argv[1], sys.argv[2]
     cases = []
@@ -38,8 +43,8 @@ def main():
                 continue
             p = c["predicted"]["metrics"]
             profiled.append({"config": c["config"], "predicted_rank": c["predicted_rank"],
-                             "predicted": {k: p.get(k) for k in COUNTERS if k in m},
-                             "measured": {k: m.get(k) for k in COUNTERS if k in m}})
+                             "predicted": {k: rounded(p.get(k)) for k in COUNTERS if k in m},
+                             "measured": {k: rounded(m.get(k)) for k in COUNTERS if k in m}})
         cases.append({"problem": data["problem"], "candidates": s["candidates"], "top1_config": s["top1_config"],
                       "best_config": s["best_config"], "best_predicted_rank": s["best_predicted_rank"],
                       "top1_over_best_sweep": s["top1_over_best"], "top1_over_best_timed_again": s["confirmed_top1_over_best"],
