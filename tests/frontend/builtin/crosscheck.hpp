@@ -271,7 +271,8 @@ inline BuiltinLaunch stencil3d_launch(const CrossCase& c, const std::vector<Trac
 }
 
 /// GemmLauncher of kernels/src/gemm.cu: gemm_tiled<T, tm, tn>(A, B, C, GemmShape by value:
-/// rows_m, cols_n, depth_k as 8-byte, bm, bn, bk, pad as 4-byte integers, 40 bytes).
+/// cols_n (the pattern's m) and depth_k (k) as 8-byte, bm, bn, bk, pad as 4-byte integers,
+/// 32 bytes; the rows come from the grid).
 inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::string type = c.problem.dtype == DataType::f32 ? "f" : c.problem.dtype == DataType::f64 ? "d" : "6__half";
   const std::int64_t n = c.problem.n;
@@ -281,7 +282,6 @@ inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuff
   const auto put = [&](std::int64_t value, int bytes) {
     for (int i = 0; i < bytes; ++i) shape.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i)));
   };
-  put(n, 8);
   put(m, 8);
   put(k, 8);
   for (const char* key : {"bm", "bn", "bk"}) put(c.config.get(key), 4);
