@@ -204,7 +204,7 @@ inline BuiltinLaunch copy_launch(const CrossCase& c, const std::vector<TraceBuff
   const std::int64_t word_bytes = vector * element_bytes(c.problem.dtype);
   return {"builtin_copy", "copy_wordsI" + word_code(word_bytes) + "E",
           {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n / vector),
-           static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))}};
+           static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))}, {}};
 }
 
 /// launch_words / launch_batches / launch_shape of kernels/src/transpose.cu.
@@ -226,7 +226,7 @@ inline BuiltinLaunch transpose_launch(const CrossCase& c, const std::vector<Trac
                                        static_cast<std::uint64_t>(c.problem.n), static_cast<std::uint64_t>(c.problem.m),
                                        static_cast<std::uint64_t>(tile)};
   if (shared) params.push_back(static_cast<std::uint64_t>(c.config.get_or("pad", 0)));
-  return {"builtin_transpose", entry, params};
+  return {"builtin_transpose", entry, params, {}};
 }
 
 /// Stencil2dLauncher of kernels/src/stencil2d.cu: radius 1 with ept_y 1, 2, 4, 8 compiled
@@ -249,7 +249,7 @@ inline BuiltinLaunch stencil2d_launch(const CrossCase& c, const std::vector<Trac
   }
   return {"builtin_stencil2d", entry,
           {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
-           static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)}};
+           static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)}, {}};
 }
 
 /// Stencil3dLauncher of kernels/src/stencil3d.cu: mode 0 the blocked kernel; mode 1 the
@@ -259,15 +259,15 @@ inline BuiltinLaunch stencil3d_launch(const CrossCase& c, const std::vector<Trac
   std::vector<std::uint64_t> params = {buffers[0].base_address, buffers[1].base_address,
                                        static_cast<std::uint64_t>(c.problem.n), static_cast<std::uint64_t>(c.problem.m),
                                        static_cast<std::uint64_t>(c.problem.k)};
-  if (c.config.get("mode") == 0) return {"builtin_stencil3d", "stencil3d_blockedI" + type + "E", params};
+  if (c.config.get("mode") == 0) return {"builtin_stencil3d", "stencil3d_blockedI" + type + "E", params, {}};
   const std::int64_t z_chunk = c.config.get("z_chunk");
   const std::int64_t vector = c.config.get_or("vector", 1);
   params.push_back(static_cast<std::uint64_t>(z_chunk));
   if (vector > 1) {
-    return {"builtin_stencil3d", "stencil3d_streaming_vectorI" + type + "Li" + std::to_string(vector) + "E", params};
+    return {"builtin_stencil3d", "stencil3d_streaming_vectorI" + type + "Li" + std::to_string(vector) + "E", params, {}};
   }
   const int batch = z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 0;
-  return {"builtin_stencil3d", "stencil3d_streamingI" + type + "Li" + std::to_string(batch) + "E", params};
+  return {"builtin_stencil3d", "stencil3d_streamingI" + type + "Li" + std::to_string(batch) + "E", params, {}};
 }
 
 /// GemmLauncher of kernels/src/gemm.cu: gemm_tiled<T, tm, tn>(A, B, C, GemmShape by value:
@@ -289,7 +289,7 @@ inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuff
   BuiltinLaunch launch{"builtin_gemm",
                        "gemm_tiledI" + type + "Li" + std::to_string(c.config.get("tm")) + "ELi" +
                            std::to_string(c.config.get("tn")) + "E",
-                       {buffers[0].base_address, buffers[1].base_address, buffers[2].base_address, 0}};
+                       {buffers[0].base_address, buffers[1].base_address, buffers[2].base_address, 0}, {}};
   launch.param_bytes = {{}, {}, {}, shape};
   return launch;
 }
