@@ -154,6 +154,25 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
   });
 }
 
+/// Compiles every candidate of every bucket (and the model's ranking, for the model-ranked
+/// strategy) in a child process, into the compile cache, so that this process, which forks the
+/// measuring children, never compiles with NVRTC (Compiler::set_in_process). A failure here is
+/// not reported: the parent meets it again and says what it is.
+void compile_in_child(const std::vector<frontend::KernelSpec>& sized, const TuneRunOptions& run, const DeviceProfile& profile,
+                      int compute_capability) {
+  const bool model_ranked = tuner::parse_strategy_kind(run.strategy) == tuner::StrategyKind::model_ranked;
+  tuner::run_in_child_process(
+      [&] {
+        frontend::Compiler compiler;
+        for (const frontend::KernelSpec& spec : sized) {
+          if (model_ranked) rank_statically(spec, profile, compiler);
+          tuner::KernelCandidates(spec, compiler, compute_capability);
+        }
+        return std::string();
+      },
+      std::chrono::minutes(30));
+}
+
 BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
                               std::size_t bucket_count, const tuner::DeviceLimits& device, const DeviceProfile& profile,
                               frontend::Compiler& compiler) {
@@ -226,6 +245,10 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
   const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
   const DeviceProfile& profile = loaded.profile;
   frontend::Compiler compiler;
+  if (device) {
+    compile_in_child(sized, run, profile, device->compute_capability);
+    compiler.set_in_process(false);
+  }
   const std::string function = frontend::parse_entry_name(spec.entry).function;
 
   std::vector<tuner::HeaderBucket> header_buckets;

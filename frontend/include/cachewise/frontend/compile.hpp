@@ -52,6 +52,12 @@ public:
   /// does not compile, and "built without NVRTC and no nvcc found" when neither exists.
   CompiledKernel compile(const CompileRequest& request);
 
+  /// Whether a cache miss may compile with NVRTC in this process (default) or only with an nvcc
+  /// process. A process that forks children which use the GPU turns it off: where a GPU driver
+  /// is present, NVRTC starts it in the compiling process (seen on the H200 machine), and a
+  /// forked child of a process with a started driver cannot initialise CUDA.
+  void set_in_process(bool in_process) { in_process_ = in_process; }
+
   /// Compilations actually run (cache misses), failed ones included.
   std::int64_t compilations() const { return compilations_; }
 
@@ -60,10 +66,13 @@ public:
 
 private:
   CompiledKernel compile_uncached(const CompileRequest& request);
+  /// `ptxas -v` of the PTX for sm_<compute_capability>: its resource report.
+  std::string ptxas_report(const std::string& ptx, int compute_capability) const;
 
   std::filesystem::path cache_directory_;
   std::string compiler_identity_; ///< enters every cache key: NVRTC version, nvcc's path and size
   std::filesystem::path nvcc_;
+  bool in_process_ = true;
   std::atomic<std::int64_t> compilations_{0};
 };
 
