@@ -177,10 +177,15 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, 
 }
 
 /// A thread stores the rows whose taps it loaded together, at most its ept_y rows; staged, it
-/// stores all its rows from the tile after the barrier.
+/// stores all its rows from the tile after the barrier. Loads in flight: the largest round of the
+/// kernel's SASS where it was measured (the compiled rows: ptxas hoists f16 and vector taps
+/// above the conversions and sums the PTX has first, and splits 8 rows' 40 taps), else the
+/// front end's rounds of the PTX.
 void apply_stencil2d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
                            const Calibration& /*calibration*/) {
-  set_kernel_facts(pattern, builtin_kernel_facts(problem, config), config.get("ept_y"));
+  const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
+  set_kernel_facts(pattern, facts, config.get("ept_y"),
+                   facts.sass_loads_per_round > 0 ? facts.sass_loads_per_round : facts.loads_per_round);
 }
 
 } // namespace cachewise::family_detail

@@ -31,6 +31,7 @@ CompiledKernelFacts read_facts(const Node& node) {
   facts.static_shared_bytes = node.integer("static_shared_bytes", 0, kMaxBytes);
   facts.loads_per_round = node.integer("loads_per_round", 1, kMaxLoadsInFlight);
   facts.stores_per_run = node.integer("stores_per_run", 1, kMaxLoadsInFlight);
+  facts.sass_loads_per_round = node.integer("sass_loads_per_round", 0, kMaxLoadsInFlight);
   facts.measured_with = node.string("measured_with");
   return facts;
 }
@@ -67,6 +68,7 @@ std::vector<CompiledKernelFacts> parse_kernel_facts(std::string_view json_text, 
     provenance->compiler = root.string("compiler");
     provenance->command = root.string("command");
     provenance->sources_fnv1a64 = root.string("sources_fnv1a64");
+    provenance->sass_source = root.string("sass_source");
   }
   const json& kernels = root.required("kernels");
   if (!kernels.is_array()) Node::fail(root.at("kernels"), "expected an array, got " + detail::type_name(kernels));

@@ -125,10 +125,10 @@ void expect_bad_facts(const std::string& text, const std::string& message) {
 
 TEST(BuiltinKernels, MalformedFactsFilesAreNamed) {
   const std::string head = R"({"schema": "cachewise kernel facts v1", "architecture": "sm_90", "compiler": "c", "command": "x",
-                               "sources_fnv1a64": "0", "kernels": )";
+                               "sources_fnv1a64": "0", "sass_source": "", "kernels": )";
   const std::string entry = R"({"kernel": "k<int>", "registers_per_thread": 40, "spill_store_bytes": 0, "spill_load_bytes": 0,
                                 "stack_frame_bytes": 0, "static_shared_bytes": 0, "loads_per_round": 4, "stores_per_run": 4,
-                                "measured_with": "copy"})";
+                                "sass_loads_per_round": 0, "measured_with": "copy"})";
   EXPECT_EQ(parse_kernel_facts(head + "[" + entry + "]}").at(0).registers_per_thread, 40);
   expect_bad_facts(head + "[" + entry + ", " + entry + "]}", "kernel_facts.kernels: kernel 'k<int>' listed twice");
   expect_bad_facts(R"({"schema": "v0"})", "kernel_facts.schema: expected \"cachewise kernel facts v1\"");

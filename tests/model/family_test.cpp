@@ -1,6 +1,7 @@
 // Built-in families: config validation (one clear message each) and the shapes they build.
 #include <gtest/gtest.h>
 
+#include "cachewise/builtin_kernels.hpp"
 #include "cachewise/device_pattern.hpp"
 
 namespace cachewise {
@@ -151,8 +152,17 @@ TEST(Families, LoadsInFlightAreTheCompiledKernelsRounds) {
   two_rounds.stencil3d_streaming_batch_rounds.value = 2;
   EXPECT_EQ(build_pattern({"stencil3d", 256}, Config::parse("mode=1,block_x=64,block_y=4,z_chunk=16"), two_rounds).loads_in_flight,
             20);
-  // stencil2d radius 1, one compiled row: its 5 taps.
+  // stencil2d radius 1, one compiled row: its 5 taps. Compiled rows take the largest round of
+  // their H200 SASS (docs/measurements/sass/stencil-loads-by-stretch.txt): f32 vector 4 with 4
+  // rows issues its 20 taps in rounds of 5, 7, 3, 5; the scalar kernel 8 rows' 40 in 17, 20, 3.
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0"), 5);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 7);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=8,smem=0"), 20);
+  // Rows with no SASS measured (3: rolled) take the front end's rounds of the PTX.
+  const ProblemSpec rolled_problem{"stencil2d", 1024};
+  const Config rolled = Config::parse("radius=1,block_x=32,block_y=4,ept_y=3,smem=0");
+  EXPECT_EQ(builtin_kernel_facts(rolled_problem, rolled).sass_loads_per_round, 0);
+  EXPECT_EQ(build_pattern(rolled_problem, rolled).loads_in_flight, builtin_kernel_facts(rolled_problem, rolled).loads_per_round);
 }
 
 TEST(Families, GemmRegistersSetItsOccupancy) {

@@ -43,15 +43,21 @@ struct CompiledKernelFacts {
   std::int64_t loads_per_round = 1;
   /// The most global stores such a warp issues without a global load between them.
   std::int64_t stores_per_run = 1;
+  /// The largest round of global loads in the kernel's H200 SASS (ptxas's schedule, which may
+  /// hoist loads above uses the PTX has first, or split a batch), where it was measured
+  /// (docs/measurements/sass/stencil-loads-by-stretch.txt); 0 where not.
+  std::int64_t sass_loads_per_round = 0;
   std::string measured_with; ///< the family problem and config the front end traced
 };
 
-/// Where the table came from: compiler, command, architecture and a hash of the kernel sources.
+/// Where the table came from: compiler, command, architecture, a hash of the kernel sources,
+/// and where its SASS rounds come from.
 struct KernelFactsProvenance {
   std::string architecture;
   std::string compiler;
   std::string command;
   std::string sources_fnv1a64;
+  std::string sass_source;
 };
 
 /// Every compiled kernel's facts, in the data file's order.

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -122,6 +123,30 @@ Rounds block_rounds(const BlockTrace& block) {
   return rounds;
 }
 
+constexpr const char* kSassRounds = "docs/measurements/sass/stencil-loads-by-stretch.txt";
+
+/// The largest SASS round per kernel instance in kSassRounds (scripts/eval/loads_ahead_of_use.py's
+/// "<mangled name>: N loads, ... rounds [a, b]; ..." per line), over all its stretches.
+std::map<std::string, std::int64_t> sass_rounds(const std::filesystem::path& source_dir) {
+  std::map<std::string, std::int64_t> rounds;
+  std::istringstream lines(read_text(source_dir / kSassRounds));
+  const std::regex line_pattern("^([a-z0-9_]+)(I.*E): (.*)$");
+  const std::regex round_list("rounds \\[([0-9, ]+)\\]");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (!std::regex_match(line, match, line_pattern)) continue;
+    const std::string name = match[1].str();
+    const std::string instance = entry_instance_name("_Z" + std::to_string(name.size()) + name + match[2].str() + "vv");
+    std::int64_t& largest = rounds[instance];
+    const std::string stretches = match[3].str();
+    for (std::sregex_iterator it(stretches.begin(), stretches.end(), round_list), end; it != end; ++it) {
+      std::istringstream values((*it)[1].str());
+      for (std::string value; std::getline(values, value, ',');) largest = std::max<std::int64_t>(largest, std::stoll(value));
+    }
+  }
+  return rounds;
+}
+
 struct Measured {
   CrossCase launch;
   CompiledKernelFacts facts;
@@ -167,7 +192,7 @@ Measured measure(const CrossCase& c, const FamilyCode& code) {
 }
 
 /// Every launch measured; throws when a compiled kernel has no launch or a launch no kernel.
-std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code) {
+std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code, const std::map<std::string, std::int64_t>& sass) {
   std::vector<Measured> measured;
   std::map<std::string, std::set<std::string>> launched; // family -> instances
   for (const CrossCase& c : facts_cases()) {
@@ -176,6 +201,7 @@ std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code)
     if (!family.instances.contains(instance)) throw std::runtime_error(c.label + ": no compiled kernel " + instance);
     launched[c.problem.family].insert(instance);
     measured.push_back(measure(c, family));
+    if (const auto it = sass.find(instance); it != sass.end()) measured.back().facts.sass_loads_per_round = it->second;
   }
   for (const auto& [family, f] : code) {
     for (const std::string& instance : f.instances) {
@@ -197,6 +223,7 @@ std::string facts_json(const std::vector<Measured>& measured, const KernelFactsP
                        {"static_shared_bytes", f.static_shared_bytes},
                        {"loads_per_round", f.loads_per_round},
                        {"stores_per_run", f.stores_per_run},
+                       {"sass_loads_per_round", f.sass_loads_per_round},
                        {"measured_with", f.measured_with}});
   }
   const nlohmann::ordered_json document = {{"schema", "cachewise kernel facts v1"},
@@ -204,25 +231,23 @@ std::string facts_json(const std::vector<Measured>& measured, const KernelFactsP
                                            {"compiler", provenance.compiler},
                                            {"command", provenance.command},
                                            {"sources_fnv1a64", provenance.sources_fnv1a64},
+                                           {"sass_source", provenance.sass_source},
                                            {"kernels", kernels}};
   return document.dump(1) + "\n";
 }
 
 /// The pattern's registers, loads in flight and store burst against the compiled kernel's.
 void print_table(const std::vector<Measured>& measured) {
-  std::printf("| kernel | launch | registers: pattern / compiled | loads in flight: pattern / most (mean) per round | "
+  std::printf("| kernel | launch | registers: pattern / ptxas | loads in flight: pattern / PTX most (mean) / SASS | "
               "store burst: pattern / most (mean) per run |\n|---|---|---|---|---|\n");
   for (const Measured& m : measured) {
     const KernelPattern pattern = build_pattern(m.launch.problem, m.launch.config);
-    const auto mark = [](std::int64_t a, std::int64_t b) { return a == b ? "" : " **"; };
-    std::printf("| %s | %s | %lld / %lld%s | %lld / %lld (%.2f)%s | %lld / %lld (%.2f)%s |\n", m.facts.key.c_str(),
+    const std::string sass = m.facts.sass_loads_per_round > 0 ? std::to_string(m.facts.sass_loads_per_round) : "-";
+    std::printf("| %s | %s | %lld / %lld | %lld / %lld (%.2f) / %s | %lld / %lld (%.2f) |\n", m.facts.key.c_str(),
                 m.launch.label.c_str(), static_cast<long long>(pattern.registers_per_thread),
-                static_cast<long long>(m.facts.registers_per_thread),
-                mark((pattern.registers_per_thread + 7) / 8, (m.facts.registers_per_thread + 7) / 8),
-                static_cast<long long>(pattern.loads_in_flight), static_cast<long long>(m.rounds.most_loads),
-                m.rounds.mean_loads, mark(pattern.loads_in_flight, m.rounds.most_loads),
-                static_cast<long long>(pattern.store_burst), static_cast<long long>(m.rounds.most_stores),
-                m.rounds.mean_stores, mark(pattern.store_burst, m.rounds.most_stores));
+                static_cast<long long>(m.facts.registers_per_thread), static_cast<long long>(pattern.loads_in_flight),
+                static_cast<long long>(m.rounds.most_loads), m.rounds.mean_loads, sass.c_str(),
+                static_cast<long long>(pattern.store_burst), static_cast<long long>(m.rounds.most_stores), m.rounds.mean_stores);
   }
 }
 
@@ -232,13 +257,14 @@ int run(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argv[5];
-  const std::vector<Measured> measured = measure_all(compiled_families(argv[1], argv[2]));
+  const std::vector<Measured> measured = measure_all(compiled_families(argv[1], argv[2]), sass_rounds(argv[4]));
   if (mode == "--table") {
     print_table(measured);
     return 0;
   }
-  const KernelFactsProvenance provenance{"sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND,
-                                         sources_hash(argv[4])};
+  const KernelFactsProvenance provenance{
+      "sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND, sources_hash(argv[4]),
+      std::string(kSassRounds) + ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (docs/measurements/README.md)"};
   const std::string text = facts_json(measured, provenance);
   if (mode == "--write") {
     std::ofstream(argv[6], std::ios::binary) << text;
