@@ -270,8 +270,14 @@ int run(int argc, char** argv) {
     std::ofstream(argv[6], std::ios::binary) << text;
     return 0;
   }
-  if (read_text(argv[6]) == text) return 0;
-  std::fprintf(stderr, "%s differs from what the compiled kernels say: regenerate it (ninja kernel_facts) and commit it\n", argv[6]);
+  const std::string committed = read_text(argv[6]);
+  if (committed == text) return 0;
+  std::istringstream was(committed), is(text);
+  std::string was_line, is_line;
+  int line = 1;
+  while (std::getline(was, was_line) && std::getline(is, is_line) && was_line == is_line) ++line;
+  std::fprintf(stderr, "%s differs from what the compiled kernels say at line %d (committed: %s; compiled: %s): "
+               "regenerate it (ninja kernel_facts) and commit it\n", argv[6], line, was_line.c_str(), is_line.c_str());
   return 1;
 }
 
