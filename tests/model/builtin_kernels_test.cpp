@@ -98,6 +98,17 @@ TEST(BuiltinKernels, MaxnregHoldsTheVectorWalksRegisters) {
   EXPECT_EQ(walks, 12); // f32 vector 2, 4; f64 2; f16 2, 4, 8; each batched and plane by plane
 }
 
+// The family patterns model neither local memory nor static shared memory: a kernel that
+// started to spill or declare __shared__ arrays would need them (the table is regenerated from
+// ptxas, so this fails when it does).
+TEST(BuiltinKernels, NoBuiltinKernelSpillsOrDeclaresStaticShared) {
+  ASSERT_EQ(builtin_kernel_facts_table().size(), 220u); // 214 instantiations, 6 with a second path
+  for (const CompiledKernelFacts& facts : builtin_kernel_facts_table()) {
+    EXPECT_EQ(facts.spill_store_bytes + facts.spill_load_bytes + facts.stack_frame_bytes, 0) << facts.key;
+    EXPECT_EQ(facts.static_shared_bytes, 0) << facts.key;
+  }
+}
+
 TEST(BuiltinKernels, PatternsCarryTheirKernelsFacts) {
   const ProblemSpec problem{"gemm", 256, 0, 0, DataType::f64};
   const Config config = Config::parse("bm=64,bn=64,bk=16,tm=4,tn=4,pad=1");
