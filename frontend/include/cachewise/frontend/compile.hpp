@@ -20,6 +20,10 @@ using advisor::CompilerResources;
 /// Reads `entry`'s block of a ptxas -v log. Throws InputError when the log has no such entry.
 CompilerResources parse_ptxas_resources(std::string_view log, std::string_view entry);
 
+/// A PTX entry's function with its template arguments, as the demangler writes them, without
+/// return type, scope or parameters: "transpose_shared<unsigned int, 4, 16>".
+std::string entry_instance_name(const std::string& mangled_entry);
+
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
 /// without arguments, of the plain function: matched on the demangled names. Throws
 /// InputError "entry 'x' not found (entries: a, b)".
