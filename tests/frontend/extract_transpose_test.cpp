@@ -1,4 +1,4 @@
-// The macro-tiled transpose (kernels/transpose.cu) at n = 4096: per-lane addresses, coalescing
+// The macro-tiled transpose (examples/kernels/transpose.cu) at n = 4096: per-lane addresses, coalescing
 // and bank conflicts of each access derived by hand from the CUDA source.
 #include "extract_test_support.hpp"
 

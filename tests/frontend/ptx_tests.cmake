@@ -6,18 +6,21 @@ find_program(CACHEWISE_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bi
 if(CACHEWISE_NVCC)
   set(cachewise_ptx_dir ${CMAKE_CURRENT_BINARY_DIR}/ptx)
   file(MAKE_DIRECTORY ${cachewise_ptx_dir})
-  # cachewise_test_ptx(output source [-DNAME=VALUE ...])
+  # cachewise_test_ptx(output source [-DNAME=VALUE ...]): source relative to kernels/, or absolute
   function(cachewise_test_ptx output source)
     set(ptx ${cachewise_ptx_dir}/${output}.ptx)
+    if(NOT IS_ABSOLUTE ${source})
+      set(source ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${source})
+    endif()
     add_custom_command(OUTPUT ${ptx}
-      COMMAND ${CACHEWISE_NVCC} -ptx -arch=sm_90 -lineinfo ${ARGN} ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${source} -o ${ptx}
-      DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${source}
+      COMMAND ${CACHEWISE_NVCC} -ptx -arch=sm_90 -lineinfo ${ARGN} ${source} -o ${ptx}
+      DEPENDS ${source}
       COMMENT "nvcc -ptx ${source} ${ARGN}" VERBATIM)
     set(cachewise_test_ptx_outputs ${cachewise_test_ptx_outputs} ${ptx} PARENT_SCOPE)
   endfunction()
-  cachewise_test_ptx(transpose_t32_b8_p0 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=0)
-  cachewise_test_ptx(transpose_t32_b8_p1 transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=1)
-  cachewise_test_ptx(transpose_t16_b4_p0 transpose.cu -DTILE_DIM=16 -DBLOCK_ROWS=4 -DPAD=0)
+  cachewise_test_ptx(transpose_t32_b8_p0 ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=0)
+  cachewise_test_ptx(transpose_t32_b8_p1 ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.cu -DTILE_DIM=32 -DBLOCK_ROWS=8 -DPAD=1)
+  cachewise_test_ptx(transpose_t16_b4_p0 ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.cu -DTILE_DIM=16 -DBLOCK_ROWS=4 -DPAD=0)
   cachewise_test_ptx(reduce reduce.cu)
   cachewise_test_ptx(gemv gemv.cu)
   cachewise_test_ptx(conv2d conv2d.cu)
