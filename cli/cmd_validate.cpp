@@ -17,6 +17,7 @@
 #include "cachewise/tuner.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "evicted_pass.hpp"
 #include "validate_kernel.hpp"
 
 namespace cachewise::cli {
@@ -53,8 +54,6 @@ const std::vector<std::string> kCountersRead = [] {
   names.insert(names.end(), kMeasuredOnly.begin(), kMeasuredOnly.end());
   return names;
 }();
-
-constexpr std::string_view kDramWrite = "dram__bytes_write.sum";
 
 struct Options {
   ProblemOptions problem;
@@ -304,24 +303,6 @@ std::vector<Row> time_candidates(const ProblemSpec& problem, const std::vector<a
   return rows;
 }
 
-/// What a pass writes to DRAM when its first range dirties nothing (an eviction, then the
-/// eviction that follows every kernel): writes that are not the kernel's. On the H200 every
-/// pass carried ~4.7 MB of them whatever the kernel (a 4 KB copy's pass wrote 4.9 MB where
-/// ncu counts 0 B), and an eviction right after an eviction only 3-7 KB: they land in the
-/// first range or the one after it, so both ranges count on both sides of the subtraction.
-double pass_baseline_bytes() {
-  const std::vector<cupti::RangeValues> idle = cupti::measure_kernels(
-      {std::string(kDramWrite)},
-      [] {
-        kernels::evict_l2();
-        kernels::evict_l2();
-      },
-      0, 2, [] { kernels::evict_l2(); });
-  double bytes = 0;
-  for (const cupti::RangeValues& range : idle) bytes += range.metrics.at(std::string(kDramWrite));
-  return bytes;
-}
-
 /// Checks the rows `options` selects against the CPU reference and, unless --no-counters,
 /// measures their counters, each pass from an evicted L2.
 void check_and_count(const Options& options, const ProblemSpec& problem, kernels::Workload& workload,
@@ -333,20 +314,9 @@ void check_and_count(const Options& options, const ProblemSpec& problem, kernels
     row.max_relative_error = kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
     row.correct = *row.max_relative_error <= kernels::error_tolerance(problem);
     if (options.no_counters) continue;
-    // The model predicts a cold, clean cache: every counter pass starts with L2 evicted (user
-    // replay). It also counts the dirty lines the kernel leaves in L2 as DRAM writes: they are
-    // written back by the eviction right after the kernel, its own range here.
-    const std::vector<cupti::RangeValues> ranges = cupti::measure_kernels(
-        kCountersRead,
-        [&] {
-          kernels::launch(problem, row.candidate.config, workload);
-          kernels::evict_l2();
-        },
-        0, 2, [] { kernels::evict_l2(); });
-    if (ranges.size() != 2) throw std::runtime_error("validate: expected the kernel and the eviction as two ranges");
-    row.measured = ranges[0].metrics;
-    (*row.measured)[std::string(kDramWrite)] = std::max(
-        0.0, ranges[0].metrics.at(std::string(kDramWrite)) + ranges[1].metrics.at(std::string(kDramWrite)) - baseline_bytes);
+    // The model predicts a cold, clean cache and counts the dirty lines a kernel leaves in L2 as
+    // its DRAM writes.
+    row.measured = measure_evicted_pass(kCountersRead, [&] { kernels::launch(problem, row.candidate.config, workload); }, baseline_bytes);
   }
 }
 
@@ -380,7 +350,7 @@ void run_validate(const CLI::App& command, const Options& options) {
   std::vector<Row> rows = time_candidates(problem, candidates, workload, timing, failures);
   if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
   workload.select_set(0);
-  const double baseline_bytes = options.no_counters ? 0.0 : pass_baseline_bytes();
+  const double baseline_bytes = options.no_counters ? 0.0 : pass_baseline_dram_write_bytes();
   check_and_count(options, problem, workload, baseline_bytes, rows);
   // The ceiling: a copy of one pass over the problem's data (half of its arrays' bytes: the
   // families read about as much as they write), measured like the kernels.

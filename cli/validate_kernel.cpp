@@ -13,6 +13,7 @@
 #include "cachewise/tuner.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "common.hpp"
+#include "evicted_pass.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -33,7 +34,7 @@ std::string fixed(double value, int precision) {
 
 KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& candidates, const advisor::Candidate& candidate,
                       std::size_t rank, const KernelValidateArguments& args, const std::vector<std::string>& counters,
-                      std::int64_t l2_bytes) {
+                      std::int64_t l2_bytes, double baseline_bytes) {
   KernelRow row{candidate, rank, std::nullopt, {}, {}};
   try {
     tuner::LoadedKernel loaded(device, candidates, candidates.at(candidate.config), {l2_bytes});
@@ -41,9 +42,9 @@ KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& cand
     loaded.run(0); // the reference check and a warm-up
     for (int i = 1; i <= args.repeats; ++i) samples_ms.push_back(loaded.run(i));
     row.median_us = tuner::estimate_median(samples_ms).median * 1e3;
-    // The model predicts a cold cache: every counter pass starts with L2 evicted (user replay),
-    // each pass the same launch on the same buffer set.
-    if (!args.no_counters) row.measured = cupti::measure(counters, [&] { loaded.run(1); }, 0, [] { kernels::evict_l2(); });
+    // As validate --pattern measures: from an evicted L2, the dirty lines the kernel leaves
+    // counted as its DRAM writes; each pass the same launch on the same buffer set.
+    if (!args.no_counters) row.measured = measure_evicted_pass(counters, [&] { loaded.run(1); }, baseline_bytes);
   } catch (const InputError& error) {
     row.failure = error.what(); // wrong output, a launch past the limits: reported, the others go on
   }
@@ -51,8 +52,12 @@ KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& cand
 }
 
 nlohmann::json rows_json(const std::string& subject, const std::string& device, const LoadedProfile& loaded,
-                         const std::vector<KernelRow>& rows) {
-  nlohmann::json json = {{"kernel", subject}, {"device", device}, {"profile", loaded.path.string()}, {"candidates", nlohmann::json::array()}};
+                         const std::vector<KernelRow>& rows, double baseline_bytes) {
+  nlohmann::json json = {{"kernel", subject},
+                         {"device", device},
+                         {"profile", loaded.path.string()},
+                         {"pass_baseline_dram_write_bytes", baseline_bytes},
+                         {"candidates", nlohmann::json::array()}};
   for (const KernelRow& row : rows) {
     nlohmann::json entry = {{"config", row.candidate.config.to_string()},
                             {"predicted_rank", row.predicted_rank},
@@ -111,13 +116,15 @@ void run_validate_kernel(const KernelValidateArguments& args, const std::vector<
   const std::unique_ptr<tuner::Device> device = tuner::open_cuda_device();
   const tuner::DeviceLimits limits = device->limits();
   const tuner::KernelCandidates candidates(spec, compiler, limits.compute_capability);
+  const double baseline_bytes = args.no_counters ? 0.0 : pass_baseline_dram_write_bytes();
   std::vector<KernelRow> rows;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
-    rows.push_back(measure_row(*device, candidates, suggestion.ranked[i], i + 1, args, counters, loaded.profile.device.l2_bytes_reported));
+    rows.push_back(
+        measure_row(*device, candidates, suggestion.ranked[i], i + 1, args, counters, loaded.profile.device.l2_bytes_reported, baseline_bytes));
   }
   const std::string subject = spec.entry + " in " + spec.source.string();
   if (args.json) {
-    print_json(rows_json(subject, limits.name, loaded, rows));
+    print_json(rows_json(subject, limits.name, loaded, rows, baseline_bytes));
   } else {
     print_rows(subject, limits.name, loaded, rows, counters);
   }
