@@ -352,6 +352,14 @@ TEST(Simulate, BlockedStencil3dBorderLanesLoadTheirCentreAlone) {
   const Prediction narrow = run({"stencil3d", 10, 16, 3}, "mode=0,block_x=16,block_y=2,block_z=1");
   EXPECT_EQ(narrow.metric(kLoadRequests), 3.0 * 8 + 2.0 * 8);
   EXPECT_EQ(narrow.metric(kLoadSectors), 3.0 * (7 * 4 + 4) + 2.0 * (7 * 2 + 2));
+  // f16 (a warp's 32 points 64 B = 2 sectors): every lane loads the six neighbours before the
+  // branch, x-1 of x = 0 the row before's last point and x+1 of x = 127 the next row's first,
+  // so each x-shifted tap spans 3 sectors in every warp, the other four 2; then the interior
+  // centre (2 sectors) and, in warps 0 and 3, the border centre (1): per row 4 x (3 + 3 + 4 x 2
+  // + 2) + 2 x 1 = 66 sectors in 4 x 7 + 2 = 30 requests.
+  const Prediction half = run({"stencil3d", 16, 128, 16, DataType::f16}, "mode=0,block_x=32,block_y=1,block_z=1");
+  EXPECT_EQ(half.metric(kLoadRequests), 14.0 * 14 * 30);
+  EXPECT_EQ(half.metric(kLoadSectors), 14.0 * 14 * 66);
 }
 
 TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
