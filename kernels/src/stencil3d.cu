@@ -21,8 +21,8 @@ __global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out,
   const int plane = static_cast<int>(n * m);
   const long long offset = (z * n + y) * m + x;
   const T* centre = in + offset;
-  // A border point loads its taps too (x-1 of x = 0 and x+1 of x = m-1 are the neighbouring
-  // rows' ends, inside the array): one select at the end, no branch around the loads.
+  // A border point may load its taps (x-1 of x = 0 and x+1 of x = m-1 are the neighbouring rows'
+  // ends, inside the array); nvcc turns the select into a branch (f32, f64: its centre alone).
   const Acc neighbours = to_accumulator(centre[-1]) + to_accumulator(centre[1]) + to_accumulator(centre[-row]) +
                          to_accumulator(centre[row]) + to_accumulator(centre[-plane]) + to_accumulator(centre[plane]);
   const bool inside = x >= 1 && x < m - 1;

@@ -57,8 +57,9 @@ struct Stencil3dLayout {
   AffineIndex y_at(std::int64_t dy) const { return affine(dy, {{V::block_y, block_y}, {V::thread_y, 1}}); }
   /// Every interior row is written whole, its border points x = 0 and x = m-1 carrying in[]
   /// through: left unwritten they leave the row's first and last sectors written in part, which
-  /// L2 merges with a DRAM read (H200: about +10% time at 256^3, +3-8% at 512^3). A
-  /// border point loads its taps as the others do (x-1 of x = 0 is the row before's last point).
+  /// L2 merges with a DRAM read (H200: about +10% time at 256^3, +3-8% at 512^3). In the
+  /// streaming kernels a border point loads its taps as the others do (x-1 of x = 0 is the row
+  /// before's last point); in the blocked one it loads its centre alone (append_blocked_phase).
   std::vector<Guard> written_column() const { return {interior_guard(y_at(0), 1, n), {x_at(0), 0, m}}; }
 };
 
@@ -84,22 +85,38 @@ Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& c
   return s;
 }
 
-/// mode 0: each thread one point of a 3D block.
+/// mode 0: each thread one point of a 3D block. nvcc turns the kernel's select of the centre on
+/// the border columns into a branch (docs/frontend-crosscheck.md): in f32 and f64 the interior
+/// lanes (1 <= x < m-1) load the 7 taps in the PTX's order (x+1, x-1, y-1, y+1, z-1, z+1,
+/// centre); in f16 every lane loads the six neighbours first (x-1, x+1, y-1, y+1, z-1, z+1, each
+/// converted by inline asm ahead of the branch; x-1 of x = 0 is the row before's last point),
+/// then the interior lanes their centre. Then the border lanes (x = 0, m-1) load their centre
+/// in an instruction of its own (the front end runs the taken path first), and all store.
 void append_blocked_phase(KernelPattern& pattern, const Stencil3dLayout& s) {
-  const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
-  const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
   const auto z_at = [&](std::int64_t dz) { return affine(dz, {{V::block_z, s.block_z}, {V::thread_z, 1}}); };
   std::vector<Guard> written = s.written_column();
   written.push_back(interior_guard(z_at(0), 1, s.k));
-  pattern.phases.push_back({{},
-                            {load("in", {z_at(0), y_at(0), x_at(0)}, written),
-                             load("in", {z_at(0), y_at(0), x_at(-1)}, written),
-                             load("in", {z_at(0), y_at(0), x_at(1)}, written),
-                             load("in", {z_at(0), y_at(-1), x_at(0)}, written),
-                             load("in", {z_at(0), y_at(1), x_at(0)}, written),
-                             load("in", {z_at(-1), y_at(0), x_at(0)}, written),
-                             load("in", {z_at(1), y_at(0), x_at(0)}, written),
-                             store("out", {z_at(0), y_at(0), x_at(0)}, written)}});
+  std::vector<Guard> interior = written;
+  interior.push_back(interior_guard(s.x_at(0), 1, s.m));
+  // x mod (m-1) == 0 holds for x = 0 and x = m-1 alone (x < m): both borders in one guard.
+  AffineIndex border_x;
+  border_x.quotient_terms.push_back(quotient(1, 1, s.m - 1, {{V::block_x, s.block_x}, {V::thread_x, 1}}, {}));
+  std::vector<Guard> border = written;
+  border.push_back({border_x, 0, 1});
+  const auto tap = [&](std::int64_t dz, std::int64_t dy, std::int64_t dx, const std::vector<Guard>& guards) {
+    return load("in", {z_at(dz), s.y_at(dy), s.x_at(dx)}, guards);
+  };
+  std::vector<Access> accesses;
+  if (s.bytes == 2) {
+    accesses = {unpredicated(tap(0, 0, -1, written)), unpredicated(tap(0, 0, 1, written)), tap(0, -1, 0, written),
+                tap(0, 1, 0, written), tap(-1, 0, 0, written), tap(1, 0, 0, written), tap(0, 0, 0, interior)};
+  } else {
+    accesses = {tap(0, 0, 1, interior),  tap(0, 0, -1, interior), tap(0, -1, 0, interior), tap(0, 1, 0, interior),
+                tap(-1, 0, 0, interior), tap(1, 0, 0, interior),  tap(0, 0, 0, interior)};
+  }
+  accesses.push_back(tap(0, 0, 0, border));
+  accesses.push_back(store("out", {z_at(0), s.y_at(0), s.x_at(0)}, written));
+  pattern.phases.push_back({{}, std::move(accesses)});
 }
 
 /// mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and

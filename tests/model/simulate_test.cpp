@@ -332,6 +332,36 @@ TEST(Simulate, VectorStencil3dStreamingCountsPerPlane) {
   EXPECT_EQ(scalar.metric(kLoadSectors), 14.0 * (3 * 16 + 15 * 16 + 14 * (2 * 16 + 2 * 4 * 5)));
 }
 
+TEST(Simulate, BlockedStencil3dBorderLanesLoadTheirCentreAlone) {
+  // 16 planes x 16 rows x 128 columns f32, mode 0, block 32x1x1: 4 warps per row, 14 x 14
+  // interior rows. The compiled kernel branches: the interior lanes x in [1, 127) load the 7
+  // taps, then the border lanes x = 0, 127 their centre in one load of its own. Warp 0 (x 0..31):
+  // x+1 of x = 1..31 spans 5 sectors, x-1 (x = 0..30) and the other 5 taps 4 each, the border
+  // centre 1 sector: 8 requests, 30 sectors; warp 3 likewise (x-1 5 sectors); warps 1 and 2
+  // have no border lane: 7 requests, 5 + 5 + 5 x 4 = 30 sectors. Per row 30 requests, 120
+  // sectors (every lane loading the 7 taps in one set would give 28 and 118).
+  const Prediction p = run({"stencil3d", 16, 128, 16}, "mode=0,block_x=32,block_y=1,block_z=1");
+  EXPECT_EQ(p.metric(kLoadRequests), 14.0 * 14 * 30);
+  EXPECT_EQ(p.metric(kLoadSectors), 14.0 * 14 * 120);
+  EXPECT_EQ(p.metric(kStoreRequests), 14.0 * 14 * 4);
+  EXPECT_EQ(p.metric(kStoreSectors), 14.0 * 14 * 16);
+  // 3 planes x 10 rows x 16 columns (64 B = 2 sectors a row), block 16x2: one warp covers two
+  // rows and both borders of each. Blocks y = 1..3 hold two interior rows: each of the 7 loads
+  // 4 sectors, and the 4 border points' centres are one load of 4 sectors (one instruction: 8
+  // requests, not 9); blocks 0 and 4 one interior row (1 and 8): 8 requests, 7 x 2 + 2 sectors.
+  const Prediction narrow = run({"stencil3d", 10, 16, 3}, "mode=0,block_x=16,block_y=2,block_z=1");
+  EXPECT_EQ(narrow.metric(kLoadRequests), 3.0 * 8 + 2.0 * 8);
+  EXPECT_EQ(narrow.metric(kLoadSectors), 3.0 * (7 * 4 + 4) + 2.0 * (7 * 2 + 2));
+  // f16 (a warp's 32 points 64 B = 2 sectors): every lane loads the six neighbours before the
+  // branch, x-1 of x = 0 the row before's last point and x+1 of x = 127 the next row's first,
+  // so each x-shifted tap spans 3 sectors in every warp, the other four 2; then the interior
+  // centre (2 sectors) and, in warps 0 and 3, the border centre (1): per row 4 x (3 + 3 + 4 x 2
+  // + 2) + 2 x 1 = 66 sectors in 4 x 7 + 2 = 30 requests.
+  const Prediction half = run({"stencil3d", 16, 128, 16, DataType::f16}, "mode=0,block_x=32,block_y=1,block_z=1");
+  EXPECT_EQ(half.metric(kLoadRequests), 14.0 * 14 * 30);
+  EXPECT_EQ(half.metric(kLoadSectors), 14.0 * 14 * 66);
+}
+
 TEST(Simulate, GemmBInnerLoopReadsBroadcastAcrossRows) {
   // bm=bn=32, tm=tn=2: 16x16 threads, warp = 2 thread rows. As[ty*2+i][kk]: lanes of one row
   // share an address (broadcast) and the two rows' addresses are 2*(bk+pad) words apart.

@@ -154,9 +154,6 @@ struct KnownDeviation {
 };
 
 inline const std::vector<KnownDeviation>& known_deviations() {
-  static const std::string blocked =
-      "nvcc branches around the neighbour loads of the border columns x = 0, m-1 (they store their centre, "
-      "loaded alone); the pattern has every lane load all 7 taps";
   static const std::string batched_order =
       "order: the batched kernel issues 8 planes' loads, then their 8 stores; the pattern loads and stores plane "
       "by plane (L2 hit rate 1.02% apart, every count equal)";
@@ -164,10 +161,6 @@ inline const std::vector<KnownDeviation>& known_deviations() {
       "nvcc unrolls the kk loop by 4 and merges some of a thread's As loads along kk into ld.shared.v4 / .v2; the "
       "pattern loads As one element per kk (shared load bank conflicts 25-50% apart)";
   static const std::vector<KnownDeviation> list = {
-      {"stencil3d", "mode=0,block_x=32,block_y=4,block_z=2 f32 128^3", blocked},
-      {"stencil3d", "mode=0,block_x=64,block_y=2,block_z=1 f32 128^3", blocked},
-      {"stencil3d", "mode=0,block_x=32,block_y=4,block_z=4 f64 128^3", blocked},
-      {"stencil3d", "mode=0,block_x=128,block_y=1,block_z=2 f16 128^3", blocked},
       {"stencil3d", "mode=1,block_x=32,block_y=8,z_chunk=16 f32 128^3", batched_order},
       {"gemm", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=0 f32 512^3", merged_shared_loads},
       {"gemm", "bm=64,bn=32,bk=16,tm=4,tn=2,pad=0 f32 256^3", merged_shared_loads}};
