@@ -33,6 +33,15 @@ std::string describe_origin(const Program& program, std::int32_t origin) {
   return "a floating-point value";
 }
 
+/// A global (or generic) load: a value that declared contents could make known.
+bool loads_global_memory(const Program& program, std::int32_t origin) {
+  const std::vector<std::string>& opcode = program.function->instructions[static_cast<std::size_t>(origin)].opcode;
+  if (opcode[0] != "ld" && opcode[0] != "ldu") return false;
+  return std::none_of(opcode.begin(), opcode.end(), [](const std::string& token) {
+    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" || token == "const";
+  });
+}
+
 std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32_t active) {
   if (instr.guard < 0) return active;
   std::uint32_t lanes = 0;
@@ -126,6 +135,51 @@ void check_bounds(const Program& program, const Instr& instr, TraceSpace space, 
   });
 }
 
+/// The declared buffer holding `address`, or nullptr.
+const KnownContents* declared_buffer(const Program& program, std::uint64_t address) {
+  for (const KnownContents& contents : program.args.contents) {
+    if (address >= contents.base_address && address - contents.base_address < static_cast<std::uint64_t>(contents.bytes)) return &contents;
+  }
+  return nullptr;
+}
+
+/// Lanes of a global load that read a buffer with declared contents get the declared values in
+/// its destinations; returns those lanes (the others load data). Writes to such a buffer are
+/// refused: the declared values would no longer hold.
+std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                                     const std::array<std::uint64_t, 32>& address) {
+  const Program& program = warp.program;
+  if (program.args.contents.empty() || space != TraceSpace::global) return 0;
+  std::uint32_t known = 0;
+  for_lanes(mask, [&](int lane) {
+    const KnownContents* declared = declared_buffer(program, address[static_cast<std::size_t>(lane)]);
+    if (!declared) return;
+    const std::string buffer = "buffer '" + declared->buffer + "'";
+    if (instr.op != Op::load)
+      fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer + ", whose contents are declared, is not supported");
+    if (instr.type.is_float) fail_access(program, instr, buffer + " has declared integer contents but is read as floating point");
+    const auto element_bytes = static_cast<std::uint64_t>(declared->element_bytes);
+    if (instr.element_bytes != declared->element_bytes)
+      fail_access(program, instr, "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer + ", whose declared elements are " +
+                                      std::to_string(element_bytes) + " bytes");
+    const std::uint64_t offset = address[static_cast<std::size_t>(lane)] - declared->base_address;
+    if (offset % element_bytes) fail_access(program, instr, "a load of " + buffer + " at byte " + std::to_string(offset) + ", not at an element");
+    for (int component = 0; component < instr.dst_count; ++component) {
+      const auto element = static_cast<std::int64_t>(offset / element_bytes) + component;
+      if ((element + 1) * declared->element_bytes > declared->bytes) fail_access(program, instr, "a load past the end of " + buffer);
+      std::int64_t value = 0;
+      try {
+        value = declared->value(element);
+      } catch (const InputError& error) {
+        throw InputError(program.where(instr.source) + ": " + error.what());
+      }
+      if (instr.dst[component] >= 0) warp.at(instr.dst[component], lane) = normalize(value, instr.type);
+    }
+    known |= 1u << lane;
+  });
+  return known;
+}
+
 void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
@@ -149,10 +203,11 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
+  const std::uint32_t known = load_declared_contents(warp, instr, space, mask, step.address);
   for (int i = 0; i < instr.dst_count; ++i) {
     const std::int32_t reg = instr.dst[i];
     if (reg < 0) continue;
-    warp.set_taint(reg, mask, ~0u, instr.source);
+    warp.set_taint(reg, mask, ~known, instr.source);
     if (space != TraceSpace::shared && !warp.pending[static_cast<std::size_t>(reg)]) {
       warp.pending[static_cast<std::size_t>(reg)] = 1;
       warp.pending_registers.push_back(reg);
@@ -301,6 +356,7 @@ void throw_data_dependent(const Program& program, std::int32_t pc, const std::st
   std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
   message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
+  if (loads_global_memory(program, origin)) message += " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
   throw InputError(message);
 }
 

@@ -86,7 +86,9 @@ double LoadedKernel::run(std::int64_t iteration) {
 }
 
 void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
-  const std::vector<std::byte> contents = buffer_contents(buffer.bytes, set, index);
+  // A buffer with declared contents holds them in every set: the kernel runs as it was modelled.
+  const frontend::DeclaredContents* declared = candidate_.launch.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
+  const std::vector<std::byte> contents = declared ? declared->bytes(buffer.bytes) : buffer_contents(buffer.bytes, set, index);
   device_.copy_to_device(buffer, contents);
 }
 
