@@ -33,12 +33,13 @@ std::string describe_origin(const Program& program, std::int32_t origin) {
   return "a floating-point value";
 }
 
-/// A global (or generic) load: a value that declared contents could make known.
-bool loads_global_memory(const Program& program, std::int32_t origin) {
+/// An integer load from global (or generic) memory: a value that declared contents could make known.
+bool loads_global_integers(const Program& program, std::int32_t origin) {
   const std::vector<std::string>& opcode = program.function->instructions[static_cast<std::size_t>(origin)].opcode;
   if (opcode[0] != "ld" && opcode[0] != "ldu") return false;
   return std::none_of(opcode.begin(), opcode.end(), [](const std::string& token) {
-    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" || token == "const";
+    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" || token == "const" ||
+           token == "f16" || token == "f16x2" || token == "bf16" || token == "bf16x2" || token == "f32" || token == "f64";
   });
 }
 
@@ -356,7 +357,7 @@ void throw_data_dependent(const Program& program, std::int32_t pc, const std::st
   std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
   message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
-  if (loads_global_memory(program, origin)) message += " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
+  if (loads_global_integers(program, origin)) message += " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
   throw InputError(message);
 }
 
