@@ -120,6 +120,7 @@ private:
   const CompiledCandidate& candidate_;
   std::uint64_t function_ = 0;
   std::vector<std::vector<DeviceBuffer>> sets_;
+  std::map<int, std::vector<std::byte>> declared_bytes_; ///< by buffer index: evaluated once, uploaded to every set
 };
 
 /// A Measure for the Tuner: opens the device in the measuring process (once per candidate),
