@@ -158,6 +158,7 @@ std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceS
     const std::string buffer = "buffer '" + declared->buffer + "'";
     if (instr.op != Op::load)
       fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer + ", whose contents are declared, is not supported");
+    if (instr.dst_count == 0) return; // cp.async's global half: the values land in shared memory, where they are data
     if (instr.type.is_float) fail_access(program, instr, buffer + " has declared integer contents but is read as floating point");
     const auto element_bytes = static_cast<std::uint64_t>(declared->element_bytes);
     if (instr.element_bytes != declared->element_bytes)

@@ -198,5 +198,24 @@ TEST(ExtractContents, LoadWidthMustMatchTheDeclaredElements) {
   EXPECT_EQ(error_of("gather", args, 0).rfind("spmv.cu:13: a 4-byte load of buffer 'index', whose declared elements are 8 bytes (ld.global.u32 ", 0), 0u);
 }
 
+// cp.async (async_copy.cu) copies a declared buffer into shared memory: nothing is loaded into
+// registers, so no element width applies; the copy is traced as without the declaration
+// (block 3, warp 0: in[384 + lane] as 16-byte lanes, 16 sectors).
+TEST(ExtractContents, AsyncCopyOfADeclaredBufferIsTraced) {
+  const PtxModule module = load_test_ptx("async_copy");
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 8 * 128 * 16}, {"out", 8 * 128 * 16}});
+  LaunchArgs args;
+  args.grid = {8, 1, 1};
+  args.block = {128, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address};
+  args.buffers = b;
+  args.contents = {declare(b[0], "i", {})};
+  const BlockTrace block = Extractor(module, entry_containing(module, "stage"), args).trace_block({3, 0, 0});
+  const std::vector<TraceStep> loads = accesses(block.warps[0], TraceSpace::global, TraceOp::load);
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].address[5], b[0].base_address + (384 + 5) * 16);
+  EXPECT_EQ(sectors(loads[0]), 16);
+}
+
 } // namespace
 } // namespace cachewise::frontend::testing
