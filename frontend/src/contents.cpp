@@ -17,7 +17,7 @@ ElementType contents_element_type(std::string_view name, const std::string& wher
 }
 
 DeclaredContents::DeclaredContents(std::string buffer, Expression value, ElementType type, Bindings bindings)
-    : buffer_(std::move(buffer)), value_(std::move(value)), type_(type), bindings_(std::move(bindings)) {}
+    : buffer_(std::move(buffer)), value_(value.bound(bindings)), type_(type), bindings_(std::move(bindings)) {}
 
 std::int64_t DeclaredContents::element(std::int64_t index) const {
   std::int64_t value = 0;

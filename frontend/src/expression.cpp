@@ -218,6 +218,20 @@ private:
   std::int64_t extra_value_ = 0;
 };
 
+NodePtr substitute(const NodePtr& node, const Bindings& bindings) {
+  if (node->kind == Kind::name) {
+    const auto found = bindings.find(node->text);
+    if (found == bindings.end()) return node;
+    auto number = std::make_shared<Expression::Node>();
+    number->value = found->second;
+    return number;
+  }
+  if (node->operands.empty()) return node;
+  auto copy = std::make_shared<Expression::Node>(*node);
+  for (NodePtr& operand : copy->operands) operand = substitute(operand, bindings);
+  return copy;
+}
+
 void collect_names(const Expression::Node& node, std::set<std::string>& names) {
   if (node.kind == Kind::name) names.insert(node.text);
   for (const auto& operand : node.operands) collect_names(*operand, names);
@@ -241,6 +255,12 @@ std::int64_t Expression::evaluate(const Bindings& bindings) const {
 std::int64_t Expression::evaluate(const Bindings& bindings, std::string_view name, std::int64_t value) const {
   if (!root_) throw InputError(context_ + ": empty expression");
   return Evaluator(bindings, *this, name, value)(*root_);
+}
+
+Expression Expression::bound(const Bindings& bindings) const {
+  Expression copy = *this;
+  if (root_) copy.root_ = substitute(root_, bindings);
+  return copy;
 }
 
 std::vector<std::string> Expression::names() const {

@@ -155,20 +155,20 @@ std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceS
   for_lanes(mask, [&](int lane) {
     const KnownContents* declared = declared_buffer(program, address[static_cast<std::size_t>(lane)]);
     if (!declared) return;
-    const std::string buffer = "buffer '" + declared->buffer + "'";
+    const auto buffer = [&] { return "buffer '" + declared->buffer + "'"; }; // built only for a message
     if (instr.op != Op::load)
-      fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer + ", whose contents are declared, is not supported");
+      fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer() + ", whose contents are declared, is not supported");
     if (instr.dst_count == 0) return; // cp.async's global half: the values land in shared memory, where they are data
-    if (instr.type.is_float) fail_access(program, instr, buffer + " has declared integer contents but is read as floating point");
+    if (instr.type.is_float) fail_access(program, instr, buffer() + " has declared integer contents but is read as floating point");
     const auto element_bytes = static_cast<std::uint64_t>(declared->element_bytes);
     if (instr.element_bytes != declared->element_bytes)
-      fail_access(program, instr, "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer + ", whose declared elements are " +
+      fail_access(program, instr, "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer() + ", whose declared elements are " +
                                       std::to_string(element_bytes) + " bytes");
     const std::uint64_t offset = address[static_cast<std::size_t>(lane)] - declared->base_address;
-    if (offset % element_bytes) fail_access(program, instr, "a load of " + buffer + " at byte " + std::to_string(offset) + ", not at an element");
+    if (offset % element_bytes) fail_access(program, instr, "a load of " + buffer() + " at byte " + std::to_string(offset) + ", not at an element");
     for (int component = 0; component < instr.dst_count; ++component) {
       const auto element = static_cast<std::int64_t>(offset / element_bytes) + component;
-      if ((element + 1) * declared->element_bytes > declared->bytes) fail_access(program, instr, "a load past the end of " + buffer);
+      if ((element + 1) * declared->element_bytes > declared->bytes) fail_access(program, instr, "a load past the end of " + buffer());
       std::int64_t value = 0;
       try {
         value = declared->value(element);

@@ -31,6 +31,10 @@ public:
   /// per value, for expressions evaluated once per element.
   std::int64_t evaluate(const Bindings& bindings, std::string_view name, std::int64_t value) const;
 
+  /// A copy in which every name `bindings` holds is its value: evaluating it once per element
+  /// then looks up only the names left (`i`). Same text and context, so the same messages.
+  Expression bound(const Bindings& bindings) const;
+
   /// Every name the expression reads, sorted, once each.
   std::vector<std::string> names() const;
 
