@@ -96,7 +96,7 @@ KernelSpec csr_spec() {
   spec.parameters = {{"NNZ", {2, 8}}};
   spec.grid = "ceil_div(rows, 256)";
   spec.block = "256";
-  spec.buffers = {{"row_ptr", "(rows + 1) * 4"}, {"col", "rows * NNZ * 8"}};
+  spec.buffers = {{"row_ptr", "(rows + 1) * 4"}, {"col", "rows * 8 * 8"}};
   spec.contents = {{"row_ptr", "i * NNZ", "i32"}, {"col", "(i * 37) % rows - 3", "i64"}};
   spec.args = {{"rows", 100}};
   return spec;
@@ -105,7 +105,7 @@ KernelSpec csr_spec() {
 // Per candidate: row_ptr[i] = i * NNZ, col[i] = (37 i) % 100 - 3 as little-endian i64.
 TEST(LaunchModel, DeclaredContentsPerCandidate) {
   const LaunchModel model(csr_spec());
-  EXPECT_TRUE(model.launch_uses("NNZ")); // only the contents and a size name it: the PTX cannot differ
+  EXPECT_TRUE(model.launch_uses("NNZ")); // only the contents name it: the PTX cannot differ, the accesses do
   const CandidateLaunch launch = model.evaluate(Config{{"NNZ", 8}});
   ASSERT_EQ(launch.contents.size(), 2U);
   ASSERT_NE(launch.contents_of("row_ptr"), nullptr);
