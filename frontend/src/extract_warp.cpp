@@ -182,10 +182,22 @@ std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceS
   return known;
 }
 
+/// Which buffer a load that makes data read (its first active lane's), for the message should
+/// that data decide an address or a branch.
+void note_loaded_buffer(WarpState& warp, const Instr& instr, std::uint64_t address) {
+  const std::vector<TraceBuffer>& buffers = warp.program.args.buffers;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (address >= buffers[b].base_address && address - buffers[b].base_address < static_cast<std::uint64_t>(buffers[b].bytes)) {
+      warp.loaded_buffer[static_cast<std::size_t>(instr.source)] = static_cast<std::int16_t>(b);
+      return;
+    }
+  }
+}
+
 void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
-    throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
+    throw_data_dependent(warp, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
   TraceStep& step = warp.trace->steps.emplace_back(); // built in place: a step is 280 bytes
   step.kind = TraceStep::Kind::access;
   step.space = instr.space;
@@ -206,6 +218,7 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
   const std::uint32_t known = load_declared_contents(warp, instr, space, mask, step.address);
+  if (instr.dst_count > 0 && space == TraceSpace::global && known != mask) note_loaded_buffer(warp, instr, step.address[static_cast<std::size_t>(std::countr_zero(mask))]);
   for (int i = 0; i < instr.dst_count; ++i) {
     const std::int32_t reg = instr.dst[i];
     if (reg < 0) continue;
@@ -354,11 +367,17 @@ void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active,
 
 } // namespace
 
-void throw_data_dependent(const Program& program, std::int32_t pc, const std::string& what, std::int32_t origin) {
+void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin) {
+  const Program& program = warp.program;
   std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
   message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
-  if (loads_global_integers(program, origin)) message += " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
+  if (loads_global_integers(program, origin)) {
+    const std::int16_t buffer = warp.loaded_buffer[static_cast<std::size_t>(origin)];
+    const std::string name = buffer >= 0 ? program.args.buffers[static_cast<std::size_t>(buffer)].name : "";
+    message += name.empty() ? " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)"
+                            : " unless what buffer '" + name + "' holds is declared (\"contents\", --contents " + name + "=EXPR)";
+  }
   throw InputError(message);
 }
 
@@ -392,7 +411,7 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
                          instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
                          instr.op == Op::async_copy;
-    if (guard_data && decides) throw_data_dependent(program, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
+    if (guard_data && decides) throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
     if (instr.issues) trace.warp_instructions += 1;
     switch (instr.op) {
     case Op::branch: branch(stack, instr, active, mask); continue;

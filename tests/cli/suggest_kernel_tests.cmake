@@ -88,7 +88,7 @@ cachewise_kernel_test(suggest_kernel_negative_buffer EXIT 2
 cachewise_kernel_test(suggest_kernel_overflow EXIT 2 STDERR "^advisor: --buffer odata: integer overflow in 'width \\* height \\* 4'\n$"
   ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --arg width=4611686018427387904)
 cachewise_kernel_test(suggest_kernel_spmv_undeclared_contents EXIT 2
-  STDERR "^advisor: spmv.cu:16: branch depends on a value loaded from memory \\(ld.global.nc.u32 [^\n]*\\): data-dependent control flow is not supported unless the loaded buffer's contents are declared \\(\"contents\", --contents NAME=EXPR\\)\n$"
+  STDERR "^advisor: spmv.cu:16: branch depends on a value loaded from memory \\(ld.global.nc.u32 [^\n]*\\): data-dependent control flow is not supported unless what buffer 'row_ptr' holds is declared \\(\"contents\", --contents row_ptr=EXPR\\)\n$"
   ARGS suggest ${cachewise_kernel_spmv})
 cachewise_kernel_test(suggest_kernel_contents_unknown_buffer EXIT 2 STDERR "^advisor: --contents rowptr: 'rowptr' is not a buffer \\(--buffer\\)\n$"
   ARGS suggest ${cachewise_kernel_spmv} --contents "rowptr=i * 32")

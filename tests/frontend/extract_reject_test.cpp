@@ -47,6 +47,19 @@ TEST(ExtractReject, GatherAddressFromMemory) {
   EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported" + std::string(kContentsHint))) << error;
 }
 
+// With the buffers known, the hint names the one the index came from: line 13's index[i].
+TEST(ExtractReject, GatherHintNamesTheIndexBuffer) {
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 1 << 12}, {"index", 1 << 12}, {"out", 1 << 12}});
+  LaunchArgs args;
+  args.block = {32, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address, b[2].base_address, 32};
+  args.buffers = b;
+  const std::string error = extraction_error("gather", args);
+  EXPECT_TRUE(starts_with(error, "spmv.cu:13: address depends on a value loaded from memory (ld.global.u32 ")) << error;
+  EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported unless what buffer 'index' holds is declared "
+                               "(\"contents\", --contents index=EXPR)")) << error;
+}
+
 // The gather without index loads in range is fine until n exceeds the out buffer: 64 threads, 32 floats.
 TEST(ExtractReject, AccessOutsideEveryBuffer) {
   const std::vector<TraceBuffer> b = place_buffers({{"in", 1 << 12}, {"out", 32 * 4}});
