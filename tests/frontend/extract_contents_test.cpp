@@ -93,8 +93,8 @@ struct Csr {
   std::int64_t nnz = 0;
   std::vector<TraceBuffer> b;
   LaunchArgs args;
-  Csr(std::int64_t nnz_bytes_per_row_bound, const std::string& row_ptr, const std::string& col) {
-    nnz = rows * nnz_bytes_per_row_bound;
+  Csr(std::int64_t max_row_entries, const std::string& row_ptr, const std::string& col) {
+    nnz = rows * max_row_entries;
     b = place_buffers({{"row_ptr", (rows + 1) * 4}, {"col", nnz * 4}, {"val", nnz * 4}, {"x", rows * 4}, {"y", rows * 4}});
     args.grid = {rows / 32, 1, 1};
     args.block = {32, 1, 1};
