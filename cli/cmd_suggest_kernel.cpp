@@ -17,6 +17,9 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
   command.add_option("--shared", options.dynamic_shared_bytes, "Dynamic shared memory per block, bytes (expression)")->group(group);
   command.add_option("--useful-bytes", options.useful_bytes, "Bytes the kernel must move (default: every buffer once)")->group(group);
   command.add_option("--buffer", options.buffers, "NAME=BYTES: the pointer parameter NAME's buffer size (expression)")->group(group);
+  command.add_option("--contents", options.contents,
+                     "NAME[:TYPE]=EXPR: what an index buffer holds, element i (expression of i; TYPE i32, u32, i64, u64)")
+      ->group(group);
   command.add_option("--arg", options.args, "NAME=N: a scalar kernel argument, usable in expressions")->group(group);
   command.add_option("--define", options.defines, "NAME[=VALUE]: an extra macro for the compiler")->group(group);
   command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
@@ -35,6 +38,7 @@ frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
   flags.language_standard = options.language_standard;
   for (const std::string& text : options.parameters) flags.parameters.push_back(parse_parameter_flag(text));
   for (const std::string& text : options.buffers) flags.buffers.push_back(parse_buffer_flag(text));
+  for (const std::string& text : options.contents) flags.contents.push_back(parse_contents_flag(text));
   for (const std::string& text : options.args) flags.args.push_back(parse_arg_flag(text));
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
   return options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);

@@ -23,6 +23,7 @@ struct KernelOptions {
   std::string dynamic_shared_bytes;
   std::string useful_bytes;
   std::vector<std::string> buffers;
+  std::vector<std::string> contents;
   std::vector<std::string> args;
   std::vector<std::string> defines;
   std::string language_standard;

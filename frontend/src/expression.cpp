@@ -136,7 +136,8 @@ private:
 
 class Evaluator {
 public:
-  Evaluator(const Bindings& bindings, const Expression& expression) : bindings_(bindings), expression_(expression) {}
+  Evaluator(const Bindings& bindings, const Expression& expression, std::string_view extra_name = {}, std::int64_t extra_value = 0)
+      : bindings_(bindings), expression_(expression), extra_name_(extra_name), extra_value_(extra_value) {}
 
   std::int64_t operator()(const Expression::Node& node) const {
     switch (node.kind) {
@@ -155,9 +156,11 @@ private:
   }
 
   std::int64_t lookup(const std::string& name) const {
+    if (!extra_name_.empty() && name == extra_name_) return extra_value_;
     if (auto it = bindings_.find(name); it != bindings_.end()) return it->second;
     std::string known;
     for (const auto& [key, value] : bindings_) known += (known.empty() ? "" : ", ") + key;
+    if (!extra_name_.empty()) known += (known.empty() ? "" : ", ") + std::string(extra_name_);
     throw InputError(expression_.context() + ": unknown name '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
   }
 
@@ -211,7 +214,23 @@ private:
 
   const Bindings& bindings_;
   const Expression& expression_;
+  std::string_view extra_name_;
+  std::int64_t extra_value_ = 0;
 };
+
+NodePtr substitute(const NodePtr& node, const Bindings& bindings) {
+  if (node->kind == Kind::name) {
+    const auto found = bindings.find(node->text);
+    if (found == bindings.end()) return node;
+    auto number = std::make_shared<Expression::Node>();
+    number->value = found->second;
+    return number;
+  }
+  if (node->operands.empty()) return node;
+  auto copy = std::make_shared<Expression::Node>(*node);
+  for (NodePtr& operand : copy->operands) operand = substitute(operand, bindings);
+  return copy;
+}
 
 void collect_names(const Expression::Node& node, std::set<std::string>& names) {
   if (node.kind == Kind::name) names.insert(node.text);
@@ -231,6 +250,17 @@ Expression Expression::parse(std::string_view text, std::string context) {
 std::int64_t Expression::evaluate(const Bindings& bindings) const {
   if (!root_) throw InputError(context_ + ": empty expression");
   return Evaluator(bindings, *this)(*root_);
+}
+
+std::int64_t Expression::evaluate(const Bindings& bindings, std::string_view name, std::int64_t value) const {
+  if (!root_) throw InputError(context_ + ": empty expression");
+  return Evaluator(bindings, *this, name, value)(*root_);
+}
+
+Expression Expression::bound(const Bindings& bindings) const {
+  Expression copy = *this;
+  if (root_) copy.root_ = substitute(root_, bindings);
+  return copy;
 }
 
 std::vector<std::string> Expression::names() const {

@@ -33,6 +33,16 @@ std::string describe_origin(const Program& program, std::int32_t origin) {
   return "a floating-point value";
 }
 
+/// An integer load from global (or generic) memory: a value that declared contents could make known.
+bool loads_global_integers(const Program& program, std::int32_t origin) {
+  const std::vector<std::string>& opcode = program.function->instructions[static_cast<std::size_t>(origin)].opcode;
+  if (opcode[0] != "ld" && opcode[0] != "ldu") return false;
+  return std::none_of(opcode.begin(), opcode.end(), [](const std::string& token) {
+    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" || token == "const" ||
+           token == "f16" || token == "f16x2" || token == "bf16" || token == "bf16x2" || token == "f32" || token == "f64";
+  });
+}
+
 std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32_t active) {
   if (instr.guard < 0) return active;
   std::uint32_t lanes = 0;
@@ -126,10 +136,68 @@ void check_bounds(const Program& program, const Instr& instr, TraceSpace space, 
   });
 }
 
+/// The declared buffer holding `address`, or nullptr.
+const KnownContents* declared_buffer(const Program& program, std::uint64_t address) {
+  for (const KnownContents& contents : program.args.contents) {
+    if (address >= contents.base_address && address - contents.base_address < static_cast<std::uint64_t>(contents.bytes)) return &contents;
+  }
+  return nullptr;
+}
+
+/// Lanes of a global load that read a buffer with declared contents get the declared values in
+/// its destinations; returns those lanes (the others load data). Writes to such a buffer are
+/// refused: the declared values would no longer hold.
+std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                                     const std::array<std::uint64_t, 32>& address) {
+  const Program& program = warp.program;
+  if (program.args.contents.empty() || space != TraceSpace::global) return 0;
+  std::uint32_t known = 0;
+  for_lanes(mask, [&](int lane) {
+    const KnownContents* declared = declared_buffer(program, address[static_cast<std::size_t>(lane)]);
+    if (!declared) return;
+    const auto buffer = [&] { return "buffer '" + declared->buffer + "'"; }; // built only for a message
+    if (instr.op != Op::load)
+      fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer() + ", whose contents are declared, is not supported");
+    if (instr.dst_count == 0) return; // cp.async's global half: the values land in shared memory, where they are data
+    if (instr.type.is_float) fail_access(program, instr, buffer() + " has declared integer contents but is read as floating point");
+    const auto element_bytes = static_cast<std::uint64_t>(declared->element_bytes);
+    if (instr.element_bytes != declared->element_bytes)
+      fail_access(program, instr, "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer() + ", whose declared elements are " +
+                                      std::to_string(element_bytes) + " bytes");
+    const std::uint64_t offset = address[static_cast<std::size_t>(lane)] - declared->base_address;
+    if (offset % element_bytes) fail_access(program, instr, "a load of " + buffer() + " at byte " + std::to_string(offset) + ", not at an element");
+    for (int component = 0; component < instr.dst_count; ++component) {
+      const auto element = static_cast<std::int64_t>(offset / element_bytes) + component;
+      if ((element + 1) * declared->element_bytes > declared->bytes) fail_access(program, instr, "a load past the end of " + buffer());
+      std::int64_t value = 0;
+      try {
+        value = declared->value(element);
+      } catch (const InputError& error) {
+        throw InputError(program.where(instr.source) + ": " + error.what());
+      }
+      if (instr.dst[component] >= 0) warp.at(instr.dst[component], lane) = normalize(value, instr.type);
+    }
+    known |= 1u << lane;
+  });
+  return known;
+}
+
+/// Which buffer a load that makes data read (its first active lane's), for the message should
+/// that data decide an address or a branch.
+void note_loaded_buffer(WarpState& warp, const Instr& instr, std::uint64_t address) {
+  const std::vector<TraceBuffer>& buffers = warp.program.args.buffers;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (address >= buffers[b].base_address && address - buffers[b].base_address < static_cast<std::uint64_t>(buffers[b].bytes)) {
+      warp.loaded_buffer[static_cast<std::size_t>(instr.source)] = static_cast<std::int16_t>(b);
+      return;
+    }
+  }
+}
+
 void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
-    throw_data_dependent(program, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
+    throw_data_dependent(warp, instr.source, "address", warp.origin[static_cast<std::size_t>(instr.address.reg)]);
   TraceStep& step = warp.trace->steps.emplace_back(); // built in place: a step is 280 bytes
   step.kind = TraceStep::Kind::access;
   step.space = instr.space;
@@ -149,10 +217,12 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
+  const std::uint32_t known = load_declared_contents(warp, instr, space, mask, step.address);
+  if (instr.dst_count > 0 && space == TraceSpace::global && known != mask) note_loaded_buffer(warp, instr, step.address[static_cast<std::size_t>(std::countr_zero(mask))]);
   for (int i = 0; i < instr.dst_count; ++i) {
     const std::int32_t reg = instr.dst[i];
     if (reg < 0) continue;
-    warp.set_taint(reg, mask, ~0u, instr.source);
+    warp.set_taint(reg, mask, ~known, instr.source);
     if (space != TraceSpace::shared && !warp.pending[static_cast<std::size_t>(reg)]) {
       warp.pending[static_cast<std::size_t>(reg)] = 1;
       warp.pending_registers.push_back(reg);
@@ -297,10 +367,17 @@ void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active,
 
 } // namespace
 
-void throw_data_dependent(const Program& program, std::int32_t pc, const std::string& what, std::int32_t origin) {
+void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin) {
+  const Program& program = warp.program;
   std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
   message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
+  if (loads_global_integers(program, origin)) {
+    const std::int16_t buffer = warp.loaded_buffer[static_cast<std::size_t>(origin)];
+    const std::string name = buffer >= 0 ? program.args.buffers[static_cast<std::size_t>(buffer)].name : "";
+    message += name.empty() ? " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)"
+                            : " unless what buffer '" + name + "' holds is declared (\"contents\", --contents " + name + "=EXPR)";
+  }
   throw InputError(message);
 }
 
@@ -334,7 +411,7 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
                          instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
                          instr.op == Op::async_copy;
-    if (guard_data && decides) throw_data_dependent(program, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
+    if (guard_data && decides) throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
     if (instr.issues) trace.warp_instructions += 1;
     switch (instr.op) {
     case Op::branch: branch(stack, instr, active, mask); continue;

@@ -54,7 +54,8 @@ public:
   explicit WarpState(const Program& lowered)
       : program(lowered), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
         taint(static_cast<std::size_t>(lowered.register_count), 0), origin(static_cast<std::size_t>(lowered.register_count), -1),
-        pending(static_cast<std::size_t>(lowered.register_count), 0) {}
+        pending(static_cast<std::size_t>(lowered.register_count), 0),
+        loaded_buffer(lowered.function->instructions.size(), -1) {}
 
   /// Clears the registers for the next warp of a block (one state serves them all, so its
   /// memory stays in cache).
@@ -112,12 +113,15 @@ public:
   std::vector<std::int32_t> origin;
   std::vector<std::uint8_t> pending; ///< written by a global / local load not yet waited for
   std::vector<std::int32_t> pending_registers;
+  /// Per PTX instruction: the index in LaunchArgs::buffers of the buffer its last global load
+  /// read (-1: none known), to name it when its data decides an address or a branch.
+  std::vector<std::int16_t> loaded_buffer;
   std::int64_t loads_in_flight = 0;
   std::int64_t max_loads_in_flight = 0;
   std::int32_t warp_index = 0;
 };
 
 /// "spmv.cu:47: address depends on a value loaded from memory (ld.global.u32 %r2, [%rd24]): ..."
-[[noreturn]] void throw_data_dependent(const Program& program, std::int32_t pc, const std::string& what, std::int32_t origin);
+[[noreturn]] void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin);
 
 } // namespace cachewise::frontend

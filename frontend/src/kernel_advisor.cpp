@@ -120,6 +120,18 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
   });
 }
 
+/// The candidate's declared contents, placed at their buffers' base addresses.
+std::vector<KnownContents> known_contents(const KernelSpec& spec, const CandidateLaunch& launch, const std::vector<std::uint64_t>& bases) {
+  std::vector<KnownContents> known;
+  for (std::size_t i = 0; i < spec.buffers.size(); ++i) {
+    const DeclaredContents* contents = launch.contents_of(spec.buffers[i].name);
+    if (!contents) continue;
+    known.push_back({contents->buffer(), bases[i], launch.buffer_bytes[i], contents->type().bytes,
+                     [contents = *contents](std::int64_t element) { return contents.element(element); }});
+  }
+  return known;
+}
+
 std::string describe_kernel(const KernelSpec& spec) { return spec.entry + " in " + spec.source.string(); }
 
 /// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
@@ -150,6 +162,7 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   args.dynamic_shared_bytes = launch.dynamic_shared_bytes;
   args.buffers = kernel->buffers;
   args.params = kernel_parameter_values(parameter_bytes, source_parameters, spec, launch, bases);
+  args.contents = known_contents(spec, launch, bases);
   auto extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   kernel->trace_block = [extractor, module = build.module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
   try {

@@ -60,6 +60,19 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &constraints_, &template_arguments_}) {
     for (const Expression& expression : *list) check_names(expression, known);
   }
+  if (!spec_.contents.empty() && known.contains("i")) {
+    throw InputError("--contents: 'i' is the element index there; rename the parameter or arg 'i'");
+  }
+  known.insert("i");
+  for (const ContentsSpec& contents : spec_.contents) {
+    contents_.push_back(Expression::parse(contents.value, "contents of '" + contents.name + "'"));
+    check_names(contents_.back(), known);
+  }
+}
+
+const DeclaredContents* CandidateLaunch::contents_of(std::string_view name) const {
+  const auto found = std::ranges::find(contents, name, &DeclaredContents::buffer);
+  return found == contents.end() ? nullptr : &*found;
 }
 
 advisor::SearchSpace LaunchModel::search_space() const {
@@ -106,11 +119,15 @@ CandidateLaunch LaunchModel::evaluate(const Config& config) const {
   }
   launch.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(launch.bindings);
   for (const Expression& argument : template_arguments_) launch.template_arguments.push_back(argument.evaluate(launch.bindings));
+  for (std::size_t i = 0; i < contents_.size(); ++i) {
+    const ContentsSpec& contents = spec_.contents[i];
+    launch.contents.emplace_back(contents.name, contents_[i], contents_element_type(contents.type, "--contents " + contents.name), launch.bindings);
+  }
   return launch;
 }
 
 bool LaunchModel::launch_uses(std::string_view parameter) const {
-  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_}) {
+  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &contents_}) {
     for (const Expression& expression : *list) {
       const auto names = expression.names();
       if (std::ranges::find(names, parameter) != names.end()) return true;

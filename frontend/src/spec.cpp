@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cachewise/frontend/contents.hpp"
 #include "cachewise/model.hpp"
 
 namespace cachewise::frontend {
@@ -85,6 +86,20 @@ void read_collections(const Json& json, const std::string& where, KernelSpec& sp
     for (const auto& [name, bytes] : object_at(json, "buffers", where).items())
       spec.buffers.push_back({name, json_text(bytes, where + ": buffer '" + name + "'")});
   }
+  if (json.contains("contents")) {
+    for (const auto& [name, value] : object_at(json, "contents", where).items()) {
+      const std::string context = where + ": contents of '" + name + "'";
+      if (!value.is_object()) {
+        spec.contents.push_back({name, json_text(value, context), "i32"});
+        continue;
+      }
+      for (const auto& [key, item] : value.items()) {
+        if (key != "value" && key != "type") throw InputError(context + ": unknown key '" + key + "' (known: value, type)");
+      }
+      if (!value.contains("value")) throw InputError(context + ": no \"value\"");
+      spec.contents.push_back({name, json_text(value["value"], context), value.value("type", std::string("i32"))});
+    }
+  }
   if (json.contains("args")) {
     for (const auto& [name, value] : object_at(json, "args", where).items()) {
       if (!value.is_number_integer()) throw InputError(where + ": arg '" + name + "' must be an integer, got " + value.dump());
@@ -144,6 +159,20 @@ BufferSpec parse_buffer_flag(std::string_view text) {
   return {name, bytes};
 }
 
+ContentsSpec parse_contents_flag(std::string_view text) {
+  const auto equals = text.find('=');
+  const auto colon = text.substr(0, equals).find(':');
+  std::string type = "i32";
+  std::string assignment(text);
+  if (colon != std::string_view::npos) { // "col:i64=EXPR": the type between the name and '='
+    type = trim(text.substr(colon + 1, equals - colon - 1));
+    assignment = std::string(text.substr(0, colon)) + std::string(text.substr(equals == std::string_view::npos ? text.size() : equals));
+  }
+  auto [name, value] = split_assignment(assignment, "--contents", true);
+  if (value.empty()) throw InputError("--contents " + name + ": expected an expression over i after '='");
+  return {name, value, type};
+}
+
 NamedValue parse_arg_flag(std::string_view text) {
   auto [name, value] = split_assignment(text, "--arg", true);
   return {name, parse_integer(value, "--arg " + name)};
@@ -157,7 +186,7 @@ Define parse_define_flag(std::string_view text) {
 KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory, const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
   static const std::set<std::string> known = {"source", "entry", "parameters", "constraints", "grid", "block", "shared_bytes",
-                                              "useful_bytes", "buffers", "args", "defines", "std",
+                                              "useful_bytes", "buffers", "contents", "args", "defines", "std",
                                               "reference", "outputs", "tolerance"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
@@ -204,6 +233,7 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   if (!overrides.constraints.empty()) base.constraints = overrides.constraints;
   merge_by_name(base.parameters, overrides.parameters);
   merge_by_name(base.buffers, overrides.buffers);
+  merge_by_name(base.contents, overrides.contents);
   merge_by_name(base.args, overrides.args);
   merge_by_name(base.defines, overrides.defines);
   merge_by_name(base.reference, overrides.reference);
@@ -222,6 +252,12 @@ void validate_kernel_spec(const KernelSpec& spec) {
   check_unique(spec.args, "arg", names);
   std::set<std::string> buffers;
   check_unique(spec.buffers, "buffer", buffers);
+  std::set<std::string> declared;
+  check_unique(spec.contents, "contents of buffer", declared);
+  for (const ContentsSpec& contents : spec.contents) {
+    if (!buffers.contains(contents.name)) throw InputError("--contents " + contents.name + ": '" + contents.name + "' is not a buffer (--buffer)");
+    (void)contents_element_type(contents.type, "--contents " + contents.name);
+  }
   for (const Define& define : spec.defines) {
     if (names.contains(define.name)) {
       throw InputError("--define " + define.name + ": '" + define.name + "' is already a parameter or an arg");

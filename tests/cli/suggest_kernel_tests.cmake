@@ -33,6 +33,24 @@ cachewise_kernel_test(suggest_kernel_candidate_fails_to_compile EXIT 0 STDOUT ":
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_width.cu --entry copy_width
   --param WIDTH=1,2,4 --grid "1024 / WIDTH" --block 256 --buffer "out=1048576" --buffer "in=1048576")
 
+# CSR SpMV with declared index arrays (spmv.json: 32 entries per row, row r's columns r .. r + 31
+# mod rows). Per warp, THREADS_PER_ROW=1: row_ptr[r], row_ptr[r + 1] (4 + 5 sectors), then 32
+# rounds of col and val with lanes 128 B apart (32 sectors each) and x[r + t] (4 sectors at t = 0,
+# 5 after): (9 + 32 * 64 + 4 + 31 * 5) / 98 requests = 22.6 sectors per load request; 4 per store.
+# THREADS_PER_ROW=4, 8 rows a warp: row_ptr 1 + 2 sectors, 8 rounds of col and val (8 rows x 16 B:
+# 8 sectors each) and x (11 consecutive words: 2 sectors): (3 + 8 * 18) / 26 = 5.7; lane 0 of 4 stores: 1.
+cachewise_kernel_test(suggest_kernel_spmv_contents EXIT 0
+  STDOUT "csr_spmv in [^\n]*spmv.cu: 9 feasible of 9 candidates.*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=4 [^\n]* 5.7/1.0 .*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=1 [^\n]* 22.6/4.0 "
+  ARGS suggest --spec ${cachewise_kernel_examples}/spmv.json --profile ${cachewise_example_profile})
+# The same kernel from flags, over the block size alone (THREADS_PER_ROW=1 by default): the
+# accesses per warp do not change with the block, 22.6/4.0 for both.
+set(cachewise_kernel_spmv --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_examples}/spmv.cu --entry csr_spmv
+  --grid "ceil_div(rows, BLOCK_SIZE)" --block BLOCK_SIZE --param BLOCK_SIZE=128,256 --arg rows=65536
+  --buffer "row_ptr=(rows + 1) * 4" --buffer "col=rows * 32 * 4" --buffer "val=rows * 32 * 4" --buffer "x=rows * 4" --buffer "y=rows * 4")
+cachewise_kernel_test(suggest_kernel_spmv_contents_flags EXIT 0
+  STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_SIZE=[0-9]+ [^\n]* 22.6/4.0 [^\n]*\n2  BLOCK_SIZE=[0-9]+ [^\n]* 22.6/4.0 "
+  ARGS suggest ${cachewise_kernel_spmv} --contents "row_ptr=i * 32" --contents "col=(i / 32 + i % 32) % rows")
+
 # Bad input: one line, exit 2.
 cachewise_kernel_test(suggest_kernel_all_fail_to_compile EXIT 2 STDERR "^advisor: [^\n]*copy_width.cu[(:]3[):][^\n]*error[^\n]*WIDTH above 2 is not supported\n$"
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_width.cu --entry copy_width
@@ -69,6 +87,14 @@ cachewise_kernel_test(suggest_kernel_negative_buffer EXIT 2
   ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --buffer "idata=width - 2 * width")
 cachewise_kernel_test(suggest_kernel_overflow EXIT 2 STDERR "^advisor: --buffer odata: integer overflow in 'width \\* height \\* 4'\n$"
   ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --arg width=4611686018427387904)
+cachewise_kernel_test(suggest_kernel_spmv_undeclared_contents EXIT 2
+  STDERR "^advisor: spmv.cu:16: branch depends on a value loaded from memory \\(ld.global.nc.u32 [^\n]*\\): data-dependent control flow is not supported unless what buffer 'row_ptr' holds is declared \\(\"contents\", --contents row_ptr=EXPR\\)\n$"
+  ARGS suggest ${cachewise_kernel_spmv})
+cachewise_kernel_test(suggest_kernel_contents_unknown_buffer EXIT 2 STDERR "^advisor: --contents rowptr: 'rowptr' is not a buffer \\(--buffer\\)\n$"
+  ARGS suggest ${cachewise_kernel_spmv} --contents "rowptr=i * 32")
+cachewise_kernel_test(suggest_kernel_contents_division_by_zero EXIT 2
+  STDERR "^advisor: spmv.cu:16: contents of 'row_ptr': division by zero in 'i / \\(i - 1\\)' at element i = 1\n$"
+  ARGS suggest ${cachewise_kernel_spmv} --contents "row_ptr=i / (i - 1)" --contents "col=0")
 cachewise_kernel_test(suggest_kernel_with_pattern EXIT 2 STDERR "^advisor: suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json\n$"
   ARGS suggest --pattern transpose --n 64 --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile})
 cachewise_kernel_test(suggest_kernel_bad_spec_file EXIT 2 STDERR "^advisor: [^\n]*transpose.cu: not valid JSON \\([^\n]*\\)\n$"

@@ -60,4 +60,8 @@ if(CACHEWISE_WITH_CUDA)
     COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${PROJECT_SOURCE_DIR}/examples/autotune-kernel/kernels/transpose.json
       -DWORK_DIR=${cachewise_tune_kernel_out}/gpu -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_kernel_on_gpu.cmake)
   set_tests_properties(cli.tune_kernel_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+  add_test(NAME cli.tune_spmv_contents_on_gpu
+    COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/spmv.json
+      -DWORK_DIR=${cachewise_tune_kernel_out}/spmv-gpu -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_spmv_on_gpu.cmake)
+  set_tests_properties(cli.tune_spmv_contents_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
 endif()

@@ -55,6 +55,28 @@ TEST(Expression, NamesAndCalls) {
   EXPECT_EQ(Expression::parse("max(a, b) + a * c", "x").names(), (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// Declared contents: one more name (`i`) per evaluation, the others bound once.
+TEST(Expression, ElementIndexAndBoundNames) {
+  const Expression col = Expression::parse("(i * 37) % n - 1", "contents of 'col'");
+  EXPECT_EQ(col.evaluate({{"n", 100}}, "i", 3), 10); // 111 % 100 - 1
+  const Expression bound = col.bound({{"n", 100}});
+  EXPECT_EQ(bound.names(), std::vector<std::string>{"i"});
+  EXPECT_EQ(bound.evaluate({}, "i", 5), 84); // 185 % 100 - 1
+  EXPECT_EQ(bound.text(), "(i * 37) % n - 1");
+  try {
+    (void)Expression::parse("i / (n - 100)", "contents of 'col'").bound({{"n", 100}}).evaluate({}, "i", 1);
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "contents of 'col': division by zero in 'i / (n - 100)'");
+  }
+  try {
+    (void)col.evaluate({}, "i", 1);
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "contents of 'col': unknown name 'n' (known: i)");
+  }
+}
+
 TEST(Expression, ShortCircuitAvoidsDivisionByZero) {
   EXPECT_EQ(eval("B != 0 && 10 / B > 1", {{"B", 0}}), 0);
   EXPECT_EQ(eval("B == 0 || 10 / B > 1", {{"B", 0}}), 1);

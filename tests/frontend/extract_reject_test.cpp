@@ -1,6 +1,6 @@
 // What the extractor refuses, in one line naming the CUDA source line (kernels/spmv.cu):
-// data-dependent loop bounds (CSR SpMV), data-dependent addresses (a gather), calls that were
-// not inlined, accesses outside every buffer.
+// data-dependent loop bounds (CSR SpMV), data-dependent addresses (a gather) while the index
+// buffers' contents are not declared, calls that were not inlined, accesses outside every buffer.
 #include "cachewise/model.hpp"
 #include "extract_test_support.hpp"
 
@@ -17,6 +17,8 @@ std::string extraction_error(const std::string& entry, LaunchArgs args) {
   return "no error";
 }
 
+constexpr const char* kContentsHint = " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
+
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -30,7 +32,7 @@ TEST(ExtractReject, CsrSpmvLoopBoundFromMemory) {
   args.params = {b[0].base_address, b[1].base_address, b[2].base_address, b[3].base_address, b[4].base_address, 32};
   const std::string error = extraction_error("csr_spmv", args);
   EXPECT_TRUE(starts_with(error, "spmv.cu:7: branch depends on a value loaded from memory (ld.global.u32 ")) << error;
-  EXPECT_TRUE(ends_with(error, "data-dependent control flow is not supported")) << error;
+  EXPECT_TRUE(ends_with(error, "data-dependent control flow is not supported" + std::string(kContentsHint))) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
@@ -42,7 +44,20 @@ TEST(ExtractReject, GatherAddressFromMemory) {
   args.params = {b[0].base_address, b[1].base_address, b[2].base_address, 32};
   const std::string error = extraction_error("gather", args);
   EXPECT_TRUE(starts_with(error, "spmv.cu:13: address depends on a value loaded from memory (ld.global.u32 ")) << error;
-  EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported")) << error;
+  EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported" + std::string(kContentsHint))) << error;
+}
+
+// With the buffers known, the hint names the one the index came from: line 13's index[i].
+TEST(ExtractReject, GatherHintNamesTheIndexBuffer) {
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 1 << 12}, {"index", 1 << 12}, {"out", 1 << 12}});
+  LaunchArgs args;
+  args.block = {32, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address, b[2].base_address, 32};
+  args.buffers = b;
+  const std::string error = extraction_error("gather", args);
+  EXPECT_TRUE(starts_with(error, "spmv.cu:13: address depends on a value loaded from memory (ld.global.u32 ")) << error;
+  EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported unless what buffer 'index' holds is declared "
+                               "(\"contents\", --contents index=EXPR)")) << error;
 }
 
 // The gather without index loads in range is fine until n exceeds the out buffer: 64 threads, 32 floats.

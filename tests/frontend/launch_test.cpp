@@ -89,6 +89,51 @@ TEST(LaunchModel, BadExpressionsNameTheProblem) {
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
 }
 
+KernelSpec csr_spec() {
+  KernelSpec spec;
+  spec.source = "spmv.cu";
+  spec.entry = "csr_spmv";
+  spec.parameters = {{"NNZ", {2, 8}}};
+  spec.grid = "ceil_div(rows, 256)";
+  spec.block = "256";
+  spec.buffers = {{"row_ptr", "(rows + 1) * 4"}, {"col", "rows * 8 * 8"}};
+  spec.contents = {{"row_ptr", "i * NNZ", "i32"}, {"col", "(i * 37) % rows - 3", "i64"}};
+  spec.args = {{"rows", 100}};
+  return spec;
+}
+
+// Per candidate: row_ptr[i] = i * NNZ, col[i] = (37 i) % 100 - 3 as little-endian i64.
+TEST(LaunchModel, DeclaredContentsPerCandidate) {
+  const LaunchModel model(csr_spec());
+  EXPECT_TRUE(model.launch_uses("NNZ")); // only the contents name it: the PTX cannot differ, the accesses do
+  const CandidateLaunch launch = model.evaluate(Config{{"NNZ", 8}});
+  ASSERT_EQ(launch.contents.size(), 2U);
+  ASSERT_NE(launch.contents_of("row_ptr"), nullptr);
+  EXPECT_EQ(launch.contents_of("x"), nullptr);
+  EXPECT_EQ(launch.contents_of("row_ptr")->element(100), 800);
+  EXPECT_EQ(launch.contents_of("col")->element(3), 111 % 100 - 3);
+  const std::vector<std::byte> bytes = launch.contents_of("col")->bytes(20); // 2 elements and a 4-byte tail
+  ASSERT_EQ(bytes.size(), 20U);
+  EXPECT_EQ(bytes[0], std::byte{0xFD}); // -3
+  for (int b = 1; b < 8; ++b) EXPECT_EQ(bytes[static_cast<std::size_t>(b)], std::byte{0xFF});
+  EXPECT_EQ(bytes[8], std::byte{34}); // 37 - 3
+  for (int b = 9; b < 20; ++b) EXPECT_EQ(bytes[static_cast<std::size_t>(b)], std::byte{0});
+}
+
+TEST(LaunchModel, BadContentsNameTheProblem) {
+  KernelSpec spec = csr_spec();
+  spec.contents[1].value = "j % rows";
+  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "contents of 'col': unknown name 'j' (known: NNZ, i, rows)");
+  spec = csr_spec();
+  spec.args.push_back({"i", 1});
+  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "--contents: 'i' is the element index there; rename the parameter or arg 'i'");
+  spec = csr_spec();
+  spec.contents[0].type = "u32";
+  spec.contents[0].value = "i - NNZ";
+  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"NNZ", 2}});
+  EXPECT_EQ(error_of([&] { (void)launch.contents_of("row_ptr")->bytes(16); }), "contents of 'row_ptr': element i = 0 is -2, outside u32");
+}
+
 TEST(KernelSource, ReadsParameterNames) {
   const char* source = R"(
     // __global__ void transpose_tiled(int decoy);

@@ -55,6 +55,7 @@ if(CACHEWISE_NVCC)
     extract_conv2d_test.cpp
     extract_vector_test.cpp
     extract_reject_test.cpp
+    extract_contents_test.cpp
     extract_control_test.cpp
     extract_async_test.cpp
     builtin_crosscheck_test.cpp)

@@ -37,6 +37,43 @@ TEST(KernelSpecFlags, BadFlagsNameTheProblem) {
   EXPECT_EQ(error_of([] { parse_buffer_flag("odata="); }), "--buffer odata: expected a size expression after '='");
 }
 
+TEST(KernelSpecFlags, ContentsWithAnOptionalType) {
+  const ContentsSpec col = parse_contents_flag("col = (i * 37) % n");
+  EXPECT_EQ(col.name, "col");
+  EXPECT_EQ(col.value, "(i * 37) % n");
+  EXPECT_EQ(col.type, "i32");
+  const ContentsSpec wide = parse_contents_flag("row_ptr:i64=i * 8");
+  EXPECT_EQ(wide.name, "row_ptr");
+  EXPECT_EQ(wide.value, "i * 8");
+  EXPECT_EQ(wide.type, "i64");
+  EXPECT_EQ(error_of([] { parse_contents_flag("col"); }), "--contents: expected NAME=VALUE, got 'col'");
+  EXPECT_EQ(error_of([] { parse_contents_flag("col:i64="); }), "--contents col: expected an expression over i after '='");
+}
+
+TEST(KernelSpecJson, ContentsAsTextOrWithType) {
+  const KernelSpec spec = from_json(R"({"buffers": {"row_ptr": 260, "col": 1024},
+    "contents": {"row_ptr": "i * 4", "col": {"value": "i % n", "type": "u32"}}})");
+  ASSERT_EQ(spec.contents.size(), 2U);
+  EXPECT_EQ(spec.contents[0].name, "row_ptr");
+  EXPECT_EQ(spec.contents[0].value, "i * 4");
+  EXPECT_EQ(spec.contents[0].type, "i32");
+  EXPECT_EQ(spec.contents[1].value, "i % n");
+  EXPECT_EQ(spec.contents[1].type, "u32");
+  EXPECT_EQ(error_of([] { from_json(R"({"contents": {"col": {"valu": "i"}}})"); }),
+            "t.json: contents of 'col': unknown key 'valu' (known: value, type)");
+  EXPECT_EQ(error_of([] { from_json(R"({"contents": {"col": {"type": "i64"}}})"); }), "t.json: contents of 'col': no \"value\"");
+}
+
+TEST(KernelSpecValidate, ContentsNameABufferAndAType) {
+  KernelSpec spec = from_json(R"({"source": "k.cu", "entry": "k", "grid": 1, "block": 32, "buffers": {"col": 128}})");
+  spec.contents = {{"colum", "i", "i32"}};
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "--contents colum: 'colum' is not a buffer (--buffer)");
+  spec.contents = {{"col", "i", "f32"}};
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "--contents col: unknown element type 'f32' (known: i32, u32, i64, u64)");
+  spec.contents = {{"col", "i", "i32"}, {"col", "0", "i32"}};
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: contents of buffer 'col' is given twice");
+}
+
 TEST(KernelSpecJson, ReadsEveryField) {
   const KernelSpec spec = from_json(R"({
     "source": "k.cu", "entry": "tiled<T, P>", "std": "c++17",
@@ -81,6 +118,7 @@ TEST(KernelSpecMerge, FlagsOverrideTheFileByName) {
   flags.parameters = {{"T", {64}}, {"R", {2, 4}}};
   flags.args = {{"n", 2048}};
   flags.block = "T, R";
+  flags.contents = {{"out", "i", "i32"}};
   const KernelSpec merged = merge_kernel_specs(file, flags);
   EXPECT_EQ(merged.source, std::filesystem::path("/specs/k.cu")); // not given as a flag: kept
   EXPECT_EQ(merged.grid, "n / T");
@@ -92,6 +130,8 @@ TEST(KernelSpecMerge, FlagsOverrideTheFileByName) {
   ASSERT_EQ(merged.args.size(), 1U);
   EXPECT_EQ(merged.args[0].value, 2048);
   EXPECT_EQ(merged.constraints, std::vector<std::string>{"T > 8"}); // no --constraint given: kept
+  ASSERT_EQ(merged.contents.size(), 1U);
+  EXPECT_EQ(merged.contents[0].name, "out");
 }
 
 TEST(KernelSpecValidate, MissingFieldsAndRepeatedNames) {

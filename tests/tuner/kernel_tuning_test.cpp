@@ -160,6 +160,45 @@ TEST(KernelTuning, LaunchesMarshalTheSpecAndRotateBufferSetsPastTheL2) {
   EXPECT_EQ(run.log.modules.size(), 4u);
 }
 
+// index[i] = (7 i) % n declared: the tuner uploads exactly that (as i32) to every set, so the
+// measured kernel gathers what the model traced; the undeclared buffers keep the hashed floats.
+// A set is 3 x 16384 B = 48 KiB, the L2 64 KiB: 64 / 48 + 1 = 2 sets (buffer ids 1-3, 4-6).
+TEST(KernelTuning, DeclaredContentsAreUploadedToEverySet) {
+  const std::filesystem::path directory = scratch("contents");
+  std::ofstream(directory / "gather.cu") << "__global__ void gather(float* out, const float* in, const int* index, int n) {\n"
+                                            "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+                                            "  if (i < n) out[i] = in[index[i]];\n}\n";
+  frontend::KernelSpec spec;
+  spec.source = directory / "gather.cu";
+  spec.entry = "gather";
+  spec.parameters = {{"BLOCK", {64}}};
+  spec.grid = "n / BLOCK";
+  spec.block = "BLOCK";
+  spec.buffers = {{"out", "n * 4"}, {"in", "n * 4"}, {"index", "n * 4"}};
+  spec.contents = {{"index", "(i * 7) % n", "i32"}};
+  spec.args = {{"n", 4096}};
+  frontend::Compiler compiler(directory / "cache");
+  const KernelCandidates candidates(spec, compiler, 90);
+  testing::FakeDevice::Log log;
+  testing::FakeDevice device(testing::fake_limits(64 * 1024), log, [](const testing::RecordedLaunch&) { return 1.0; });
+  {
+    LoadedKernel loaded(device, candidates, candidates.at(Config{{"BLOCK", 64}}));
+    ASSERT_EQ(loaded.buffer_sets(), 2u);
+    for (const std::uint64_t id : {3, 6}) {
+      const std::vector<std::byte>& index = device.memory_at(kFirst + id * kStep);
+      ASSERT_EQ(index.size(), 16384u);
+      for (std::size_t i = 0; i < 4096; ++i) {
+        std::int32_t value = 0;
+        std::memcpy(&value, index.data() + 4 * i, 4);
+        ASSERT_EQ(value, static_cast<std::int32_t>(i * 7 % 4096)) << "set " << (id - 1) / 3 << ", element " << i;
+      }
+    }
+    EXPECT_EQ(device.memory_at(kFirst + 2 * kStep), buffer_contents(16384, 0, 1)); // in, set 0
+    EXPECT_EQ(device.memory_at(kFirst + 5 * kStep), buffer_contents(16384, 1, 1)); // in, set 1
+  }
+  std::filesystem::remove_all(directory);
+}
+
 TEST(KernelTuning, ModelRankedVisitsByTheInjectedPrediction) {
   // Predicted: 128 fastest, then 64, 256, 2048. The first batch of 3 has one success (64), so
   // no measured pair contradicts the prediction: the rule stops after 3 evaluations.

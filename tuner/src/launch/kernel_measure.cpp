@@ -86,8 +86,12 @@ double LoadedKernel::run(std::int64_t iteration) {
 }
 
 void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
-  const std::vector<std::byte> contents = buffer_contents(buffer.bytes, set, index);
-  device_.copy_to_device(buffer, contents);
+  // A buffer with declared contents holds them in every set: the kernel runs as it was modelled.
+  const frontend::DeclaredContents* declared = candidate_.launch.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
+  if (!declared) return device_.copy_to_device(buffer, buffer_contents(buffer.bytes, set, index));
+  auto [found, added] = declared_bytes_.try_emplace(index);
+  if (added) found->second = declared->bytes(buffer.bytes);
+  device_.copy_to_device(buffer, found->second);
 }
 
 PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const {

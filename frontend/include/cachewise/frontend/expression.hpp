@@ -27,6 +27,13 @@ public:
   /// Throws InputError "<context>: unknown name 'x' (known: a, b)", on division by zero and
   /// on a result or intermediate outside int64.
   std::int64_t evaluate(const Bindings& bindings) const;
+  /// The same with one more name bound (`i`, a buffer's element index): no copy of `bindings`
+  /// per value, for expressions evaluated once per element.
+  std::int64_t evaluate(const Bindings& bindings, std::string_view name, std::int64_t value) const;
+
+  /// A copy in which every name `bindings` holds is its value: evaluating it once per element
+  /// then looks up only the names left (`i`). Same text and context, so the same messages.
+  Expression bound(const Bindings& bindings) const;
 
   /// Every name the expression reads, sorted, once each.
   std::vector<std::string> names() const;

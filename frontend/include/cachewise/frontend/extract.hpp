@@ -2,11 +2,13 @@
 // values (floats and loaded values are opaque "data") and records every memory instruction's
 // per-lane addresses, the barriers and the waits for loads, in program order, as BlockTraces.
 // Divergent branches split the warp; the paths reconverge at the branch's immediate
-// post-dominator. A value loaded from memory that decides an address or a branch is a user error.
+// post-dominator. A value loaded from memory that decides an address or a branch is a user error,
+// unless it was loaded from a buffer whose contents the launch declares (KnownContents).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +24,17 @@ struct ParamInfo {
   int bytes = 0;
 };
 
+/// A global buffer whose contents are declared: a load from it yields known integer values, so
+/// they may decide addresses and branches (index arrays).
+struct KnownContents {
+  std::string buffer;
+  std::uint64_t base_address = 0;
+  std::int64_t bytes = 0;
+  int element_bytes = 4;
+  /// Element i's value; throws InputError naming the buffer and the element.
+  std::function<std::int64_t(std::int64_t element)> value;
+};
+
 struct LaunchArgs {
   Dim3 grid;
   Dim3 block;
@@ -32,6 +45,8 @@ struct LaunchArgs {
   std::vector<std::vector<std::uint8_t>> param_bytes;
   /// Optional: when given, a global access outside every buffer is an InputError naming the instruction.
   std::vector<TraceBuffer> buffers;
+  /// Optional: buffers with declared contents (loads of them must read whole integer elements).
+  std::vector<KnownContents> contents;
 };
 
 struct ExtractedFacts {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/frontend/contents.hpp"
 #include "cachewise/frontend/expression.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/model.hpp"
@@ -15,12 +16,16 @@
 namespace cachewise::frontend {
 
 struct CandidateLaunch {
+  /// The declared contents of buffer `name`; nullptr when none are declared.
+  const DeclaredContents* contents_of(std::string_view name) const;
+
   Config config;
   Bindings bindings; ///< the config's parameters and the spec's args
   Dim3 grid;
   Dim3 block;
   std::int64_t dynamic_shared_bytes = 0;
   std::vector<std::int64_t> buffer_bytes; ///< in the spec's buffer order
+  std::vector<DeclaredContents> contents; ///< in the spec's contents order
   std::int64_t useful_bytes = 0;
   std::vector<std::int64_t> template_arguments; ///< empty: parameters are macros
 };
@@ -28,7 +33,8 @@ struct CandidateLaunch {
 class LaunchModel {
 public:
   /// Parses every expression; throws InputError on a syntax error or a name that is neither
-  /// a parameter nor an arg ("--grid: unknown name 'widht' (known: ...)").
+  /// a parameter nor an arg ("--grid: unknown name 'widht' (known: ...)"); contents may also
+  /// name `i`, the element index.
   explicit LaunchModel(const KernelSpec& spec);
 
   /// The parameters with the spec's constraints.
@@ -38,7 +44,7 @@ public:
   /// buffer size below 1 (naming the expression and the config).
   CandidateLaunch evaluate(const Config& config) const;
 
-  /// Whether the grid, block, shared, buffer or useful-bytes expressions name `parameter`.
+  /// Whether the grid, block, shared, buffer, contents or useful-bytes expressions name `parameter`.
   bool launch_uses(std::string_view parameter) const;
 
   bool templated() const { return !template_arguments_.empty(); }
@@ -52,6 +58,7 @@ private:
   std::vector<Expression> dynamic_shared_;
   std::vector<Expression> useful_;
   std::vector<Expression> buffers_;
+  std::vector<Expression> contents_;
   std::vector<Expression> constraints_;
   std::vector<Expression> template_arguments_;
 };

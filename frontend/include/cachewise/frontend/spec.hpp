@@ -25,6 +25,14 @@ struct BufferSpec {
   std::string bytes; ///< expression over parameters and args
 };
 
+/// What a buffer holds, declared so that the values loaded from it are known (index arrays:
+/// CSR row pointers and column indices, a gather's indices): element i is `value` at i.
+struct ContentsSpec {
+  std::string name;         ///< a buffer
+  std::string value;        ///< expression over `i` (the element index), parameters and args
+  std::string type = "i32"; ///< the elements: i32, u32, i64 or u64
+};
+
 struct NamedValue {
   std::string name;
   std::int64_t value = 0;
@@ -53,6 +61,7 @@ struct KernelSpec {
   std::string dynamic_shared_bytes; ///< expression; empty: 0
   std::string useful_bytes;         ///< expression; empty: every buffer's bytes once
   std::vector<BufferSpec> buffers;
+  std::vector<ContentsSpec> contents;
   std::vector<NamedValue> args;
   std::vector<Define> defines;
   std::string language_standard; ///< "c++17"; empty: the compiler's default
@@ -67,6 +76,8 @@ struct KernelSpec {
 ParameterValues parse_parameter_flag(std::string_view text);
 /// "odata=width * height * 4" (--buffer).
 BufferSpec parse_buffer_flag(std::string_view text);
+/// "col=(i * 37) % n" or "col:i64=(i * 37) % n" (--contents).
+ContentsSpec parse_contents_flag(std::string_view text);
 /// "width=4096" (--arg).
 NamedValue parse_arg_flag(std::string_view text);
 /// "K=V" or "K" (--define).
@@ -79,10 +90,11 @@ KernelSpec kernel_spec_from_json(const nlohmann::ordered_json& json, const std::
 KernelSpec load_kernel_spec(const std::filesystem::path& path);
 
 /// `base` with every field `overrides` sets replaced: scalars when non-empty; parameters,
-/// buffers, args and defines by name (a new name is appended); constraints replace the list.
+/// buffers, contents, args and defines by name (a new name is appended); constraints replace the list.
 KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides);
 
-/// Throws InputError when a required field is missing or a name repeats.
+/// Throws InputError when a required field is missing, a name repeats, or contents are declared
+/// for a name that is no buffer or with an unknown element type.
 void validate_kernel_spec(const KernelSpec& spec);
 
 /// The entry's function name and its template arguments ("tiled<TILE_DIM, PAD>" -> "tiled",

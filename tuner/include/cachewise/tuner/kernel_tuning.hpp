@@ -2,7 +2,7 @@
 // on a Device. Every candidate is compiled first (in the parent, cached by content hash);
 // one that does not compile is measured as failed, so the run goes on. Each measuring
 // process opens the device, loads the candidate, allocates the spec's buffers (deterministic
-// contents, enough sets rotated by iteration that a timed launch does not find its data in
+// contents, or the declared ones of index buffers (spec "contents"), enough sets rotated by iteration that a timed launch does not find its data in
 // L2), optionally checks the outputs against a reference variant, and times launches.
 #pragma once
 
@@ -90,7 +90,8 @@ struct KernelMeasureOptions {
   std::int64_t l2_bytes = 0; ///< the profile's L2; 0: the device's
 };
 
-/// One candidate loaded on a device with its buffer sets (deterministic contents): what
+/// One candidate loaded on a device with its buffer sets (deterministic contents; a buffer with
+/// declared contents holds those, evaluated on the host, in every set): what
 /// kernel_measure times and `advisor validate --kernel` reads counters of.
 class LoadedKernel {
 public:
@@ -119,6 +120,7 @@ private:
   const CompiledCandidate& candidate_;
   std::uint64_t function_ = 0;
   std::vector<std::vector<DeviceBuffer>> sets_;
+  std::map<int, std::vector<std::byte>> declared_bytes_; ///< by buffer index: evaluated once, uploaded to every set
 };
 
 /// A Measure for the Tuner: opens the device in the measuring process (once per candidate),
