@@ -26,7 +26,7 @@ step() { # NAME TIMEOUT_S COMMAND...: runs it, its stdout to NAME.json, stderr t
   echo "$name: exit $? in $((SECONDS - start)) s $(tail -c 300 "$work/$name.err" | tr '\n' ' ')" | tee -a "$log"
 }
 
-for spec in tests/frontend/kernels/*.json examples/kernels/transpose.json; do
+for spec in tests/frontend/kernels/*.json examples/kernels/transpose.json examples/kernels/spmv.json; do
   name=$(basename "$spec" .json)
   step "tune-$name" 150 "$advisor" tune --spec "$spec" --strategy exhaustive --max-repeats "${REPEATS:-30}" \
     --profile profiles/h200.json --json "$work/tuned-$name.json" --journal "$work/journal-$name.jsonl"
@@ -67,6 +67,9 @@ timeout 200 cmake -DADVISOR="$advisor" -DSPEC=examples/autotune-kernel/kernels/t
 echo "cli.tune_kernel_on_gpu: exit $? $(tail -c 300 "$work/tune-kernel-on-gpu.log" | tr '\n' ' ')" | tee -a "$log"
 timeout 200 cmake -DADVISOR="$advisor" -DWORK_DIR="$work/tune-on-gpu" -P tests/tuner/tune_on_gpu.cmake >"$work/tune-on-gpu.log" 2>&1
 echo "cli.tune_on_gpu: exit $? $(tail -c 300 "$work/tune-on-gpu.log" | tr '\n' ' ')" | tee -a "$log"
+timeout 200 cmake -DADVISOR="$advisor" -DSPEC=examples/kernels/spmv.json -DWORK_DIR="$work/tune-spmv-on-gpu" \
+  -P tests/tuner/tune_spmv_on_gpu.cmake >"$work/tune-spmv-on-gpu.log" 2>&1
+echo "cli.tune_spmv_contents_on_gpu: exit $? $(tail -c 300 "$work/tune-spmv-on-gpu.log" | tr '\n' ' ')" | tee -a "$log"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv >"$work/gpu-after.txt"
 cat "$work/gpu-before.txt" "$work/gpu-after.txt" | tee -a "$log"
 cp "$log" "$work/summary.txt"

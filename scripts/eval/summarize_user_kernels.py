@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 SPECS = [os.path.join("tests", "frontend", "kernels", name) for name in sorted(os.listdir(os.path.join("tests", "frontend", "kernels")))
-         if name.endswith(".json")] + [os.path.join("examples", "kernels", "transpose.json")]
+         if name.endswith(".json")] + [os.path.join("examples", "kernels", name) for name in ("transpose.json", "spmv.json")]
 COUNTERS = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
             "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
