@@ -2,6 +2,7 @@
 #include "cachewise/frontend/launch.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 namespace cachewise::frontend {
@@ -60,12 +61,15 @@ advisor::SearchSpace LaunchModel::search_space() const {
   for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
   std::set<std::string> parameter_names;
   for (const ParameterValues& parameter : spec_.parameters) parameter_names.insert(parameter.name);
+  // The space outlives this model (callers keep the space of a temporary): its constraints
+  // share a copy.
+  const auto self = std::make_shared<const LaunchModel>(*this);
   for (const Expression& constraint : constraints_) {
     std::vector<std::string> used;
     std::ranges::copy_if(constraint.names(), std::back_inserter(used), [&](const std::string& n) { return parameter_names.contains(n); });
     if (used.empty()) throw InputError("--constraint: '" + constraint.text() + "' names no parameter");
     space.add_constraint(
-        used, [this, constraint](const Config& config) { return constraint.evaluate(bindings_for(config)) != 0; },
+        used, [self, constraint](const Config& config) { return constraint.evaluate(self->bindings_for(config)) != 0; },
         constraint.text());
   }
   return space;
