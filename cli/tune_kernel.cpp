@@ -16,6 +16,7 @@
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "common.hpp"
+#include "tune_devices.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -32,27 +33,6 @@ std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& 
   out << " --strategy " << run.strategy;
   if (run.budget != 0) out << " --budget " << run.budget;
   return out.str();
-}
-
-/// The local GPU's limits, asked in a child process (the parent forks a child per candidate
-/// and must not initialise CUDA); nullopt with the reason when there is none.
-std::optional<tuner::DeviceLimits> isolated_device_limits(std::string& why_none) {
-  const tuner::ChildOutcome outcome = tuner::run_in_child_process(
-      [] {
-        const tuner::DeviceLimits limits = tuner::open_cuda_device()->limits();
-        return nlohmann::json{{"name", limits.name}, {"cc", limits.compute_capability}, {"l2", limits.l2_bytes}}.dump();
-      },
-      std::chrono::seconds(60));
-  if (!outcome.ok) {
-    why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
-    return std::nullopt;
-  }
-  const nlohmann::json json = nlohmann::json::parse(outcome.output);
-  tuner::DeviceLimits limits;
-  limits.name = json.at("name").get<std::string>();
-  limits.compute_capability = json.at("cc").get<int>();
-  limits.l2_bytes = json.at("l2").get<std::int64_t>();
-  return limits;
 }
 
 std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, const frontend::KernelSpec& spec) {
@@ -155,18 +135,22 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
 }
 
 BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
-                              std::size_t bucket_count, const tuner::DeviceLimits& device, const DeviceProfile& profile,
-                              frontend::Compiler& compiler) {
+                              std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices,
+                              const DeviceProfile& profile, frontend::Compiler& compiler) {
+  const tuner::MeasuringDevice& device = group.front();
   auto candidates = std::make_shared<const tuner::KernelCandidates>(spec, compiler, device.compute_capability);
   const ProblemSpec problem = tuner::kernel_problem(spec, bucket);
   tuner::Tuner tuner(problem, candidates->space());
-  tuner.set_measure(tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported}));
+  tuner.set_measure(measure_on(devices, [&] {
+    return tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported});
+  }));
   tuner.set_strategy(strategy_for(run, spec, profile, compiler));
   tuner::Options options;
   options.budget = run.budget;
   options.candidate_timeout = std::chrono::seconds(run.timeout_s);
   options.measurement.max_repeats = run.max_repeats;
   options.journal = path_for(run.journal, bucket, bucket_count);
+  options.devices = group;
   tuner.set_options(options);
   const std::size_t space_size = candidates->space().enumerate().size();
   std::size_t done = 0;
@@ -175,6 +159,7 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
     std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size << "] "
               << e.config.to_string() << ": "
               << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
+              << (group.size() > 1 && !e.device.name.empty() ? " [GPU " + std::to_string(e.device.index) + "]" : "")
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
   const tuner::TuningResult result = tuner.tune();
@@ -196,6 +181,55 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
   return outcome;
 }
 
+/// Every bucket measured on `group` (one model), or ranked statically when it is empty.
+void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, const std::string& profile_path,
+                    const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets,
+                    const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices) {
+  const tuner::MeasuringDevice* device = group.empty() ? nullptr : &group.front();
+  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
+  // has initialised CUDA cannot fork children that use it.
+  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
+                                                            : std::filesystem::path(profile_path);
+  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
+  const DeviceProfile& profile = loaded.profile;
+  frontend::Compiler compiler;
+  const std::string function = frontend::parse_entry_name(spec.entry).function;
+
+  std::vector<tuner::HeaderBucket> header_buckets;
+  nlohmann::json sizes_json = nlohmann::json::array();
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const frontend::KernelSpec sized = tuner::with_size_bucket(spec, buckets[i]);
+    BucketOutcome outcome = device ? measured_bucket(args, run, sized, buckets[i], buckets.size(), group, devices, profile, compiler)
+                                   : static_bucket(sized, buckets[i], profile, compiler);
+    outcome.json["config"] = outcome.header.config.to_string();
+    outcome.json["time_ms"] = outcome.header.time_ms;
+    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
+              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
+    header_buckets.push_back(std::move(outcome.header));
+    sizes_json.push_back(std::move(outcome.json));
+  }
+  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
+  if (!run.header.empty()) {
+    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
+                                 command_text(args, run)};
+    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
+  }
+  if (!run.json.empty()) {
+    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
+                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
+                                 {"devices", devices_json(group)},
+                                 {"measured", device != nullptr},
+                                 {"profile", loaded.path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(run.json, json.dump(2) + '\n');
+  }
+  if (!device) {
+    std::cerr << "advisor: tune: " << devices.why_none << "; wrote the front end's static ranking (model-predicted, not measured)"
+              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
+  }
+}
+
 } // namespace
 
 void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) {
@@ -214,50 +248,18 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
   const frontend::KernelSpec spec = kernel_spec_from_options(args.kernel);
   frontend::validate_kernel_spec(spec);
   const std::vector<tuner::SizeBucket> buckets = size_buckets(args, spec);
-  std::vector<frontend::KernelSpec> sized;
-  for (const tuner::SizeBucket& bucket : buckets) sized.push_back(tuner::with_size_bucket(spec, bucket)); // unknown args fail first
-
-  std::string why_no_device;
-  const std::optional<tuner::DeviceLimits> device = isolated_device_limits(why_no_device);
-  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
-  // has initialised CUDA cannot fork children that use it.
-  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
-                                                            : std::filesystem::path(profile_path);
-  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
-  const DeviceProfile& profile = loaded.profile;
-  frontend::Compiler compiler;
-  const std::string function = frontend::parse_entry_name(spec.entry).function;
-
-  std::vector<tuner::HeaderBucket> header_buckets;
-  nlohmann::json sizes_json = nlohmann::json::array();
-  for (std::size_t i = 0; i < buckets.size(); ++i) {
-    BucketOutcome outcome = device ? measured_bucket(args, run, sized[i], buckets[i], buckets.size(), *device, profile, compiler)
-                                   : static_bucket(sized[i], buckets[i], profile, compiler);
-    outcome.json["config"] = outcome.header.config.to_string();
-    outcome.json["time_ms"] = outcome.header.time_ms;
-    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
-              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
-    header_buckets.push_back(std::move(outcome.header));
-    sizes_json.push_back(std::move(outcome.json));
-  }
-  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
-  if (!run.header.empty()) {
-    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
-                                 command_text(args, run)};
-    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
-  }
-  if (!run.json.empty()) {
-    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
-                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
-                                 {"measured", device.has_value()},
-                                 {"profile", loaded.path.string()},
-                                 {"strategy", strategy},
-                                 {"sizes", sizes_json}};
-    tuner::write_text_file(run.json, json.dump(2) + '\n');
-  }
-  if (!device) {
-    std::cerr << "advisor: tune: " << why_no_device << "; wrote the front end's static ranking (model-predicted, not measured)"
-              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
+  for (const tuner::SizeBucket& bucket : buckets) tuner::with_size_bucket(spec, bucket); // unknown args fail first
+  const TuneDevices devices = tune_devices(run.gpus);
+  if (devices.groups.empty()) return tune_kernel_on(args, run, profile_path, spec, buckets, {}, devices);
+  for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
+    const std::string& model = group.front().name;
+    const std::size_t models = devices.groups.size();
+    TuneRunOptions per_model = run;
+    KernelTuneArguments per_model_args = args;
+    for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
+      *file = path_for_model(*file, model, models);
+    }
+    tune_kernel_on(per_model_args, per_model, profile_path, spec, buckets, group, devices);
   }
 }
 
