@@ -57,3 +57,22 @@ cachewise_cli_test(tune_budget_with_report_convergence EXIT 2
 cachewise_cli_test(tune_convergence_from_with_header EXIT 2
   STDERR "^advisor: tune: --header has no effect with --convergence-from \\(it reads recorded runs\\)\n$"
   ARGS tune --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json --header /tmp/never.h)
+
+# --gpus: parallel measurement on the fake device list (same code paths as on GPUs).
+set(cachewise_fake_gpus ${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus.json)
+add_test(NAME cli.tune_gpus_fake
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+    -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DFAKES=${cachewise_fake_gpus}
+    -DMIXED=${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-mixed.json -DWORK_DIR=${cachewise_tune_out}/gpus
+    -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_gpus_fake.cmake)
+# A --gpus naming a device that is not there: one line, exit 2, before any work.
+add_test(NAME cli.tune_gpus_unknown_device COMMAND ${CMAKE_COMMAND} -E env CACHEWISE_FAKE_DEVICES=${cachewise_fake_gpus}
+  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor>|tune|--pattern|transpose|--n|64|--gpus|0,7" -DEXPECT_EXIT=2
+    "-DEXPECT_STDERR=^advisor: --gpus 0,7: no device 7 \\(this host has 0-2\\)\n$" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+add_test(NAME cli.tune_kernel_gpus_unknown_device COMMAND ${CMAKE_COMMAND} -E env CACHEWISE_FAKE_DEVICES=${cachewise_fake_gpus}
+  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor>|tune|--spec|${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json|--size|width=64,height=64|--gpus|3"
+    -DEXPECT_EXIT=2 "-DEXPECT_STDERR=^advisor: --gpus 3: no device 3 \\(this host has 0-2\\)\n$" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+if(NOT CACHEWISE_WITH_CUDA)
+  cachewise_cli_test(tune_gpus_without_gpu EXIT 2 STDERR "^advisor: --gpus all: this host has no GPU\n$"
+    ARGS tune --pattern transpose --n 64 --gpus all --profile ${cachewise_example_profile})
+endif()
