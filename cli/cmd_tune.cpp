@@ -141,7 +141,8 @@ std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
 }
 
 
-tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked, const std::vector<tuner::MeasuringDevice>& group,
+/// The run's result; nullopt on a measuring MPI rank.
+std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const RankedSpace& ranked, const std::vector<tuner::MeasuringDevice>& group,
                              const TuneDevices& devices) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
   tuner.set_measure(measure_on(devices, [&] { return kernel_measure(ranked.problem); }));
@@ -177,8 +178,10 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
               << (group.size() > 1 && !e.device.name.empty() ? " [GPU " + std::to_string(e.device.index) + "]" : "")
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
-  tuner::TuningResult result = tuner.tune();
-  for (tuner::Evaluation& e : result.evaluations) e.predicted = predict(e.config);
+  std::optional<tuner::TuningResult> result = run_tuner(tuner, devices);
+  if (result) {
+    for (tuner::Evaluation& e : result->evaluations) e.predicted = predict(e.config);
+  }
   return result;
 }
 
@@ -335,15 +338,17 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
   const ProblemSpec base = checked_base_problem(args);
   const Config fixed = Config::parse(args.fix);
 
-  const TuneDevices devices = tune_devices(args.gpus);
-  if (devices.groups.empty()) return tune_sizes(args, base, fixed, {}, devices);
-  for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
-    TuneArguments per_model = args;
-    for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal}) {
-      *file = path_for_model(*file, group.front().name, devices.groups.size());
+  const TuneDevices devices = tune_devices(args.gpus, args.mpi);
+  on_every_rank(devices, [&] {
+    if (devices.groups.empty()) return tune_sizes(args, base, fixed, {}, devices);
+    for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
+      TuneArguments per_model = args;
+      for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal}) {
+        *file = path_for_model(*file, group.front().name, devices.groups.size());
+      }
+      tune_sizes(per_model, base, fixed, group, devices);
     }
-    tune_sizes(per_model, base, fixed, group, devices);
-  }
+  });
 }
 
 /// Every --n measured on `group` (one model), or the static recommendation when it is empty.
@@ -367,7 +372,9 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
     const RankedSpace ranked = rank_space(problem, profile, fixed);
     nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
-      const tuner::TuningResult result = tune_one(args, ranked, group, devices);
+      const std::optional<tuner::TuningResult> tuned = tune_one(args, ranked, group, devices);
+      if (!tuned) continue; // a measuring MPI rank: rank 0 reports
+      const tuner::TuningResult& result = *tuned;
       entries.push_back(tuner::tuned_entry(result));
       size_json["results"] = tuner::results_to_json(result);
       if (args.report_convergence) {
@@ -391,6 +398,7 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
     print_convergence_table(convergence_reports);
   }
 
+  if (!devices.writes_outputs()) return;
   write_tune_outputs(args, group, profile, profile_path, entries, sizes_json);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"

@@ -2,19 +2,50 @@
 
 #include <cctype>
 #include <filesystem>
+#include <iostream>
+
+#include "cachewise/errors.hpp"
 
 namespace cachewise::cli {
 
-TuneDevices tune_devices(const std::string& gpus) {
+TuneDevices tune_devices(const std::string& gpus, bool mpi) {
   TuneDevices devices;
   devices.fakes = tuner::fake_devices_from_environment();
+  if (mpi && !gpus.empty()) {
+    throw InputError("tune: --gpus has no effect with --mpi (each rank measures on GPU <local rank> mod <its host's GPUs>)");
+  }
   const std::vector<tuner::MeasuringDevice> present = tuner::list_devices(&devices.why_none);
-  if (!gpus.empty()) {
+  if (mpi) {
+    devices.session = std::make_shared<tuner::mpi::Session>(present);
+    devices.groups = {{devices.session->device()}};
+  } else if (!gpus.empty()) {
     devices.groups = tuner::group_by_model(tuner::select_devices(gpus, present));
   } else if (!present.empty()) {
     devices.groups = {{present.front()}};
   }
   return devices;
+}
+
+std::optional<tuner::TuningResult> run_tuner(tuner::Tuner& tuner, const TuneDevices& devices) {
+  if (devices.session) return tuner::mpi::tune(tuner, *devices.session);
+  return tuner.tune();
+}
+
+void on_every_rank(const TuneDevices& devices, const std::function<void()>& work) {
+  if (!devices.session) return work();
+  constexpr int kBadInput = 2;
+  try {
+    work();
+  } catch (const InputError& e) {
+    std::cerr << "advisor: " << e.what() << '\n';
+    devices.session->abort(kBadInput);
+  } catch (const NoDeviceError& e) {
+    std::cerr << "advisor: " << e.what() << '\n';
+    devices.session->abort(kBadInput);
+  } catch (const std::exception& e) {
+    std::cerr << "advisor: error: " << e.what() << '\n';
+    devices.session->abort(1);
+  }
 }
 
 tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner::Measure()>& real) {

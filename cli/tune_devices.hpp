@@ -2,6 +2,8 @@
 // model, each model tuned on its own; the fake list when CACHEWISE_FAKE_DEVICES is set.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +12,9 @@
 
 #include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/execution.hpp"
+#include "cachewise/tuner/autotuner.hpp"
 #include "cachewise/tuner/fake_devices.hpp"
+#include "cachewise/tuner/mpi.hpp"
 
 namespace cachewise::cli {
 
@@ -18,10 +22,21 @@ struct TuneDevices {
   std::vector<std::vector<tuner::MeasuringDevice>> groups; ///< one per model; empty: no GPU (static fallback)
   std::optional<tuner::FakeDevices> fakes;
   std::string why_none; ///< when there is no GPU
+  std::shared_ptr<tuner::mpi::Session> session; ///< --mpi; its device is the one group's
+  /// Not a measuring MPI rank: this process writes the outputs.
+  bool writes_outputs() const { return !session || session->coordinator(); }
 };
 
-/// Throws InputError for a --gpus that names no device here.
-TuneDevices tune_devices(const std::string& gpus);
+/// `gpus`: --gpus; `mpi`: --mpi (starts the MPI session). Throws InputError for a --gpus
+/// that names no device here, or both.
+TuneDevices tune_devices(const std::string& gpus, bool mpi);
+
+/// tuner.tune(), or under --mpi its share of the run (nullopt on a measuring rank).
+std::optional<tuner::TuningResult> run_tuner(tuner::Tuner& tuner, const TuneDevices& devices);
+
+/// Runs `work`; under --mpi an error on one rank is printed there and ends every rank
+/// (MPI_Abort), as the others would wait for it forever.
+void on_every_rank(const TuneDevices& devices, const std::function<void()>& work);
 
 /// The fake list's Measure when there is one, else `real()`.
 tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner::Measure()>& real);

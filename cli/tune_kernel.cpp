@@ -134,7 +134,8 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
   });
 }
 
-BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+/// nullopt on a measuring MPI rank.
+std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
                               std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices,
                               const DeviceProfile& profile, frontend::Compiler& compiler) {
   const tuner::MeasuringDevice& device = group.front();
@@ -162,7 +163,9 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
               << (group.size() > 1 && !e.device.name.empty() ? " [GPU " + std::to_string(e.device.index) + "]" : "")
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
-  const tuner::TuningResult result = tuner.tune();
+  const std::optional<tuner::TuningResult> tuned = run_tuner(tuner, devices);
+  if (!tuned) return std::nullopt;
+  const tuner::TuningResult& result = *tuned;
   const tuner::Evaluation* best = result.best_evaluation();
   if (best == nullptr) {
     throw InputError(problem.family + ": every candidate failed; first: " + result.evaluations.front().config.to_string() + ": " +
@@ -199,8 +202,12 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
   nlohmann::json sizes_json = nlohmann::json::array();
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     const frontend::KernelSpec sized = tuner::with_size_bucket(spec, buckets[i]);
-    BucketOutcome outcome = device ? measured_bucket(args, run, sized, buckets[i], buckets.size(), group, devices, profile, compiler)
-                                   : static_bucket(sized, buckets[i], profile, compiler);
+    std::optional<BucketOutcome> measured;
+    if (device) {
+      measured = measured_bucket(args, run, sized, buckets[i], buckets.size(), group, devices, profile, compiler);
+      if (!measured) continue; // a measuring MPI rank: rank 0 reports
+    }
+    BucketOutcome outcome = measured ? std::move(*measured) : static_bucket(sized, buckets[i], profile, compiler);
     outcome.json["config"] = outcome.header.config.to_string();
     outcome.json["time_ms"] = outcome.header.time_ms;
     std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
@@ -208,6 +215,7 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
     header_buckets.push_back(std::move(outcome.header));
     sizes_json.push_back(std::move(outcome.json));
   }
+  if (!devices.writes_outputs()) return;
   const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
   if (!run.header.empty()) {
     const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
@@ -249,18 +257,20 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
   frontend::validate_kernel_spec(spec);
   const std::vector<tuner::SizeBucket> buckets = size_buckets(args, spec);
   for (const tuner::SizeBucket& bucket : buckets) tuner::with_size_bucket(spec, bucket); // unknown args fail first
-  const TuneDevices devices = tune_devices(run.gpus);
-  if (devices.groups.empty()) return tune_kernel_on(args, run, profile_path, spec, buckets, {}, devices);
-  for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
-    const std::string& model = group.front().name;
-    const std::size_t models = devices.groups.size();
-    TuneRunOptions per_model = run;
-    KernelTuneArguments per_model_args = args;
-    for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
-      *file = path_for_model(*file, model, models);
+  const TuneDevices devices = tune_devices(run.gpus, run.mpi);
+  on_every_rank(devices, [&] {
+    if (devices.groups.empty()) return tune_kernel_on(args, run, profile_path, spec, buckets, {}, devices);
+    for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
+      const std::string& model = group.front().name;
+      const std::size_t models = devices.groups.size();
+      TuneRunOptions per_model = run;
+      KernelTuneArguments per_model_args = args;
+      for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
+        *file = path_for_model(*file, model, models);
+      }
+      tune_kernel_on(per_model_args, per_model, profile_path, spec, buckets, group, devices);
     }
-    tune_kernel_on(per_model_args, per_model, profile_path, spec, buckets, group, devices);
-  }
+  });
 }
 
 } // namespace cachewise::cli

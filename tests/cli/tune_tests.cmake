@@ -76,3 +76,20 @@ if(NOT CACHEWISE_WITH_CUDA)
   cachewise_cli_test(tune_gpus_without_gpu EXIT 2 STDERR "^advisor: --gpus all: this host has no GPU\n$"
     ARGS tune --pattern transpose --n 64 --gpus all --profile ${cachewise_example_profile})
 endif()
+
+# --mpi: one rank is not enough (rank 0 only coordinates); a build without MPI says so.
+if(CACHEWISE_WITH_MPI)
+  cachewise_cli_test(tune_mpi_one_rank EXIT 2 STDERR "^advisor: tune --mpi: needs at least 2 ranks \\(rank 0 plans, the others measure\\); got 1\n$"
+    ARGS tune --spec ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json --size width=64,height=64 --mpi --profile ${cachewise_example_profile})
+else()
+  cachewise_cli_test(tune_mpi_without_mpi EXIT 2 STDERR "^advisor: tune --mpi: this advisor was built without MPI \\(install libopenmpi-dev and configure again\\)\n$"
+    ARGS tune --pattern transpose --n 64 --mpi --profile ${cachewise_example_profile})
+endif()
+cachewise_cli_test(tune_mpi_with_gpus EXIT 2 STDERR "^advisor: tune: --gpus has no effect with --mpi"
+  ARGS tune --pattern transpose --n 64 --mpi --gpus all --profile ${cachewise_example_profile})
+# mpirun --oversubscribe -np 3 on this host, fake GPUs: serial results, a rank killed mid-run,
+# resume after Open MPI's abort (tests/tuner/mpi_tune.sh; skipped without mpirun or MPI).
+add_test(NAME cli.tune_mpi_ranks
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tuner/mpi_tune.sh $<TARGET_FILE:advisor> ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json
+    ${cachewise_example_profile} ${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-slow.json ${cachewise_tune_out}/mpi)
+set_tests_properties(cli.tune_mpi_ranks PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -106,7 +106,7 @@ std::vector<std::vector<MeasuringDevice>> group_by_model(const std::vector<Measu
   return groups;
 }
 
-std::vector<MeasuringDevice> list_devices() {
+std::vector<MeasuringDevice> list_devices(std::string* why_none) {
   if (const std::optional<FakeDevices> fakes = fake_devices_from_environment()) {
     std::vector<MeasuringDevice> devices;
     for (const FakeDevice& fake : fakes->devices) devices.push_back(fake.device);
@@ -120,7 +120,10 @@ std::vector<MeasuringDevice> list_devices() {
       },
       std::chrono::seconds(60));
   std::vector<MeasuringDevice> devices;
-  if (!outcome.ok) return devices; // no driver, no device, or a build without CUDA
+  if (!outcome.ok) { // no driver, no device, or a build without CUDA
+    if (why_none != nullptr) *why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
+    return devices;
+  }
   for (const nlohmann::json& device : nlohmann::json::parse(outcome.output)) devices.push_back(device_from_json(device));
   return devices;
 }

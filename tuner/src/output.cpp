@@ -67,6 +67,7 @@ nlohmann::json results_to_json(const TuningResult& result) {
       item["failure"] = e.failure;
     }
     if (e.predicted) item["predicted"] = *e.predicted;
+    if (!e.device.name.empty()) item["device"] = device_to_json(e.device);
     evaluations.push_back(std::move(item));
   }
   nlohmann::json json = {{"problem",

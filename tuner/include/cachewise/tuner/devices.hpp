@@ -39,8 +39,9 @@ std::vector<std::vector<MeasuringDevice>> group_by_model(const std::vector<Measu
 
 /// The GPUs of this host: the fake list when CACHEWISE_FAKE_DEVICES names one
 /// (fake_devices.hpp), else the CUDA driver's, asked in a child process (the parent forks
-/// measuring children and must not initialise CUDA). Empty when there are none.
-std::vector<MeasuringDevice> list_devices();
+/// measuring children and must not initialise CUDA). Empty when there are none; then
+/// `why_none` (if given) says why ("no CUDA device: built without CUDA").
+std::vector<MeasuringDevice> list_devices(std::string* why_none = nullptr);
 
 /// The CUDA driver's devices, in this process; throws NoDeviceError without a driver or
 /// device (or a build without CUDA).
