@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
@@ -297,7 +298,7 @@ ProblemSpec checked_base_problem(const TuneArguments& args) {
 /// The generated header and the JSON results, where asked for.
 void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::MeasuringDevice>& group, const DeviceProfile& profile,
                         const std::filesystem::path& profile_path, const std::vector<tuner::TunedEntry>& entries,
-                        const nlohmann::json& sizes_json) {
+                        const nlohmann::json& tuned) {
   const bool measuring = !group.empty();
   const std::string device = measuring ? group.front().name : std::string();
   const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
@@ -311,10 +312,13 @@ void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::Meas
     const nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
                                  {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
                                  {"devices", devices_json(group)},
+                                 {"compute_capability", measuring ? nlohmann::json(group.front().compute_capability) : nlohmann::json()},
                                  {"measured", measuring},
                                  {"profile", profile_path.string()},
                                  {"strategy", strategy},
-                                 {"sizes", sizes_json}};
+                                 {"scope", tuned.at("scope")},
+                                 {"parameters", tuned.at("parameters")},
+                                 {"sizes", tuned.at("sizes")}};
     tuner::write_text_file(args.json, json.dump(2) + '\n');
   }
 }
@@ -365,11 +369,13 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
   std::vector<tuner::TunedEntry> entries;
   nlohmann::json sizes_json = nlohmann::json::array();
   std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>> convergence_reports;
+  std::map<std::string, std::set<std::int64_t>> parameters; // every size's space: what merge-tuned compares
   for (const std::int64_t n : args.sizes) {
     ProblemSpec problem = base;
     problem.n = n;
     warn_about_size(problem);
     const RankedSpace ranked = rank_space(problem, profile, fixed);
+    for (const auto& [name, values] : ranked.space.parameters()) parameters[name].insert(values.begin(), values.end());
     nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
       const std::optional<tuner::TuningResult> tuned = tune_one(args, ranked, group, devices);
@@ -386,8 +392,13 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
       entries.push_back({problem, best.config, false, best.prediction.time_us / 1000.0,
                          "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
     }
+    const advisor::Candidate& best_predicted = ranked.ranked.front();
+    size_json["bucket"] = tuned_bucket_json({{"n", n}});
     size_json["config"] = entries.back().config.to_string();
     size_json["time_us"] = entries.back().time_ms * 1000.0;
+    size_json["time_ms"] = entries.back().time_ms;
+    size_json["note"] = entries.back().note;
+    size_json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
     sizes_json.push_back(std::move(size_json));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
               << advisor::time_text(entries.back().time_ms * 1000.0) << ' ' << (measuring ? "measured" : "predicted (not measured)")
@@ -399,7 +410,10 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
   }
 
   if (!devices.writes_outputs()) return;
-  write_tune_outputs(args, group, profile, profile_path, entries, sizes_json);
+  nlohmann::json space = nlohmann::json::object();
+  for (const auto& [name, values] : parameters) space[name] = std::vector<std::int64_t>(values.begin(), values.end());
+  const nlohmann::json tuned = {{"scope", base.family + "_" + to_string(base.dtype)}, {"parameters", space}, {"sizes", sizes_json}};
+  write_tune_outputs(args, group, profile, profile_path, entries, tuned);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
 #ifndef CACHEWISE_WITH_CUDA

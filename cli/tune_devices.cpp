@@ -58,6 +58,12 @@ nlohmann::json devices_json(const std::vector<tuner::MeasuringDevice>& devices) 
   return list;
 }
 
+nlohmann::json tuned_bucket_json(const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
+  nlohmann::json bucket = nlohmann::json::array();
+  for (const auto& [name, value] : sizes) bucket.push_back({{"name", name}, {"value", value}});
+  return bucket;
+}
+
 std::string path_for_model(const std::string& file, const std::string& model, std::size_t models) {
   if (file.empty() || models < 2) return file;
   std::string slug;

@@ -44,6 +44,10 @@ tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner:
 /// The devices of a JSON output: [{"index", "name", "uuid", ...}].
 nlohmann::json devices_json(const std::vector<tuner::MeasuringDevice>& devices);
 
+/// A size bucket as the JSON outputs give it, in order: [{"name": "width", "value": 256}, ...]
+/// (what `advisor merge-tuned` reads).
+nlohmann::json tuned_bucket_json(const std::vector<std::pair<std::string, std::int64_t>>& sizes);
+
 /// FILE as given with one model; FILE.<model>.ext with several ("tuned.nvidia_h200.h").
 std::string path_for_model(const std::string& file, const std::string& model, std::size_t models);
 

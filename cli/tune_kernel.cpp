@@ -105,12 +105,26 @@ BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeB
   const std::string note = "model-predicted best of " + std::to_string(suggestion.feasible) + " feasible candidates (" +
                            std::to_string(suggestion.enumerated - suggestion.feasible) + " rejected)";
   BucketOutcome outcome{{bucket_sizes(bucket), {}, best.config, false, best.prediction.time_us / 1000.0, note}, {}};
-  outcome.json = {{"size", bucket.label()}, {"ranked", suggestion.ranked.size()}, {"rejected", suggestion.enumerated - suggestion.feasible}};
+  outcome.json = {{"size", bucket.label()},
+                  {"note", note},
+                  {"ranked", suggestion.ranked.size()},
+                  {"rejected", suggestion.enumerated - suggestion.feasible},
+                  {"static", {{"config", best.config.to_string()}, {"time_ms", best.prediction.time_us / 1000.0}}}};
   return outcome;
 }
 
-tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSpec& spec, const DeviceProfile& profile,
-                             frontend::Compiler& compiler) {
+/// The front end's ranking, or nullopt with why when the model cannot rank this kernel.
+std::optional<advisor::Suggestion> try_rank_statically(const frontend::KernelSpec& spec, const DeviceProfile& profile,
+                                                       frontend::Compiler& compiler, std::string& why_not) {
+  try {
+    return rank_statically(spec, profile, compiler);
+  } catch (const InputError& error) {
+    why_not = error.what();
+    return std::nullopt;
+  }
+}
+
+tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advisor::Suggestion>& ranking, const std::string& why_not) {
   switch (tuner::parse_strategy_kind(run.strategy)) {
   case tuner::StrategyKind::exhaustive:
     return tuner::Strategy::exhaustive();
@@ -119,12 +133,8 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
   case tuner::StrategyKind::model_ranked:
     break;
   }
-  advisor::Suggestion suggestion;
-  try {
-    suggestion = rank_statically(spec, profile, compiler);
-  } catch (const InputError& error) {
-    throw InputError(std::string("tune: the model cannot rank this kernel (") + error.what() + "); use --strategy exhaustive or random");
-  }
+  if (!ranking) throw InputError("tune: the model cannot rank this kernel (" + why_not + "); use --strategy exhaustive or random");
+  const advisor::Suggestion& suggestion = *ranking;
   auto predicted_us = std::make_shared<std::map<std::string, double>>();
   for (const advisor::Candidate& candidate : suggestion.ranked) (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
   // What the model rejected (does not fit, does not compile) is visited last, not skipped: the launch says why.
@@ -145,7 +155,9 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
   tuner.set_measure(measure_on(devices, [&] {
     return tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported});
   }));
-  tuner.set_strategy(strategy_for(run, spec, profile, compiler));
+  std::string why_not_ranked;
+  const std::optional<advisor::Suggestion> ranking = try_rank_statically(spec, profile, compiler, why_not_ranked);
+  tuner.set_strategy(strategy_for(run, ranking, why_not_ranked));
   tuner::Options options;
   options.budget = run.budget;
   options.candidate_timeout = std::chrono::seconds(run.timeout_s);
@@ -173,7 +185,11 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
   }
   const tuner::TunedEntry entry = tuner::tuned_entry(result);
   BucketOutcome outcome{{bucket_sizes(bucket), {}, entry.config, true, entry.time_ms, entry.note}, {}};
-  outcome.json = {{"size", bucket.label()}, {"results", tuner::results_to_json(result)}};
+  outcome.json = {{"size", bucket.label()}, {"note", entry.note}, {"results", tuner::results_to_json(result)}};
+  if (ranking) {
+    const advisor::Candidate& best_predicted = ranking->ranked.front();
+    outcome.json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
+  }
   if (!args.kernel_tuner_cache.empty()) {
     std::vector<std::int64_t> problem_size;
     for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
@@ -208,6 +224,7 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
       if (!measured) continue; // a measuring MPI rank: rank 0 reports
     }
     BucketOutcome outcome = measured ? std::move(*measured) : static_bucket(sized, buckets[i], profile, compiler);
+    outcome.json["bucket"] = tuned_bucket_json(outcome.header.sizes);
     outcome.json["config"] = outcome.header.config.to_string();
     outcome.json["time_ms"] = outcome.header.time_ms;
     std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
@@ -223,7 +240,12 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
     tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
   }
   if (!run.json.empty()) {
+    nlohmann::json parameters = nlohmann::json::object();
+    for (const frontend::ParameterValues& parameter : spec.parameters) parameters[parameter.name] = parameter.values;
     const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
+                                 {"scope", function},
+                                 {"parameters", parameters},
+                                 {"compute_capability", device ? nlohmann::json(device->compute_capability) : nlohmann::json()},
                                  {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
                                  {"devices", devices_json(group)},
                                  {"measured", device != nullptr},
