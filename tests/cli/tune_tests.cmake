@@ -93,3 +93,25 @@ add_test(NAME cli.tune_mpi_ranks
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tuner/mpi_tune.sh $<TARGET_FILE:advisor> ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json
     ${cachewise_example_profile} ${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-slow.json ${cachewise_tune_out}/mpi)
 set_tests_properties(cli.tune_mpi_ranks PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# advisor merge-tuned: one header over several GPU models' results; bad input is one line, exit 2.
+set(cachewise_merge_data ${PROJECT_SOURCE_DIR}/tests/tuner/data/merge)
+add_test(NAME cli.merge_tuned_header_compiles
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DCXX=${CMAKE_CXX_COMPILER} -DDATA=${cachewise_merge_data}
+    -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DPROFILE=${cachewise_example_profile}
+    -DMIXED=${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-mixed.json -DWORK_DIR=${cachewise_tune_out}/merge
+    -P ${PROJECT_SOURCE_DIR}/tests/tuner/merge_tuned.cmake)
+cachewise_cli_test(merge_tuned_different_kernels EXIT 2
+  STDERR "^advisor: merge-tuned: [^\n]*copy.json tunes copy_f32, [^\n]*h200.json transpose_tiled: results of different kernels\n$"
+  ARGS merge-tuned ${cachewise_merge_data}/h200.json ${cachewise_merge_data}/copy.json --header ${cachewise_tune_out}/never.h)
+cachewise_cli_test(merge_tuned_different_spaces EXIT 2
+  STDERR "^advisor: merge-tuned: [^\n]*other_space.json has another parameter space \\({\"BLOCK_ROWS\":\\[4,8\\],[^\n]*\n$"
+  ARGS merge-tuned ${cachewise_merge_data}/h200.json ${cachewise_merge_data}/other_space.json --header ${cachewise_tune_out}/never.h)
+cachewise_cli_test(merge_tuned_device_twice EXIT 2
+  STDERR "^advisor: merge-tuned: two inputs hold results for NVIDIA H200 \\([^\n]*h200.json is the second\\)\n$"
+  ARGS merge-tuned ${cachewise_merge_data}/h200.json ${cachewise_merge_data}/h200.json --header ${cachewise_tune_out}/never.h)
+cachewise_cli_test(merge_tuned_not_tune_output EXIT 2
+  STDERR "^advisor: [^\n]*example-gpu.json: not the --json of advisor tune \\(no 'scope' and 'parameters'\\)\n$"
+  ARGS merge-tuned ${cachewise_example_profile} --header ${cachewise_tune_out}/never.h)
+cachewise_cli_test(merge_tuned_missing_file EXIT 2 STDERR "^advisor: /nonexistent.json: cannot open\n$"
+  ARGS merge-tuned /nonexistent.json --header ${cachewise_tune_out}/never.h)

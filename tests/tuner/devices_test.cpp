@@ -168,3 +168,17 @@ TEST(ChildProcesses, OneTimesOutWhileTheOtherFinishes) {
 
 } // namespace
 } // namespace cachewise::tuner
+
+namespace cachewise::tuner {
+namespace {
+
+TEST(DeviceTargetName, MacroSpellingOfADeviceName) {
+  EXPECT_EQ(device_target_name("NVIDIA H200"), "H200");
+  EXPECT_EQ(device_target_name("NVIDIA GeForce RTX 4090"), "GEFORCE_RTX_4090");
+  EXPECT_EQ(device_target_name("NVIDIA A100-SXM4-80GB"), "A100_SXM4_80GB");
+  EXPECT_EQ(device_target_name("Fake H200 "), "FAKE_H200");
+  EXPECT_EQ(device_target_name("8800 GT"), "GPU_8800_GT"); // an identifier cannot start with a digit
+}
+
+} // namespace
+} // namespace cachewise::tuner

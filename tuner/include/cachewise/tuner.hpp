@@ -30,6 +30,7 @@
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "cachewise/tuner/isolation.hpp"
+#include "cachewise/tuner/merged_header.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"
 #include "cachewise/tuner/statistics.hpp"
