@@ -19,7 +19,7 @@ fi
 export CACHEWISE_FAKE_DEVICES=$fakes OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 ASAN_OPTIONS=detect_leaks=0 # Open MPI's own allocations are not ours
 unset CUDA_VISIBLE_DEVICES
-tune=(tune --spec "$spec" --size width=256,height=256 --strategy exhaustive --profile "$profile" --timeout-s 2)
+tune=(tune --spec "$spec" --size "width=256,height=256" --strategy exhaustive --profile "$profile" --timeout-s 2)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # What a header and a results file select and measured, for comparing runs.
@@ -35,7 +35,7 @@ timeout 120 mpirun -np 3 -x CACHEWISE_FAKE_DEVICES "$advisor" "${tune[@]}" --mpi
   2>mpi.err || fail "mpirun exited $?: $(tail -3 mpi.err)"
 [ "$(picks mpi.h)" = "$(picks serial.h)" ] || fail "--mpi picked $(picks mpi.h)"
 [ "$(times mpi.json)" = "$(times serial.json)" ] || fail "--mpi measured other times than the serial run"
-grep -q '"rank":1' mpi.jsonl && grep -q '"rank":2' mpi.jsonl || fail "ranks 1 and 2 did not both measure"
+{ grep -q '"rank":1' mpi.jsonl && grep -q '"rank":2' mpi.jsonl; } || fail "ranks 1 and 2 did not both measure"
 grep -q '"rank":0' mpi.jsonl && fail "rank 0 measured; it only coordinates"
 
 # The rank of an mpirun child process, from its environment.
