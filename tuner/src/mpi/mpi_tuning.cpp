@@ -1,7 +1,10 @@
 // Tuning over MPI ranks: rank 0's Tuner hands rounds to the ranks that ask for work; each
 // message is JSON text. Worker -> 0 (kTagAsk): {"tune", "device"} when it arrives, then
 // {"tune", "id", "record"} per round, each also asking for the next. 0 -> worker: kTagWork
-// {"tune", "id", "config", "round"}, or kTagEnd {"tune", "rank_died"} when the run is over.
+// {"tune", "id", "config", "round"}, or kTagEnd {"tune"} when the run is over; the worker
+// answers kTagBye {"tune"}, and rank 0, once every living rank has (a rank that does not is
+// dead, even one that died idle), sends kTagFinal {"tune", "rank_died"}: whether MPI_Finalize
+// may wait for every rank.
 // Rank 0 never blocks in MPI: it polls (MPI_Iprobe), so a dead rank is noticed by its silence.
 #include <mpi.h>
 #include <unistd.h>
@@ -12,6 +15,7 @@
 #include <deque>
 #include <iostream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -26,6 +30,8 @@ namespace {
 constexpr int kTagAsk = 1;
 constexpr int kTagWork = 2;
 constexpr int kTagEnd = 3;
+constexpr int kTagBye = 4;
+constexpr int kTagFinal = 5;
 constexpr int kDeviceSlotBytes = 1024; ///< one rank's device JSON in the start-up allgather
 /// Beyond the candidate timeout (after which a live rank's child is killed and it answers),
 /// what a rank may take to fork, report and send before it is taken for dead.
@@ -93,10 +99,31 @@ public:
     }
   }
 
-  /// Ends the run on every living rank.
+  /// Ends the run on every living rank; a rank that does not say goodbye in time is dead.
   void end() {
+    std::set<int> waiting;
     for (int rank = 1; rank < session_.size(); ++rank) {
-      if (!session_.dead_ranks()[static_cast<std::size_t>(rank)]) send_json(rank, kTagEnd, {{"tune", tune_}, {"rank_died", session_.rank_died()}});
+      if (session_.dead_ranks()[static_cast<std::size_t>(rank)]) continue;
+      send_json(rank, kTagEnd, {{"tune", tune_}});
+      waiting.insert(rank);
+    }
+    const auto deadline = Clock::now() + limit_;
+    while (!waiting.empty() && Clock::now() < deadline) {
+      if (std::optional<Message> message = poll_message(MPI_ANY_SOURCE)) {
+        if (message->tag == kTagBye && message->json.value("tune", -1) == tune_) waiting.erase(message->source);
+        continue; // anything else is late news of this run
+      }
+      pause_briefly();
+    }
+    for (const int rank : waiting) {
+      std::cerr << "tune --mpi: rank " << rank << " did not answer the end of the run; taken for dead\n";
+      session_.dead_ranks()[static_cast<std::size_t>(rank)] = true;
+      session_.rank_died() = true;
+    }
+    for (int rank = 1; rank < session_.size(); ++rank) {
+      if (!session_.dead_ranks()[static_cast<std::size_t>(rank)]) {
+        send_json(rank, kTagFinal, {{"tune", tune_}, {"rank_died", session_.rank_died()}});
+      }
     }
   }
 
@@ -198,6 +225,10 @@ void serve(const Tuner& tuner, Session& session, int tune) {
     last_news = Clock::now();
     if (message->json.value("tune", -1) != tune) continue;
     if (message->tag == kTagEnd) {
+      send_json(0, kTagBye, {{"tune", tune}});
+      continue;
+    }
+    if (message->tag == kTagFinal) {
       session.rank_died() = message->json.value("rank_died", false);
       return;
     }
