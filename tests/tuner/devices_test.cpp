@@ -166,12 +166,6 @@ TEST(ChildProcesses, OneTimesOutWhileTheOtherFinishes) {
   EXPECT_EQ(second.second.failure, "timed out after 300 ms");
 }
 
-} // namespace
-} // namespace cachewise::tuner
-
-namespace cachewise::tuner {
-namespace {
-
 TEST(DeviceTargetName, MacroSpellingOfADeviceName) {
   EXPECT_EQ(device_target_name("NVIDIA H200"), "H200");
   EXPECT_EQ(device_target_name("NVIDIA GeForce RTX 4090"), "GEFORCE_RTX_4090");
