@@ -176,7 +176,7 @@ std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const Ran
               << feasible << "] " << e.config.to_string() << ": "
               << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) + " samples)"
                        : "failed: " + e.failure)
-              << (group.size() > 1 && !e.device.name.empty() ? " [GPU " + std::to_string(e.device.index) + "]" : "")
+              << device_tag(e.device, group.size())
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
   std::optional<tuner::TuningResult> result = run_tuner(tuner, devices);

@@ -52,6 +52,12 @@ tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner:
   return devices.fakes ? tuner::fake_measure(*devices.fakes) : real();
 }
 
+std::string device_tag(const tuner::MeasuringDevice& device, std::size_t devices_in_run) {
+  if (device.name.empty()) return {};
+  if (device.rank >= 0) return " [rank " + std::to_string(device.rank) + ": GPU " + std::to_string(device.index) + "]";
+  return devices_in_run > 1 ? " [GPU " + std::to_string(device.index) + "]" : std::string();
+}
+
 nlohmann::json devices_json(const std::vector<tuner::MeasuringDevice>& devices) {
   nlohmann::json list = nlohmann::json::array();
   for (const tuner::MeasuringDevice& device : devices) list.push_back(tuner::device_to_json(device));

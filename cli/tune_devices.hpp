@@ -41,6 +41,10 @@ void on_every_rank(const TuneDevices& devices, const std::function<void()>& work
 /// The fake list's Measure when there is one, else `real()`.
 tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner::Measure()>& real);
 
+/// What a progress line says of the device that measured: " [GPU 2]" with several GPUs,
+/// " [rank 1: GPU 0]" under MPI, else nothing.
+std::string device_tag(const tuner::MeasuringDevice& device, std::size_t devices_in_run);
+
 /// The devices of a JSON output: [{"index", "name", "uuid", ...}].
 nlohmann::json devices_json(const std::vector<tuner::MeasuringDevice>& devices);
 

@@ -172,7 +172,7 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
     std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size << "] "
               << e.config.to_string() << ": "
               << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
-              << (group.size() > 1 && !e.device.name.empty() ? " [GPU " + std::to_string(e.device.index) + "]" : "")
+              << device_tag(e.device, group.size())
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
   const std::optional<tuner::TuningResult> tuned = run_tuner(tuner, devices);

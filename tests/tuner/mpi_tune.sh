@@ -39,6 +39,13 @@ timeout 120 mpirun -np 3 -x CACHEWISE_FAKE_DEVICES "$advisor" "${tune[@]}" --mpi
 { grep -q '"rank":1' mpi.jsonl && grep -q '"rank":2' mpi.jsonl; } || fail "ranks 1 and 2 did not both measure"
 grep -q '"rank":0' mpi.jsonl && fail "rank 0 measured; it only coordinates"
 
+# A built-in family over two sizes: two runs in one MPI session, each the serial run's.
+family=(tune --pattern transpose --n 64 --n 128 --profile "$profile" --timeout-s 8)
+"$advisor" "${family[@]}" --header family-serial.h >/dev/null 2>&1
+timeout 120 mpirun -np 3 -x CACHEWISE_FAKE_DEVICES "$advisor" "${family[@]}" --mpi --header family-mpi.h >/dev/null 2>family.err ||
+  fail "mpirun (family) exited $?: $(tail -3 family.err)"
+[ "$(grep '^#define' family-mpi.h)" = "$(grep '^#define' family-serial.h)" ] || fail "--mpi (family) picked $(grep '^#define' family-mpi.h)"
+
 # The rank of an mpirun child process, from its environment.
 rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
 # Starts mpirun in the background with extra mpirun options, kills rank 1 once 3 rounds are journaled.
