@@ -144,6 +144,26 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advi
   });
 }
 
+/// Compiles every candidate of every bucket and the model's ranking in a child process, into
+/// the compile cache, so that this process, which forks the measuring children, never compiles
+/// with NVRTC (Compiler::set_in_process). A failure here is not reported: the parent meets it
+/// again and says what it is (a kernel the model cannot rank is still measured).
+void compile_in_child(const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets, const DeviceProfile& profile,
+                      int compute_capability) {
+  tuner::run_in_child_process(
+      [&] {
+        frontend::Compiler compiler;
+        for (const tuner::SizeBucket& bucket : buckets) {
+          const frontend::KernelSpec sized = tuner::with_size_bucket(spec, bucket);
+          std::string why_not;
+          try_rank_statically(sized, profile, compiler, why_not);
+          tuner::KernelCandidates(sized, compiler, compute_capability);
+        }
+        return std::string();
+      },
+      std::chrono::minutes(30));
+}
+
 /// nullopt on a measuring MPI rank.
 std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
                               std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices,
@@ -212,6 +232,10 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
   const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
   const DeviceProfile& profile = loaded.profile;
   frontend::Compiler compiler;
+  if (device) {
+    compile_in_child(spec, buckets, profile, device->compute_capability);
+    compiler.set_in_process(false);
+  }
   const std::string function = frontend::parse_entry_name(spec.entry).function;
 
   std::vector<tuner::HeaderBucket> header_buckets;

@@ -156,6 +156,8 @@ struct NvrtcResult {
   std::string ptx;
 };
 
+bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
+
 NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
   const std::string source = read_file_bytes(request.source);
   nvrtcProgram program = nullptr;
@@ -183,6 +185,7 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
   nvrtcDestroyProgram(&program);
   return result;
 }
+
 #endif
 
 } // namespace
@@ -245,14 +248,24 @@ CompiledKernel Compiler::compile(const CompileRequest& request) {
 CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   std::string nvrtc_error;
 #if CACHEWISE_WITH_NVRTC
-  NvrtcResult nvrtc = compile_with_nvrtc(request);
-  if (nvrtc.compiled) return {std::move(nvrtc.ptx), std::move(nvrtc.log), "nvrtc", false};
-  nvrtc_error = first_error_line(nvrtc.log);
-  // Only host code sends a file to nvcc (NVRTC cannot open <cstdio> and rejects host
-  // functions); any other error is the user's, reported as NVRTC saw it.
-  const bool host_code = nvrtc.log.find("open source file") != std::string::npos ||
-                         nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
-  if (!host_code) throw InputError(nvrtc_error);
+  if (in_process_) {
+    NvrtcResult nvrtc = compile_with_nvrtc(request);
+    if (nvrtc.compiled && has_ptxas_report(nvrtc.log)) return {std::move(nvrtc.ptx), std::move(nvrtc.log), "nvrtc", false};
+    // Where a GPU driver is present, NVRTC's log may lack the ptxas report (seen on the H200
+    // machine: 3 of 5 compiles of one file came back without one); ptxas itself gives it.
+    if (nvrtc.compiled && !nvcc_.empty()) {
+      CompiledKernel compiled{std::move(nvrtc.ptx), {}, "nvrtc", false};
+      compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
+      return compiled;
+    }
+    if (nvrtc.compiled) throw InputError("NVRTC gave no ptxas report for " + request.source.string() + " and no ptxas was found");
+    nvrtc_error = first_error_line(nvrtc.log);
+    // Only host code sends a file to nvcc (NVRTC cannot open <cstdio> and rejects host
+    // functions); any other error is the user's, reported as NVRTC saw it.
+    const bool host_code = nvrtc.log.find("open source file") != std::string::npos ||
+                           nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
+    if (!host_code) throw InputError(nvrtc_error);
+  }
 #endif
   if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
   // A generated translation unit: the user's file, then one reference per instantiation
@@ -274,13 +287,20 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
     throw InputError(first_error_line(nvcc.output));
   }
   CompiledKernel compiled{read_file_bytes(work / "unit.ptx"), {}, "nvcc", false};
-  const ProcessResult ptxas = run_process({(nvcc_.parent_path() / "ptxas").string(), "-v",
-                                           "-arch=sm_" + std::to_string(request.compute_capability),
+  std::filesystem::remove_all(work);
+  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
+  return compiled;
+}
+
+std::string Compiler::ptxas_report(const std::string& ptx, int compute_capability) const {
+  const std::filesystem::path work = cache_directory_ / ("ptxas-" + unique_suffix());
+  std::filesystem::create_directories(work);
+  write_file_atomically(work / "unit.ptx", ptx);
+  const ProcessResult ptxas = run_process({(nvcc_.parent_path() / "ptxas").string(), "-v", "-arch=sm_" + std::to_string(compute_capability),
                                            (work / "unit.ptx").string(), "-o", (work / "unit.cubin").string()});
   std::filesystem::remove_all(work);
   if (ptxas.exit_code != 0) throw InputError("ptxas: " + first_error_line(ptxas.output));
-  compiled.ptxas_log = ptxas.output;
-  return compiled;
+  return ptxas.output;
 }
 
 } // namespace cachewise::frontend

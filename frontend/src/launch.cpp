@@ -2,11 +2,17 @@
 #include "cachewise/frontend/launch.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <set>
 
 namespace cachewise::frontend {
 namespace {
+
+Bindings bindings_of(const std::vector<NamedValue>& args, const Config& config) {
+  Bindings bindings;
+  for (const NamedValue& arg : args) bindings[arg.name] = arg.value;
+  for (const auto& [name, value] : config.values()) bindings[name] = value;
+  return bindings;
+}
 
 void check_names(const Expression& expression, const std::set<std::string>& known) {
   for (const std::string& name : expression.names()) {
@@ -61,26 +67,19 @@ advisor::SearchSpace LaunchModel::search_space() const {
   for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
   std::set<std::string> parameter_names;
   for (const ParameterValues& parameter : spec_.parameters) parameter_names.insert(parameter.name);
-  // The space outlives this model (callers keep the space of a temporary): its constraints
-  // share a copy.
-  const auto self = std::make_shared<const LaunchModel>(*this);
   for (const Expression& constraint : constraints_) {
     std::vector<std::string> used;
     std::ranges::copy_if(constraint.names(), std::back_inserter(used), [&](const std::string& n) { return parameter_names.contains(n); });
     if (used.empty()) throw InputError("--constraint: '" + constraint.text() + "' names no parameter");
+    // By value, not `this`: the space outlives the model (KernelCandidates keeps only the space).
     space.add_constraint(
-        used, [self, constraint](const Config& config) { return constraint.evaluate(self->bindings_for(config)) != 0; },
+        used, [args = spec_.args, constraint](const Config& config) { return constraint.evaluate(bindings_of(args, config)) != 0; },
         constraint.text());
   }
   return space;
 }
 
-Bindings LaunchModel::bindings_for(const Config& config) const {
-  Bindings bindings;
-  for (const NamedValue& arg : spec_.args) bindings[arg.name] = arg.value;
-  for (const auto& [name, value] : config.values()) bindings[name] = value;
-  return bindings;
-}
+Bindings LaunchModel::bindings_for(const Config& config) const { return bindings_of(spec_.args, config); }
 
 CandidateLaunch LaunchModel::evaluate(const Config& config) const {
   CandidateLaunch launch;

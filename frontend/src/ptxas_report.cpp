@@ -68,6 +68,16 @@ CompilerResources parse_ptxas_resources(std::string_view log, std::string_view e
   return resources;
 }
 
+std::string entry_instance_name(const std::string& mangled_entry) {
+  const std::string text = demangled(mangled_entry);
+  const std::size_t open = text.find('<') != std::string::npos ? text.find('<') : text.find('(');
+  const std::size_t scope = text.rfind("::", open);
+  const std::size_t start = scope == std::string::npos ? text.rfind(' ', open) : scope + 1;
+  const std::size_t name_start = start == std::string::npos ? 0 : start + 1;
+  // Template arguments hold no parentheses in the built-in kernels; the parameters start at '('.
+  return text.substr(name_start, text.find('(', open) - name_start);
+}
+
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
                        const std::vector<std::int64_t>& template_arguments) {
   std::string target = function;

@@ -41,7 +41,7 @@ __device__ __forceinline__ int sweep_elements_of(int t, int elements, int thread
 
 /// One function on purpose (86 lines): moving the inner product and the epilogue into inline
 /// helpers reorders ptxas's schedule and changes its registers (f64 4x4: 82 -> 96, f32 4x2:
-/// 52 -> 55), which model/src/family_gemm.cpp's register table mirrors.
+/// 52 -> 55), which the model reads from model/data/kernel_facts_sm90.json.
 template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, GemmShape s) {
   using Acc = typename AccumulatorOf<T>::type;
   extern __shared__ __align__(16) unsigned char shared_raw[];

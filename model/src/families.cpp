@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cachewise/builtin_kernels.hpp"
 #include "cachewise/device_pattern.hpp"
 #include "family_support.hpp"
 
@@ -26,29 +27,31 @@ void check_known_keys(const FamilyInfo& info, const Config& config) {
 }
 
 using Builder = KernelPattern (*)(const ProblemSpec&, const Config&, const Calibration&);
+using FactsRule = void (*)(KernelPattern&, const ProblemSpec&, const Config&, const Calibration&);
 
 struct Family {
   FamilyInfo info;
   Builder build;
+  FactsRule apply_facts;
 };
 
 const std::vector<Family>& family_table() {
   static const std::vector<Family> table = {
       {{"copy", "out[i] = in[i*stride]: vector width, elements per thread, block size",
         {"block", "ept", "stride", "vector"}, {"n"}},
-       family_detail::build_copy},
+       family_detail::build_copy, family_detail::apply_copy_facts},
       {{"gemm", "C = A*B with shared-memory block tiles and register thread tiles", {"bk", "bm", "bn", "pad", "tm", "tn"},
         {"n", "m", "k"}},
-       family_detail::build_gemm},
+       family_detail::build_gemm, family_detail::apply_gemm_facts},
       {{"stencil2d", "star stencil of a radius on an n x m grid, optional shared-memory tile or x vectors",
         {"block_x", "block_y", "ept_y", "radius", "smem", "vector"}, {"n", "m"}},
-       family_detail::build_stencil2d},
+       family_detail::build_stencil2d, family_detail::apply_stencil2d_facts},
       {{"stencil3d", "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming (x vectors)",
         {"block_x", "block_y", "block_z", "mode", "vector", "z_chunk"}, {"n", "m", "k"}},
-       family_detail::build_stencil3d},
+       family_detail::build_stencil3d, family_detail::apply_stencil3d_facts},
       {{"transpose", "out[j][i] = in[i][j], direct or through a shared-memory tile",
         {"block_x", "block_y", "pad", "smem", "tile"}, {"n", "m"}},
-       family_detail::build_transpose},
+       family_detail::build_transpose, family_detail::apply_transpose_facts},
   };
   return table;
 }
@@ -85,6 +88,15 @@ KernelPattern build_pattern(const ProblemSpec& problem, const Config& config, co
   const Family& family = find_family(problem.family);
   check_known_keys(family.info, config);
   KernelPattern pattern = family.build(problem, config, calibration);
+  family.apply_facts(pattern, problem, config, calibration);
+  validate_pattern(pattern);
+  return pattern;
+}
+
+KernelPattern build_pattern_before_kernel_facts(const ProblemSpec& problem, const Config& config) {
+  const Family& family = find_family(problem.family);
+  check_known_keys(family.info, config);
+  KernelPattern pattern = family.build(problem, config, default_calibration());
   validate_pattern(pattern);
   return pattern;
 }

@@ -1,7 +1,4 @@
 // copy (docs/pattern-families.md): out[i] = in[i*stride].
-#include <algorithm>
-
-#include "cachewise/family_kernels.hpp"
 #include "family_support.hpp"
 
 namespace cachewise::family_detail {
@@ -35,12 +32,12 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const
   pattern.phases.push_back({{loop("e", ept)},
                             {load("in", {element(stride)}, {}, static_cast<int>(vector)),
                              store("out", {element(1)}, {}, static_cast<int>(vector))}});
-  pattern.loads_in_flight = std::min<std::int64_t>(ept, kMoveBatch); // batched_moves
-  pattern.store_burst = pattern.loads_in_flight;
-  // ptxas (nvcc 13.0, sm_90, rounded up to 8): 28 with 16-byte words, 58-63 with 2- to 8-byte
-  // ones: the narrow copies hold half the threads per SM the default 32 would allow.
-  pattern.registers_per_thread = vector * bytes == 16 ? 32 : 64;
   return pattern;
+}
+
+/// A thread stores its batch of loads (batched_moves): at most its ept elements.
+void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
+  set_kernel_facts(pattern, builtin_kernel_facts(problem, config), config.get("ept"));
 }
 
 } // namespace cachewise::family_detail

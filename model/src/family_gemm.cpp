@@ -1,13 +1,9 @@
 // gemm (docs/pattern-families.md): C = A*B with shared-memory block tiles and register thread tiles.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "cachewise/family_kernels.hpp"
 #include "family_support.hpp"
 
 namespace cachewise::family_detail {
@@ -43,33 +39,6 @@ GemmTiles read_gemm_tiles(const std::string& family, const Config& config, const
   g.threads = checked_product(family, {g.threads_x, g.threads_y});
   require_multiple(family, "threads per block (bm/tm)*(bn/tn)", g.threads, "the warp size", 32);
   return g;
-}
-
-/// Position of a compiled thread tile (tm, tn powers of two up to 8) in the 4 x 4 tables
-/// below; nullopt when no kernel is compiled for it.
-std::optional<std::size_t> compiled_tile_index(std::int64_t tm, std::int64_t tn) {
-  const auto compiled = [](std::int64_t v) { return std::has_single_bit(static_cast<std::uint64_t>(v)) && v <= 8; };
-  if (!compiled(tm) || !compiled(tn)) return std::nullopt;
-  return static_cast<std::size_t>(4 * std::countr_zero(static_cast<std::uint64_t>(tm)) +
-                                  std::countr_zero(static_cast<std::uint64_t>(tn)));
-}
-
-/// The kernel keeps kMoveBatch tile elements in flight per thread (kernels/src/batched_moves.cuh)
-/// beside its accumulators and a/b fragments. Registers as ptxas allots them (nvcc 13.0,
-/// sm_90; the occupancy rounds them up to the 8 per thread a warp is allotted in), by element
-/// type, tm and tn; the estimate they replace (40 + batch + fragments) gave 8x2 f32 tiles 70
-/// for 64, one 512-thread block per SM instead of two.
-std::int64_t gemm_registers(DataType dtype, const GemmTiles& g) {
-  static constexpr std::array<std::int64_t, 16> kF32{42, 48, 48, 48, 45, 48, 56, 64, 48, 52, 66, 74, 56, 64, 80, 115};
-  static constexpr std::array<std::int64_t, 16> kF64{47, 52, 56, 64, 48, 56, 64, 80, 56, 66, 82, 125, 70, 106, 128, 193};
-  static constexpr std::array<std::int64_t, 16> kF16{42, 48, 48, 48, 43, 48, 50, 56, 48, 48, 62, 75, 56, 56, 80, 115};
-  if (const auto tile_index = compiled_tile_index(g.tm, g.tn)) {
-    return (dtype == DataType::f64 ? kF64 : dtype == DataType::f16 ? kF16 : kF32)[*tile_index];
-  }
-  // No compiled kernel: the estimate, accumulators and fragments beside the batch.
-  const std::int64_t element_words = (element_bytes(dtype) + 3) / 4;
-  const std::int64_t accumulator_words = dtype == DataType::f64 ? 2 : 1;
-  return std::min<std::int64_t>(255, 40 + kMoveBatch * element_words + (g.tm * g.tn + g.tm + g.tn) * accumulator_words);
 }
 
 /// Instructions beyond the accesses and FMAs, per warp: a cost per tile element a thread
@@ -147,9 +116,6 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
   pattern.useful_bytes = checked_product(family, {M, K, bytes}) + checked_product(family, {K, N, bytes}) +
                          checked_product(family, {M, N, bytes});
   pattern.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
-  pattern.registers_per_thread = gemm_registers(problem.dtype, g);
-  pattern.loads_in_flight = kMoveBatch;
-  pattern.store_burst = g.tm * g.tn; // the thread tile of C, once at the end
   pattern.overhead_instructions = gemm_overhead_instructions(g, pattern.grid.count(), calibration);
 
   pattern.phases.push_back(tile_load_phase(g));
@@ -160,6 +126,11 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
                             {store("C", {affine(0, {{V::block_y, g.bm}, {V::thread_y, g.tm}}, {{"ci", 1}}),
                                          affine(0, {{V::block_x, g.bn}, {V::thread_x, g.tn}}, {{"cj", 1}})})}});
   return pattern;
+}
+
+/// The thread tile of C is stored once, at the end.
+void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
+  set_kernel_facts(pattern, builtin_kernel_facts(problem, config), config.get("tm") * config.get("tn"));
 }
 
 } // namespace cachewise::family_detail

@@ -1,7 +1,5 @@
 // stencil2d (docs/pattern-families.md): a star stencil of a radius on an n x m grid.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,22 +9,6 @@
 
 namespace cachewise::family_detail {
 namespace {
-
-/// Loads in flight of stencil2d's compiled rows (radius 1; ept_y 1, 2, 4, 8 load every row's
-/// taps as one batch), by element bytes, vector and rows: ptxas issues a batch in groups, each
-/// ended by an instruction that waits on one of them, and the model keeps the largest group in
-/// flight (H200 SASS, nvcc 13.0, sm_90: docs/measurements/sass, read with
-/// scripts/eval/loads_ahead_of_use.py). 4 and 8 rows of f32 vectors have 5-14 of their 20-40
-/// out at once, not all of them.
-std::int64_t stencil2d_loads_in_flight(int element_bytes, std::int64_t vector, std::int64_t rows) {
-  using Loads = std::array<std::int64_t, 4>; // 1, 2, 4, 8 rows
-  static constexpr Loads f32_v1{5, 10, 20, 20}, f32_v2{5, 10, 5, 12}, f32_v4{5, 10, 7, 14}, f16_v1{5, 10, 20, 16},
-      f16_v2{4, 10, 8, 18}, f16_v4{5, 10, 16, 20}, f16_v8{5, 10, 13, 19}, f64_v1{5, 10, 8, 9}, f64_v2{5, 8, 8, 12};
-  const auto column = static_cast<std::size_t>(std::countr_zero(static_cast<std::uint64_t>(rows)));
-  if (element_bytes == 8) return (vector == 1 ? f64_v1 : f64_v2)[column];
-  if (element_bytes == 2) return (vector == 1 ? f16_v1 : vector == 2 ? f16_v2 : vector == 4 ? f16_v4 : f16_v8)[column];
-  return (vector == 1 ? f32_v1 : vector == 2 ? f32_v2 : f32_v4)[column];
-}
 
 /// interior point, left edge then right edge (what the kernels do).
 template <typename XAt>
@@ -66,29 +48,11 @@ std::vector<Access> star_taps(const std::string& array, const RowAt& row_at, con
   return taps;
 }
 
-/// Registers of the vector stencil2d kernels as ptxas allots them (nvcc 13.0, sm_90, rounded up
-/// to the 8 per thread a warp is allotted in), by element bytes, vector and compiled rows
-/// (`rows` 0: a run-time radius); rows that are not compiled roll two at a time.
-std::int64_t stencil2d_vector_registers(int element_bytes, std::int64_t vector, std::int64_t rows, bool compiled_rows) {
-  const bool half = element_bytes == 2;
-  const bool wide = element_bytes == 8;
-  if (rows == 0) return wide ? 136 : half ? (vector == 8 ? 128 : vector == 4 ? 72 : 64) : (vector == 4 ? 112 : 72);
-  if (!compiled_rows) return half && vector == 8 ? 40 : 32;
-  // Columns: 1, 2, 4, 8 rows.
-  static constexpr std::array<std::int64_t, 4> f32_v2{40, 40, 40, 48}, f32_v4{40, 48, 48, 64}, f16_v2{32, 40, 40, 48},
-      f16_v4{40, 48, 48, 72}, f16_v8{48, 48, 72, 104}, f64_v2{40, 48, 64, 72};
-  const auto column = static_cast<std::size_t>(std::countr_zero(static_cast<std::uint64_t>(rows)));
-  if (wide) return f64_v2[column];
-  if (half) return (vector == 8 ? f16_v8 : vector == 4 ? f16_v4 : f16_v2)[column];
-  return (vector == 4 ? f32_v4 : f32_v2)[column];
-}
-
 /// A config's stencil2d layout, checked against the family's rules.
 struct Stencil2dLayout {
   std::int64_t radius = 1, block_x = 0, block_y = 0, ept_y = 0, smem = 0, vector = 1;
   std::int64_t n = 0, m = 0;
   int bytes = 4;
-  bool compiled_rows = false; ///< the kernels compile radius 1 with ept_y 1, 2, 4, 8
 
   /// Output point: x = bx*block_x + tx, y = by*block_y*ept_y + e*block_y + ty.
   AffineIndex x_at(std::int64_t dx) const { return affine(dx, {{V::block_x, block_x}, {V::thread_x, 1}}); }
@@ -115,29 +79,11 @@ Stencil2dLayout read_stencil2d_layout(const std::string& family, const Config& c
   s.n = sizes.n;
   s.m = sizes.m;
   s.bytes = sizes.element_bytes;
-  s.compiled_rows = s.radius == 1 && std::has_single_bit(static_cast<std::uint64_t>(s.ept_y)) && s.ept_y <= 8;
   return s;
-}
-
-/// Taps per output row; the kernels compile radius 1 with ept_y 1, 2, 4, 8 and then load every
-/// row's taps as one batch, stencil2d_loads_in_flight of them at a time; otherwise they roll the
-/// rows two at a time, of which ptxas issues at most 14 taps before it consumes the first.
-void set_load_batches(KernelPattern& pattern, const Stencil2dLayout& s) {
-  const std::int64_t taps_per_row = 4 * s.radius + 1;
-  constexpr std::int64_t kStencil2dLoadsAheadOfUse = 14;
-  pattern.loads_in_flight =
-      s.smem == 1       ? kMoveBatch
-      : s.compiled_rows ? stencil2d_loads_in_flight(s.bytes, s.vector, s.ept_y)
-                        : std::min(kStencil2dLoadsAheadOfUse, taps_per_row * std::min<std::int64_t>(s.ept_y, 2));
-  // The rows whose taps are loaded together are stored together; staged, a thread stores all
-  // its rows from the tile after the barrier.
-  pattern.store_burst = s.smem == 1 || s.compiled_rows ? s.ept_y : std::min<std::int64_t>(s.ept_y, 2);
 }
 
 /// smem=0, vector=1: every tap straight from global memory.
 void append_direct_phase(KernelPattern& pattern, const Stencil2dLayout& s) {
-  // ptxas: 32-38 registers with radius 1, 54-56 with a run-time radius.
-  pattern.registers_per_thread = s.radius == 1 ? (s.bytes > 4 ? 40 : 32) : 56;
   const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
   const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
   std::vector<Access> accesses = star_taps("in", y_at, x_at, s.radius, s.interior());
@@ -163,8 +109,6 @@ void append_vector_phase(KernelPattern& pattern, const Stencil2dLayout& s) {
   }
   append_vector_stores(accesses, "out", {s.y_at(0)}, x0_at, {row_interior}, vector, s.radius, m);
   pattern.phases.push_back({{loop("e", s.ept_y)}, std::move(accesses)});
-  pattern.registers_per_thread =
-      stencil2d_vector_registers(s.bytes, vector, s.radius == 1 ? s.ept_y : 0, s.compiled_rows);
 }
 
 /// smem=1: the block stages its rows and their halo in a shared tile, then every thread reads
@@ -222,7 +166,6 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, 
   pattern.useful_bytes = checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
   pattern.flops = static_cast<double>(interior_rows) * static_cast<double>(interior_cols) * 2.0 *
                   static_cast<double>(4 * s.radius + 1) * flops_scale(problem.dtype);
-  set_load_batches(pattern, s);
   if (s.smem == 1) {
     append_shared_tile_phases(pattern, s, family);
   } else if (s.vector == 1) {
@@ -231,6 +174,18 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, 
     append_vector_phase(pattern, s);
   }
   return pattern;
+}
+
+/// A thread stores the rows whose taps it loaded together, at most its ept_y rows; staged, it
+/// stores all its rows from the tile after the barrier. Loads in flight: the largest round of the
+/// kernel's SASS where it was measured (the compiled rows: ptxas hoists f16 and vector taps
+/// above the conversions and sums the PTX has first, and splits 8 rows' 40 taps), else the
+/// front end's rounds of the PTX.
+void apply_stencil2d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                           const Calibration& /*calibration*/) {
+  const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
+  set_kernel_facts(pattern, facts, config.get("ept_y"),
+                   facts.sass_loads_per_round > 0 ? facts.sass_loads_per_round : facts.loads_per_round);
 }
 
 } // namespace cachewise::family_detail

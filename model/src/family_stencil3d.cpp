@@ -1,7 +1,5 @@
 // stencil3d (docs/pattern-families.md): the 7-point stencil on an n x m x k volume.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <string>
 #include <vector>
 
@@ -47,15 +45,6 @@ void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std
   Loop planes = loop("p", z_chunk);
   planes.reversed_where_odd = V::block_z;
   pattern.phases.push_back({{planes}, std::move(accesses)});
-  // Two planes' taps (3 vectors + 2 scalars each) per batch. Registers as ptxas allots them
-  // (nvcc 13.0, sm_90, rounded up to the 8 per thread a warp is allotted in): f32 and f16
-  // vector 2/4/8: 32/40/56 (ptxas 32, 36-40, 55), f64 vector 2: 56. An estimate above that
-  // cost 8-plane chunks of 256 threads a quarter of their blocks per SM (6 instead of 8). The
-  // kernel holds ptxas to these (__maxnreg__ of stencil3d_vector_walk_registers).
-  pattern.registers_per_thread =
-      stencil3d_vector_walk_registers(pattern.arrays[0].element_bytes, static_cast<int>(vector));
-  pattern.loads_in_flight = z_chunk % kVectorPlaneBatch == 0 ? 5 * kVectorPlaneBatch : 5;
-  pattern.store_burst = z_chunk % kVectorPlaneBatch == 0 ? kVectorPlaneBatch : 1;
 }
 
 /// A config's stencil3d layout, checked against the family's rules.
@@ -93,20 +82,6 @@ Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& c
   s.k = sizes.k;
   s.bytes = sizes.element_bytes;
   return s;
-}
-
-/// 3D blocking: a point's 7 taps are independent loads. Streaming: per plane 5 loads; chunks
-/// of a multiple of kStreamingPlaneBatch planes load that many planes' taps together, issued in
-/// the calibration's stencil3d_streaming_batch_rounds (ptxas issues 18 of the scalar batch's
-/// 40 before it consumes the first; docs/calibration.md says why the H200's is 2).
-void set_load_batches(KernelPattern& pattern, const Stencil3dLayout& s, const Calibration& calibration) {
-  const auto rounds = std::max<std::int64_t>(1, static_cast<std::int64_t>(calibration.stencil3d_streaming_batch_rounds.value));
-  const bool batched = s.z_chunk % kStreamingPlaneBatch == 0;
-  pattern.loads_in_flight = s.mode == 0 ? 7 : (batched ? std::max<std::int64_t>(1, 5 * kStreamingPlaneBatch / rounds) : 5);
-  pattern.store_burst = s.mode == 1 && batched ? kStreamingPlaneBatch : 1;
-  // ptxas (nvcc 13.0, sm_90, rounded up to 8): streaming 32 (40 for f32 in batches: 34),
-  // blocking 24.
-  pattern.registers_per_thread = s.mode == 0 ? 24 : (s.bytes == 4 && batched ? 40 : 32);
 }
 
 /// mode 0: each thread one point of a 3D block.
@@ -160,7 +135,7 @@ void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
 
 } // namespace
 
-KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& calibration) {
+KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
   const std::string& family = problem.family;
   const Sizes sizes = read_sizes(problem, true, true);
   const Stencil3dLayout s = read_stencil3d_layout(family, config, sizes);
@@ -180,13 +155,28 @@ KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, 
   const std::int64_t written_points = std::max<std::int64_t>(0, k - 2) * std::max<std::int64_t>(0, n - 2) * m;
   pattern.useful_bytes = checked_product(family, {n, m, k, bytes}) + checked_product(family, {written_points, bytes});
   pattern.flops = interior_points * 2.0 * 7.0 * flops_scale(problem.dtype);
-  set_load_batches(pattern, s, calibration);
   if (s.mode == 0) {
     append_blocked_phase(pattern, s);
   } else {
     append_streaming_phases(pattern, s);
   }
   return pattern;
+}
+
+/// A thread stores the planes whose taps it loaded together, at most its chunk's. The plane
+/// batches of the scalar streaming kernel (kStreamingPlaneBatch planes' taps loaded before their
+/// stores) go out in the calibration's stencil3d_streaming_batch_rounds: ptxas issues 18 of the
+/// 40 loads the PTX has in flight before it consumes the first (docs/calibration.md says why the
+/// H200's is 2).
+void apply_stencil3d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                           const Calibration& calibration) {
+  const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
+  const bool mode_streaming = config.get("mode") == 1;
+  const std::int64_t z_chunk = mode_streaming ? config.get("z_chunk") : 1;
+  const bool plane_batches = mode_streaming && config.get_or("vector", 1) == 1 && z_chunk % kStreamingPlaneBatch == 0;
+  const auto rounds = std::max<std::int64_t>(1, static_cast<std::int64_t>(calibration.stencil3d_streaming_batch_rounds.value));
+  set_kernel_facts(pattern, facts, z_chunk,
+                   plane_batches ? std::max<std::int64_t>(1, facts.loads_per_round / rounds) : facts.loads_per_round);
 }
 
 } // namespace cachewise::family_detail

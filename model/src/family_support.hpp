@@ -2,6 +2,7 @@
 // family's rules, the problem's sizes, and small constructors for arrays and accesses.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cachewise/builtin_kernels.hpp"
 #include "cachewise/model.hpp"
 #include "pattern_builders.hpp"
 
@@ -125,12 +127,39 @@ inline std::int64_t read_x_vector(const std::string& family, const Config& confi
   return vector;
 }
 
+// ----- the compiled kernel's facts -------------------------------------------------------
+
+/// Sets what the compiled kernel says (model/data/kernel_facts_sm90.json): its registers, the
+/// loads a warp keeps in flight (a phase with fewer loads per thread has fewer: the simulator's
+/// rounds end with the phase) and its store burst, at most the `stores_per_thread` the config
+/// gives a thread between two of its loads (the facts are measured where every batch is full).
+inline void set_kernel_facts(KernelPattern& pattern, const CompiledKernelFacts& facts, std::int64_t stores_per_thread,
+                             std::int64_t loads_in_flight) {
+  pattern.registers_per_thread = facts.registers_per_thread;
+  pattern.loads_in_flight = loads_in_flight;
+  pattern.store_burst = std::max<std::int64_t>(1, std::min(facts.stores_per_run, stores_per_thread));
+}
+
+inline void set_kernel_facts(KernelPattern& pattern, const CompiledKernelFacts& facts, std::int64_t stores_per_thread) {
+  set_kernel_facts(pattern, facts, stores_per_thread, facts.loads_per_round);
+}
+
 // ----- the families' builders (one file each) -------------------------------------------
 
+// build_<family>: the pattern's launch, arrays and accesses; apply_<family>_facts: the compiled
+// kernel's facts on it, by the family's rule (build_pattern runs both).
 KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_transpose(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+void apply_stencil2d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                           const Calibration& calibration);
+void apply_stencil3d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                           const Calibration& calibration);
+void apply_transpose_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                           const Calibration& calibration);
 
 } // namespace cachewise::family_detail

@@ -55,6 +55,15 @@ TEST(FindEntry, MatchesDemangledNames) {
   }
 }
 
+// The name the model's builtin_kernel() gives an instantiation: no return type, scope or
+// parameters; a plain function is its bare name.
+TEST(EntryInstanceName, DropsReturnTypeScopeAndParameters) {
+  EXPECT_EQ(entry_instance_name("_ZN9cachewise7kernels39_GLOBAL__N__564f33a2_7_copy_cu_f0ce098910copy_wordsIjEEvPKT_PS3_xxi"),
+            "copy_words<unsigned int>");
+  EXPECT_EQ(entry_instance_name("_Z16stencil2d_globalI6__halfLi1ELi1EEvv"), "stencil2d_global<__half, 1, 1>");
+  EXPECT_EQ(entry_instance_name("_Z6kernelPfi"), "kernel");
+}
+
 TEST(FirstErrorLine, PicksTheErrorNotTheBanner) {
   EXPECT_EQ(first_error_line("warning: x\nk.cu(3): error: identifier \"y\" is undefined\n  y;\n"),
             "k.cu(3): error: identifier \"y\" is undefined");

@@ -33,6 +33,15 @@ TEST(LaunchModel, ConstraintsPruneTheSpace) {
   EXPECT_EQ(space.enumerate().size(), 16U);
 }
 
+// The tuner keeps only the space (KernelCandidates' model is gone when it enumerates): the
+// constraints must not reach back into the model (ASan reports a use after scope otherwise).
+TEST(LaunchModel, SpaceOutlivesTheModel) {
+  KernelSpec spec = transpose_spec();
+  spec.constraints = {"TILE_DIM * BLOCK_ROWS <= width / 16"}; // 256: (16, 4|8|16), (32, 4|8), (64, 4)
+  const advisor::SearchSpace space = LaunchModel(spec).search_space();
+  EXPECT_EQ(space.enumerate().size(), 12U); // 6 pairs x 2 pads
+}
+
 TEST(LaunchModel, EvaluatesTheLaunchPerCandidate) {
   const LaunchModel model(transpose_spec());
   const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 1}});

@@ -27,13 +27,14 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(async_copy async_copy.cu)
   # The built-in kernels, compiled from kernels/src as they are (host launchers included, so
   # every instantiation the launchers make is in the PTX): nvcc takes host code NVRTC rejects.
+  set(cachewise_builtin_ptx_options -ptx -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -lineinfo)
   function(cachewise_builtin_ptx family)
     set(ptx ${cachewise_ptx_dir}/builtin_${family}.ptx)
     set(source ${PROJECT_SOURCE_DIR}/kernels/src/${family}.cu)
     file(GLOB headers ${PROJECT_SOURCE_DIR}/kernels/src/*.cuh ${PROJECT_SOURCE_DIR}/kernels/src/*.hpp
          ${PROJECT_SOURCE_DIR}/model/include/cachewise/family_kernels.hpp)
     add_custom_command(OUTPUT ${ptx}
-      COMMAND ${CACHEWISE_NVCC} -ptx -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -lineinfo
+      COMMAND ${CACHEWISE_NVCC} ${cachewise_builtin_ptx_options}
               -I${PROJECT_SOURCE_DIR}/model/include -I${PROJECT_SOURCE_DIR}/kernels/include ${source} -o ${ptx}
       DEPENDS ${source} ${headers}
       COMMENT "nvcc -ptx kernels/src/${family}.cu" VERBATIM)
@@ -62,6 +63,22 @@ if(CACHEWISE_NVCC)
   cachewise_warnings(builtin_crosscheck_table)
   target_compile_definitions(builtin_crosscheck_table PRIVATE CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}"
                              CACHEWISE_H200_PROFILE="${PROJECT_SOURCE_DIR}/profiles/h200.json")
+  # The compiled built-in kernels' facts the model embeds (docs/model.md#compiled-kernel-facts):
+  # `ninja kernel_facts` regenerates model/data/kernel_facts_sm90.json; the test fails when the
+  # committed file is not what the compiled kernels say.
+  add_executable(builtin_kernel_facts builtin/kernel_facts.cpp ${cachewise_test_ptx_outputs})
+  target_link_libraries(builtin_kernel_facts PRIVATE cachewise::frontend nlohmann_json::nlohmann_json)
+  cachewise_warnings(builtin_kernel_facts)
+  list(JOIN cachewise_builtin_ptx_options " " cachewise_builtin_ptx_command)
+  target_compile_definitions(builtin_kernel_facts PRIVATE
+    CACHEWISE_BUILTIN_PTX_COMMAND="nvcc ${cachewise_builtin_ptx_command} kernels/src/<family>.cu, then ptxas -v -arch=sm_90 on its PTX")
+  get_filename_component(cachewise_nvcc_dir ${CACHEWISE_NVCC} DIRECTORY)
+  set(cachewise_facts_arguments ${cachewise_ptx_dir} ${cachewise_nvcc_dir}/ptxas ${CACHEWISE_NVCC} ${PROJECT_SOURCE_DIR})
+  add_custom_target(kernel_facts
+    COMMAND builtin_kernel_facts ${cachewise_facts_arguments} --write ${PROJECT_SOURCE_DIR}/model/data/kernel_facts_sm90.json
+    COMMENT "builtin_kernel_facts: model/data/kernel_facts_sm90.json" VERBATIM)
+  add_test(NAME kernel_facts_current
+    COMMAND builtin_kernel_facts ${cachewise_facts_arguments} --check ${PROJECT_SOURCE_DIR}/model/data/kernel_facts_sm90.json)
 else()
   message(STATUS "nvcc not found: the PTX extraction tests are not built")
 endif()

@@ -1,6 +1,7 @@
 // Built-in families: config validation (one clear message each) and the shapes they build.
 #include <gtest/gtest.h>
 
+#include "cachewise/builtin_kernels.hpp"
 #include "cachewise/device_pattern.hpp"
 
 namespace cachewise {
@@ -107,21 +108,23 @@ TEST(Families, BlocksPerSmFollowTheTightestLimit) {
   EXPECT_EQ(blocks_per_sm(build_pattern({"copy", 4096}, Config::parse("block=32,vector=1,ept=1")), profile), 32);
 }
 
-TEST(Families, StoreBurstIsTheStoresAThreadIssuesAfterItsBatchOfLoads) {
+TEST(Families, StoreBurstIsTheCompiledRunCappedByTheThreadsStores) {
   const auto burst = [](const ProblemSpec& problem, const char* config) {
     return build_pattern(problem, Config::parse(config)).store_burst;
   };
-  // copy and transpose store each batch after loading it: batches of up to 4 (copy), the
-  // tile's elements per thread up to 16 (a compiled transpose shape).
+  // copy and transpose store each batch after loading it: batches of kMoveBatch = 4 (copy), of
+  // the thread's tile elements up to kMaxFullTileBatch = 16 (a compiled transpose shape), never
+  // more than the thread's own elements.
   EXPECT_EQ(burst({"copy", 1 << 20}, "block=128,vector=4,ept=2"), 2);
   EXPECT_EQ(burst({"copy", 1 << 20}, "block=128,vector=4,ept=8"), 4);
   EXPECT_EQ(burst({"transpose", 1024}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 16);
-  // stencil2d: compiled rows (radius 1) store all ept_y rows together, a run-time radius two
-  // rows at a time, a staged tile every row after the barrier.
+  EXPECT_EQ(burst({"transpose", 1024}, "smem=0,tile=32,block_x=32,block_y=8"), 4);
+  // stencil2d, compiled rows: all ept_y rows' stores follow their taps; staged, every row
+  // after the barrier (shared loads do not end a run of global stores).
   EXPECT_EQ(burst({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=8,smem=0,vector=4"), 8);
-  EXPECT_EQ(burst({"stencil2d", 1024}, "radius=2,block_x=32,block_y=4,ept_y=4,smem=0"), 2);
   EXPECT_EQ(burst({"stencil2d", 1024}, "radius=1,block_x=32,block_y=8,ept_y=4,smem=1"), 4);
-  // stencil3d: the vector kernel's 2-plane batches, the scalar streaming kernel's 8, blocking 1.
+  // stencil3d: the vector kernel's 2-plane batches, the scalar streaming kernel's 8 (a
+  // 4-plane chunk: its 4), blocking 1.
   EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 2);
   EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=1"), 1);
   EXPECT_EQ(burst({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=16"), 8);
@@ -130,60 +133,41 @@ TEST(Families, StoreBurstIsTheStoresAThreadIssuesAfterItsBatchOfLoads) {
   EXPECT_EQ(burst({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=2,pad=1"), 8);
 }
 
-TEST(Families, LoadsInFlightAreTheLargestGroupTheCompiledKernelIssuesBetweenWaits) {
+TEST(Families, LoadsInFlightAreTheCompiledKernelsRounds) {
   const auto in_flight = [](const ProblemSpec& problem, const char* config) {
     return build_pattern(problem, Config::parse(config)).loads_in_flight;
   };
-  // stencil2d, compiled rows: 5 taps per row, all of 1-2 rows at once. Of 4 rows' 20 the f32
-  // vector-4 kernel issues groups of 5, 7, 3, 5 between waits, of 8 rows' 40 (vector 2) 12, 10,
-  // 5, 3, 5, 5; the scalar kernel all 20 of 4 rows; f16 vector 4 16 and 4 of 4 rows; f64
-  // vector 2 8 and 2 of 2 rows (docs/measurements/sass/stencil-loads-by-stretch.txt).
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0,vector=4"), 5);
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=2,smem=0,vector=4"), 10);
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 7);
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=8,smem=0,vector=2"), 12);
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0"), 20);
-  EXPECT_EQ(in_flight({"stencil2d", 1024, 0, 0, DataType::f16}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 16);
-  EXPECT_EQ(in_flight({"stencil2d", 1024, 0, 0, DataType::f64}, "radius=1,block_x=32,block_y=4,ept_y=2,smem=0,vector=2"), 8);
-  // A run-time radius rolls two rows: 2 x 9 taps for radius 2, capped the same way.
-  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=2,block_x=32,block_y=4,ept_y=4,smem=0"), 14);
-  // stencil3d streaming, scalar: an 8-plane batch's 40 taps, in the calibration's rounds (1
-  // without one; the H200's 2: two rounds of 20); chunks that are not a multiple of 8 walk
-  // plane by plane (5). The vector kernel: 2 planes of 5.
+  // The batched kernels keep a whole batch in flight: copy and gemm kMoveBatch = 4, transpose
+  // its compiled batch (tile 32 over 32x2: 16 elements per thread, one batch of 16; the
+  // bounds-checked walk of tile 48 over 16x6: kTransposeBatch = 8).
+  EXPECT_EQ(in_flight({"copy", 1 << 20}, "block=128,vector=4,ept=8"), 4);
+  EXPECT_EQ(in_flight({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=2,pad=1"), 4);
+  EXPECT_EQ(in_flight({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"), 16);
+  EXPECT_EQ(in_flight({"transpose", 1536}, "smem=1,tile=48,block_x=16,block_y=6,pad=1"), 8);
+  // stencil3d blocking: a point's 7 taps; streaming in 8-plane batches: 40 taps, in the
+  // calibration's rounds (1 without one; the H200's 2: two rounds of 20).
+  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=0,block_x=32,block_y=4,block_z=2"), 7);
   EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=16"), 40);
   Calibration two_rounds = default_calibration();
   two_rounds.stencil3d_streaming_batch_rounds.value = 2;
   EXPECT_EQ(build_pattern({"stencil3d", 256}, Config::parse("mode=1,block_x=64,block_y=4,z_chunk=16"), two_rounds).loads_in_flight,
             20);
-  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,z_chunk=4"), 5);
-  EXPECT_EQ(in_flight({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 10);
+  // stencil2d radius 1, one compiled row: its 5 taps. Compiled rows take the largest round of
+  // their H200 SASS (docs/measurements/sass/stencil-loads-by-stretch.txt): f32 vector 4 with 4
+  // rows issues its 20 taps in rounds of 5, 7, 3, 5; the scalar kernel 8 rows' 40 in 17, 20, 3.
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0"), 5);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 7);
+  EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=8,smem=0"), 20);
+  // Rows with no SASS measured (3: rolled) take the front end's rounds of the PTX.
+  const ProblemSpec rolled_problem{"stencil2d", 1024};
+  const Config rolled = Config::parse("radius=1,block_x=32,block_y=4,ept_y=3,smem=0");
+  EXPECT_EQ(builtin_kernel_facts(rolled_problem, rolled).sass_loads_per_round, 0);
+  EXPECT_EQ(build_pattern(rolled_problem, rolled).loads_in_flight, builtin_kernel_facts(rolled_problem, rolled).loads_per_round);
 }
 
-TEST(Families, RegistersAreThoseOfTheCompiledKernelTheConfigSelects) {
-  const auto registers = [](const ProblemSpec& problem, const char* config) {
-    return build_pattern(problem, Config::parse(config)).registers_per_thread;
-  };
-  // transpose: tile 32 over 32x2 threads is 1 column x 16 rows per thread, batch 16: ptxas
-  // gives the shared kernel <1, 16> 40 registers; tile 64 over 32x8 is 2 columns x 8 rows,
-  // batch 16: <2, 16>, 48 (64 with 8-byte elements); tile 32 over 8x8, direct: <4, 16>, 40.
-  EXPECT_EQ(registers({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"), 40);
-  EXPECT_EQ(registers({"transpose", 1024}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 48);
-  EXPECT_EQ(registers({"transpose", 1024, 0, 0, DataType::f64}, "smem=1,tile=64,block_x=32,block_y=8,pad=1"), 64);
-  EXPECT_EQ(registers({"transpose", 1024}, "smem=0,tile=32,block_x=8,block_y=8"), 40);
-  // copy: 16-byte words 32, narrower words 64.
-  EXPECT_EQ(registers({"copy", 1 << 20}, "block=128,vector=4,ept=1"), 32);
-  EXPECT_EQ(registers({"copy", 1 << 20}, "block=128,vector=1,ept=1"), 64);
-  EXPECT_EQ(registers({"copy", 1 << 20, 0, 0, DataType::f64}, "block=128,vector=2,ept=1"), 32);
-  // vector stencil2d by rows: f32 vector 4 with 2, 4, 8 rows: 48, 48, 64.
-  EXPECT_EQ(registers({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=2,smem=0,vector=4"), 48);
-  EXPECT_EQ(registers({"stencil2d", 1024}, "radius=1,block_x=64,block_y=2,ept_y=8,smem=0,vector=4"), 64);
-  // stencil3d vector 2 chunks: 32 (the upper bound it replaced, 36, cost a quarter of the blocks).
-  EXPECT_EQ(registers({"stencil3d", 256}, "mode=1,block_x=64,block_y=4,vector=2,z_chunk=8"), 32);
-}
-
-TEST(Families, GemmRegistersHoldTheLoadBatchBesideTheAccumulators) {
+TEST(Families, GemmRegistersSetItsOccupancy) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  // f64 4x4 tile, 256 threads: ptxas allots 82 registers, 2624 -> 2816 per warp, 22528 per
+  // f64 4x4 tile, 256 threads: ptxas -v reports 82 registers for gemm_tiled<double, 4, 4>, 2624 -> 2816 per warp, 22528 per
   // block: 65536 / 22528 = 2 blocks (shared memory would allow 12: (64*17 + 16*65) x 8 B +
   // 1 KiB = 18048 B of 233472; threads 8).
   const KernelPattern f64_tiles = build_pattern({"gemm", 256, 0, 0, DataType::f64}, Config::parse("bm=64,bn=64,bk=16,tm=4,tn=4,pad=1"));
@@ -194,8 +178,8 @@ TEST(Families, GemmRegistersHoldTheLoadBatchBesideTheAccumulators) {
   // f32 8x2 tile, 512 threads: 64 registers, 2048 per warp, 16 warps 32768: two blocks (the
   // estimate it replaced, 70 -> 72, allowed one).
   EXPECT_EQ(blocks_per_sm(build_pattern({"gemm", 1024}, Config::parse("bm=64,bn=128,bk=32,tm=8,tn=2,pad=1")), profile), 2);
-  // A thread tile no kernel compiles (3x2) keeps the estimate: 40 + 4 + (6 + 3 + 2) = 55.
-  EXPECT_EQ(build_pattern({"gemm", 192}, Config::parse("bm=48,bn=64,bk=16,tm=3,tn=2,pad=1")).registers_per_thread, 55);
+  // A thread tile no kernel compiles (3x2) is not a kernel the model can describe.
+  expect_rejected({"gemm", 192}, "bm=48,bn=64,bk=16,tm=3,tn=2,pad=1", "gemm: tm=3 has no compiled kernel (compiled: 1, 2, 4, 8)");
   // f32 4x4 tile, 1024 threads: 66 registers, 2112 -> 2304 per warp: 32 warps need 73728, so
   // the kernel cannot launch and the model says so.
   try {

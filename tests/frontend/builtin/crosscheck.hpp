@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "cachewise/builtin_kernels.hpp"
 #include "cachewise/families.hpp"
+#include "cachewise/frontend/compile.hpp"
 #include "cachewise/family_kernels.hpp"
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/kernel_advisor.hpp"
@@ -179,102 +181,51 @@ inline std::string deviation_reason(const CrossCase& c) {
   return {};
 }
 
-/// The Itanium code of the launcher's word type for `bytes` (WordOfBytes in launchers.hpp).
-inline std::string word_code(std::int64_t bytes) {
-  switch (bytes) {
-  case 2: return "t";
-  case 4: return "j";
-  case 8: return "5uint2";
-  case 16: return "5uint4";
-  default: throw std::invalid_argument("no word type of " + std::to_string(bytes) + " bytes");
-  }
-}
-
-/// The kernel the family's launcher launches for the config (mangled-name fragment) and its
-/// arguments in parameter order, pointers as the buffers' base addresses.
+/// The kernel's arguments for the config in parameter order, pointers as the buffers' base
+/// addresses (which kernel: builtin_kernel(), the model's mapping).
 struct BuiltinLaunch {
-  std::string ptx_file;
-  std::string entry_fragment;
   std::vector<std::uint64_t> params;
   std::vector<std::vector<std::uint8_t>> param_bytes; ///< empty, or the bytes of by-value structs
 };
 
 inline BuiltinLaunch copy_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::int64_t vector = c.config.get_or("vector", 1);
-  const std::int64_t word_bytes = vector * element_bytes(c.problem.dtype);
-  return {"builtin_copy", "copy_wordsI" + word_code(word_bytes) + "E",
-          {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n / vector),
+  return {{buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n / vector),
            static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))}, {}};
 }
 
-/// launch_words / launch_batches / launch_shape of kernels/src/transpose.cu.
+/// launch_shape of kernels/src/transpose.cu.
 inline BuiltinLaunch transpose_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::int64_t tile = c.config.get("tile");
-  const std::int64_t cols = tile / c.config.get("block_x");
-  const std::int64_t rows = tile / c.config.get("block_y");
-  const auto power_of_two = [](std::int64_t v) { return (v & (v - 1)) == 0; };
-  std::int64_t k_cols = 0, k_batch = 1;
-  if (power_of_two(cols) && power_of_two(rows) && cols <= 8) {
-    k_cols = cols;
-    k_batch = std::min<std::int64_t>(rows * cols, kMaxFullTileBatch);
-  }
   const bool shared = c.config.get("smem") == 1;
-  const std::string entry = std::string(shared ? "transpose_shared" : "transpose_direct") + "I" +
-                            word_code(element_bytes(c.problem.dtype)) + "Li" + std::to_string(k_cols) + "ELi" +
-                            std::to_string(k_batch) + "EE";
   std::vector<std::uint64_t> params = {buffers[0].base_address, buffers[1].base_address,
                                        static_cast<std::uint64_t>(c.problem.n), static_cast<std::uint64_t>(c.problem.m),
                                        static_cast<std::uint64_t>(tile)};
   if (shared) params.push_back(static_cast<std::uint64_t>(c.config.get_or("pad", 0)));
-  return {"builtin_transpose", entry, params, {}};
+  return {params, {}};
 }
 
-/// Stencil2dLauncher of kernels/src/stencil2d.cu: radius 1 with ept_y 1, 2, 4, 8 compiled
-/// (kRadius 1, kRows ept_y; another ept_y kRows 0), any other radius at run time (0, 0).
+/// Stencil2dLauncher of kernels/src/stencil2d.cu: every kernel takes the same arguments.
 inline BuiltinLaunch stencil2d_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::int64_t radius = c.config.get_or("radius", 1);
   const std::int64_t rows = c.config.get("ept_y");
-  const std::int64_t vector = c.config.get_or("vector", 1);
-  const std::string type = c.problem.dtype == DataType::f32 ? "f" : c.problem.dtype == DataType::f64 ? "d" : "6__half";
-  const bool compiled_rows = radius == 1 && (rows == 1 || rows == 2 || rows == 4 || rows == 8);
-  const std::string shape =
-      "Li" + std::to_string(radius == 1 ? 1 : 0) + "ELi" + std::to_string(compiled_rows ? rows : 0) + "E";
-  std::string entry;
-  if (vector > 1) {
-    entry = "stencil2d_vectorI" + type + shape + "Li" + std::to_string(vector) + "E";
-  } else if (c.config.get("smem") == 0) {
-    entry = "stencil2d_globalI" + type + shape + "E";
-  } else {
-    entry = "stencil2d_sharedI" + type + "E";
-  }
-  return {"builtin_stencil2d", entry,
-          {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
+  return {{buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
            static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)}, {}};
 }
 
-/// Stencil3dLauncher of kernels/src/stencil3d.cu: mode 0 the blocked kernel; mode 1 the
-/// streaming one (in plane batches when z_chunk is a multiple of them) or its vector walk.
+/// Stencil3dLauncher of kernels/src/stencil3d.cu: mode 1 adds z_chunk.
 inline BuiltinLaunch stencil3d_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
-  const std::string type = c.problem.dtype == DataType::f32 ? "f" : c.problem.dtype == DataType::f64 ? "d" : "6__half";
   std::vector<std::uint64_t> params = {buffers[0].base_address, buffers[1].base_address,
                                        static_cast<std::uint64_t>(c.problem.n), static_cast<std::uint64_t>(c.problem.m),
                                        static_cast<std::uint64_t>(c.problem.k)};
-  if (c.config.get("mode") == 0) return {"builtin_stencil3d", "stencil3d_blockedI" + type + "E", params, {}};
-  const std::int64_t z_chunk = c.config.get("z_chunk");
-  const std::int64_t vector = c.config.get_or("vector", 1);
-  params.push_back(static_cast<std::uint64_t>(z_chunk));
-  if (vector > 1) {
-    return {"builtin_stencil3d", "stencil3d_streaming_vectorI" + type + "Li" + std::to_string(vector) + "E", params, {}};
-  }
-  const int batch = z_chunk % kStreamingPlaneBatch == 0 ? kStreamingPlaneBatch : 0;
-  return {"builtin_stencil3d", "stencil3d_streamingI" + type + "Li" + std::to_string(batch) + "E", params, {}};
+  if (c.config.get("mode") == 1) params.push_back(static_cast<std::uint64_t>(c.config.get("z_chunk")));
+  return {params, {}};
 }
 
 /// GemmLauncher of kernels/src/gemm.cu: gemm_tiled<T, tm, tn>(A, B, C, GemmShape by value:
 /// cols_n (the pattern's m) and depth_k (k) as 8-byte, bm, bn, bk, pad as 4-byte integers,
 /// 32 bytes; the rows come from the grid).
 inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
-  const std::string type = c.problem.dtype == DataType::f32 ? "f" : c.problem.dtype == DataType::f64 ? "d" : "6__half";
   const std::int64_t n = c.problem.n;
   const std::int64_t m = c.problem.m == 0 ? n : c.problem.m;
   const std::int64_t k = c.problem.k == 0 ? n : c.problem.k;
@@ -286,10 +237,7 @@ inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuff
   put(k, 8);
   for (const char* key : {"bm", "bn", "bk"}) put(c.config.get(key), 4);
   put(c.config.get_or("pad", 0), 4);
-  BuiltinLaunch launch{"builtin_gemm",
-                       "gemm_tiledI" + type + "Li" + std::to_string(c.config.get("tm")) + "ELi" +
-                           std::to_string(c.config.get("tn")) + "E",
-                       {buffers[0].base_address, buffers[1].base_address, buffers[2].base_address, 0}, {}};
+  BuiltinLaunch launch{{buffers[0].base_address, buffers[1].base_address, buffers[2].base_address, 0}, {}};
   launch.param_bytes = {{}, {}, {}, shape};
   return launch;
 }
@@ -329,13 +277,18 @@ inline std::vector<TraceBuffer> pattern_buffers(const KernelPattern& pattern) {
   return buffers;
 }
 
-/// Both predictions' compared counters for one case. The traced kernel takes the pattern's
-/// registers and shared bytes, so occupancy (and with it the sampled waves) is the same on
-/// both sides: what differs is only where the accesses come from.
-inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfile& profile, const std::string& ptx_dir,
-                                           const SimulationOptions& options = {}) {
-  const KernelPattern pattern = build_pattern(c.problem, c.config);
-  const Prediction expected = simulate(pattern, profile, options);
+/// The PTX entry of the kernel the family's launcher runs for the case (builtin_kernel()).
+inline std::string builtin_entry(const CrossCase& c, const PtxModule& module) {
+  const std::string instance = builtin_kernel(c.problem, c.config).instance;
+  for (const std::string& name : entry_names(module))
+    if (entry_instance_name(name) == instance) return name;
+  throw std::runtime_error("no entry " + instance + " in builtin_" + c.problem.family + ".ptx");
+}
+
+/// The compiled kernel of the case as a TracedKernel with the pattern's launch, registers and
+/// shared bytes, extracting its blocks from `module` (builtin_<family>.ptx) on demand.
+inline TracedKernel builtin_traced_kernel(const CrossCase& c, const KernelPattern& pattern,
+                                          const std::shared_ptr<const PtxModule>& module) {
   TracedKernel kernel;
   kernel.name = pattern.name;
   kernel.grid = pattern.grid;
@@ -345,11 +298,6 @@ inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfi
   kernel.useful_bytes = pattern.useful_bytes;
   kernel.buffers = pattern_buffers(pattern);
   const BuiltinLaunch launch = builtin_launch(c, kernel.buffers);
-  const std::shared_ptr<const PtxModule> module = load_builtin_ptx(ptx_dir, launch.ptx_file);
-  std::string entry;
-  for (const std::string& name : entry_names(*module))
-    if (name.find(launch.entry_fragment) != std::string::npos) entry = name;
-  if (entry.empty()) throw std::runtime_error("no entry " + launch.entry_fragment + " in " + launch.ptx_file);
   LaunchArgs args;
   args.grid = kernel.grid;
   args.block = kernel.block;
@@ -357,8 +305,19 @@ inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfi
   args.params = launch.params;
   args.param_bytes = launch.param_bytes;
   args.buffers = kernel.buffers;
-  auto extractor = std::make_shared<const Extractor>(*module, entry, args);
+  auto extractor = std::make_shared<const Extractor>(*module, builtin_entry(c, *module), args);
   kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  return kernel;
+}
+
+/// Both predictions' compared counters for one case. The traced kernel takes the pattern's
+/// registers and shared bytes, so occupancy (and with it the sampled waves) is the same on
+/// both sides: what differs is only where the accesses come from.
+inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfile& profile, const std::string& ptx_dir,
+                                           const SimulationOptions& options = {}) {
+  const KernelPattern pattern = build_pattern(c.problem, c.config);
+  const Prediction expected = simulate(pattern, profile, options);
+  const TracedKernel kernel = builtin_traced_kernel(c, pattern, load_builtin_ptx(ptx_dir, "builtin_" + c.problem.family));
   const Prediction traced = simulate_traced(kernel, profile, options);
   std::vector<CounterRow> rows;
   for (const std::string& name : compared_counters()) {

@@ -20,6 +20,10 @@ using advisor::CompilerResources;
 /// Reads `entry`'s block of a ptxas -v log. Throws InputError when the log has no such entry.
 CompilerResources parse_ptxas_resources(std::string_view log, std::string_view entry);
 
+/// A PTX entry's function with its template arguments, as the demangler writes them, without
+/// return type, scope or parameters: "transpose_shared<unsigned int, 4, 16>".
+std::string entry_instance_name(const std::string& mangled_entry);
+
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
 /// without arguments, of the plain function: matched on the demangled names. Throws
 /// InputError "entry 'x' not found (entries: a, b)".
@@ -52,6 +56,12 @@ public:
   /// does not compile, and "built without NVRTC and no nvcc found" when neither exists.
   CompiledKernel compile(const CompileRequest& request);
 
+  /// Whether a cache miss may compile with NVRTC in this process (default) or only with an nvcc
+  /// process. A process that forks children which use the GPU turns it off: where a GPU driver
+  /// is present, NVRTC starts it in the compiling process (seen on the H200 machine), and a
+  /// forked child of a process with a started driver cannot initialise CUDA.
+  void set_in_process(bool in_process) { in_process_ = in_process; }
+
   /// Compilations actually run (cache misses), failed ones included.
   std::int64_t compilations() const { return compilations_; }
 
@@ -60,10 +70,13 @@ public:
 
 private:
   CompiledKernel compile_uncached(const CompileRequest& request);
+  /// `ptxas -v` of the PTX for sm_<compute_capability>: its resource report.
+  std::string ptxas_report(const std::string& ptx, int compute_capability) const;
 
   std::filesystem::path cache_directory_;
   std::string compiler_identity_; ///< enters every cache key: NVRTC version, nvcc's path and size
   std::filesystem::path nvcc_;
+  bool in_process_ = true;
   std::atomic<std::int64_t> compilations_{0};
 };
 
