@@ -51,7 +51,9 @@ mpi_killed() {
     >"$name.out" 2>"$name.err" &
   local launcher=$! victim=""
   for _ in $(seq 1 3000); do
-    (( $(grep -c '"round":0' "$name.jsonl" 2>/dev/null || echo 0) >= 4 )) && break
+    local journaled
+    journaled=$(grep -c '"round":0' "$name.jsonl" 2>/dev/null || true)
+    (( ${journaled:-0} >= 4 )) && break
     sleep 0.1
   done
   for pid in $(pgrep -P $launcher || true); do [[ "$(rank_of "$pid")" == 1 ]] && victim=$pid; done
