@@ -29,17 +29,26 @@ mkdir -p "$out"
 cd "$out"
 nvidia-smi -L | tee gpus.txt
 
-seconds() { local start=$SECONDS; "$@"; echo $((SECONDS - start)); }
+# Wall seconds of a command (its stdout dropped; redirect its stderr around the call).
+seconds() {
+  local start
+  start=$(date +%s.%N)
+  "$@" >/dev/null
+  echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f'
+}
 pick() { grep "^inline constexpr Config" "$1" | head -3; }
 kernel=(tune --spec "$spec" --size "width=4096,height=4096" --size "width=8192,height=8192" --strategy exhaustive)
 family=(tune --pattern transpose --n 8192 --strategy exhaustive --budget 24)
+# One bucket under MPI, so its journal is the file named (several buckets: FILE.<bucket>.jsonl).
+# --timeout-s 20: a rank silent for 23 s holding a candidate is taken for dead.
+mpi_kernel=(tune --spec "$spec" --size "width=8192,height=8192" --strategy exhaustive --timeout-s 20)
 
 echo "== user kernel: 1 GPU vs --gpus all" >&2
-t_kernel_1=$(seconds "$advisor" "${kernel[@]}" --gpus 0 --header kernel-1gpu.h --json kernel-1gpu.json --journal kernel-1gpu.jsonl 2>kernel-1gpu.err >/dev/null)
-t_kernel_n=$(seconds "$advisor" "${kernel[@]}" --gpus all --header kernel-all.h --json kernel-all.json --journal kernel-all.jsonl 2>kernel-all.err >/dev/null)
+t_kernel_1=$(seconds "$advisor" "${kernel[@]}" --gpus 0 --header kernel-1gpu.h --json kernel-1gpu.json --journal kernel-1gpu.jsonl 2>kernel-1gpu.err)
+t_kernel_n=$(seconds "$advisor" "${kernel[@]}" --gpus all --header kernel-all.h --json kernel-all.json --journal kernel-all.jsonl 2>kernel-all.err)
 echo "== built-in transpose n=8192: 1 GPU vs --gpus all" >&2
-t_family_1=$(seconds "$advisor" "${family[@]}" --gpus 0 --header family-1gpu.h --json family-1gpu.json 2>family-1gpu.err >/dev/null)
-t_family_n=$(seconds "$advisor" "${family[@]}" --gpus all --header family-all.h --json family-all.json --journal family-all.jsonl 2>family-all.err >/dev/null)
+t_family_1=$(seconds "$advisor" "${family[@]}" --gpus 0 --header family-1gpu.h --json family-1gpu.json 2>family-1gpu.err)
+t_family_n=$(seconds "$advisor" "${family[@]}" --gpus all --header family-all.h --json family-all.json --journal family-all.jsonl 2>family-all.err)
 
 # The rank of an mpirun child process, from its environment.
 rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
@@ -47,7 +56,7 @@ rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_
 mpi_killed() {
   local name=$1
   shift
-  mpirun -np 3 "$@" "$advisor" "${kernel[@]}" --mpi --journal "$name.jsonl" --header "$name.h" --json "$name.json" \
+  mpirun -np 3 "$@" "$advisor" "${mpi_kernel[@]}" --mpi --journal "$name.jsonl" --header "$name.h" --json "$name.json" \
     >"$name.out" 2>"$name.err" &
   local launcher=$! victim=""
   for _ in $(seq 1 3000); do
@@ -70,7 +79,7 @@ echo "== mpirun -np 3 --mpi without recovery, rank 1 killed, then resumed" >&2
 status_abort=$(mpi_killed mpi-resumed)
 journaled_before_resume=$(grep -c '"round":0' mpi-resumed.jsonl || true)
 status_resume=0
-mpirun -np 3 "$advisor" "${kernel[@]}" --mpi --journal mpi-resumed.jsonl --header mpi-resumed.h --json mpi-resumed.json \
+mpirun -np 3 "$advisor" "${mpi_kernel[@]}" --mpi --journal mpi-resumed.jsonl --header mpi-resumed.h --json mpi-resumed.json \
   >mpi-resumed-2.out 2>mpi-resumed-2.err || status_resume=$?
 
 echo "== merge-tuned" >&2
@@ -103,6 +112,6 @@ g++ -std=c++17 -O1 merged_check.cpp -o merged_check "-DCACHEWISE_TARGET_$target"
   echo "| kernel, mpirun, rank 1 killed (abort) | - | $status_abort | $journaled_before_resume rounds journaled |"
   echo "| kernel, mpirun, resumed | - | $status_resume | $(pick mpi-resumed.h 2>/dev/null | tr '\n' ' ') |"
 } | tee summary.md
-echo "rounds per GPU (kernel, --gpus all): $(grep -o '"uuid":"[^"]*"' kernel-all.jsonl | sort | uniq -c | tr '\n' ' ')" | tee -a summary.md
+echo "rounds per GPU (kernel, --gpus all): $(cat kernel-all.*.jsonl | grep -o '"uuid":"[^"]*"' | sort | uniq -c | tr '\n' ' ')" | tee -a summary.md
 echo "rounds per rank (mpi-recovery): $(grep -o '"rank":[0-9]*' mpi-recovery.jsonl | sort | uniq -c | tr '\n' ' ')" | tee -a summary.md
 grep -h "taken for dead" mpi-recovery.err | tee -a summary.md || true
