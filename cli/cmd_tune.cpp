@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
@@ -17,6 +18,7 @@
 #include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
+#include "tune_devices.hpp"
 #include "tune_kernel.hpp"
 
 #ifdef CACHEWISE_WITH_CUDA
@@ -86,18 +88,6 @@ RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile,
   return ranked;
 }
 
-/// The local GPU's name, or empty. Asked in a child process: CUDA cannot be used in a child
-/// forked after the parent initialised it, and every candidate is measured in such a child.
-std::string isolated_device_name() {
-#ifdef CACHEWISE_WITH_CUDA
-  const tuner::ChildOutcome outcome =
-      tuner::run_in_child_process([] { return kernels::local_device_name(); }, std::chrono::seconds(60));
-  return outcome.ok ? outcome.output : std::string();
-#else
-  return {};
-#endif
-}
-
 #ifdef CACHEWISE_WITH_CUDA
 /// One timed launch per call (CUDA events), rotating through single-set workloads. Created
 /// inside the candidate's child process on the first call; the first launch's output is checked against the CPU reference.
@@ -152,9 +142,11 @@ std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
 }
 
 
-tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranked) {
+/// The run's result; nullopt on a measuring MPI rank.
+std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const RankedSpace& ranked, const std::vector<tuner::MeasuringDevice>& group,
+                             const TuneDevices& devices) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
-  tuner.set_measure(kernel_measure(ranked.problem));
+  tuner.set_measure(measure_on(devices, [&] { return kernel_measure(ranked.problem); }));
   const tuner::Predict predict = [predicted = ranked.predicted_us](const Config& config) {
     return predicted->at(config.to_string());
   };
@@ -174,6 +166,7 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
   options.candidate_timeout = std::chrono::seconds(args.timeout_s);
   options.measurement.max_repeats = args.max_repeats;
   options.journal = journal_for(args, ranked.problem.n);
+  options.devices = group;
   tuner.set_options(options);
   const std::size_t feasible = ranked.ranked.size();
   std::size_t done = 0;
@@ -183,10 +176,13 @@ tuner::TuningResult tune_one(const TuneArguments& args, const RankedSpace& ranke
               << feasible << "] " << e.config.to_string() << ": "
               << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) + " samples)"
                        : "failed: " + e.failure)
+              << device_tag(e.device, group.size())
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
-  tuner::TuningResult result = tuner.tune();
-  for (tuner::Evaluation& e : result.evaluations) e.predicted = predict(e.config);
+  std::optional<tuner::TuningResult> result = run_tuner(tuner, devices);
+  if (result) {
+    for (tuner::Evaluation& e : result->evaluations) e.predicted = predict(e.config);
+  }
   return result;
 }
 
@@ -300,9 +296,11 @@ ProblemSpec checked_base_problem(const TuneArguments& args) {
 }
 
 /// The generated header and the JSON results, where asked for.
-void write_tune_outputs(const TuneArguments& args, bool measuring, const std::string& device, const DeviceProfile& profile,
+void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::MeasuringDevice>& group, const DeviceProfile& profile,
                         const std::filesystem::path& profile_path, const std::vector<tuner::TunedEntry>& entries,
-                        const nlohmann::json& sizes_json) {
+                        const nlohmann::json& tuned) {
+  const bool measuring = !group.empty();
+  const std::string device = measuring ? group.front().name : std::string();
   const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
                                          : "static (advisor's model ranking)";
   if (!args.header.empty()) {
@@ -313,13 +311,20 @@ void write_tune_outputs(const TuneArguments& args, bool measuring, const std::st
   if (!args.json.empty()) {
     const nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
                                  {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+                                 {"devices", devices_json(group)},
+                                 {"compute_capability", measuring ? nlohmann::json(group.front().compute_capability) : nlohmann::json()},
                                  {"measured", measuring},
                                  {"profile", profile_path.string()},
                                  {"strategy", strategy},
-                                 {"sizes", sizes_json}};
+                                 {"scope", tuned.at("scope")},
+                                 {"parameters", tuned.at("parameters")},
+                                 {"sizes", tuned.at("sizes")}};
     tuner::write_text_file(args.json, json.dump(2) + '\n');
   }
 }
+
+void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config& fixed,
+                const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices);
 
 void run_tune(const CLI::App& command, const TuneArguments& args) {
   if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
@@ -337,10 +342,26 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
   const ProblemSpec base = checked_base_problem(args);
   const Config fixed = Config::parse(args.fix);
 
-  const std::string device = isolated_device_name();
-  const std::filesystem::path profile_path = args.problem.profile.empty() ? bundled_profile_path(device) : std::filesystem::path(args.problem.profile);
+  const TuneDevices devices = tune_devices(args.gpus, args.mpi);
+  on_every_rank(devices, [&] {
+    if (devices.groups.empty()) return tune_sizes(args, base, fixed, {}, devices);
+    for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
+      TuneArguments per_model = args;
+      for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal}) {
+        *file = path_for_model(*file, group.front().name, devices.groups.size());
+      }
+      tune_sizes(per_model, base, fixed, group, devices);
+    }
+  });
+}
+
+/// Every --n measured on `group` (one model), or the static recommendation when it is empty.
+void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config& fixed,
+                const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices) {
+  const bool measuring = !group.empty();
+  const std::filesystem::path profile_path =
+      args.problem.profile.empty() ? bundled_profile_path(measuring ? group.front().name : std::string()) : std::filesystem::path(args.problem.profile);
   const DeviceProfile profile = load_profile(profile_path);
-  const bool measuring = !device.empty();
   if (!measuring && args.report_convergence) {
     throw NoDeviceError("no CUDA device: --report-convergence needs measurements");
   }
@@ -348,14 +369,18 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
   std::vector<tuner::TunedEntry> entries;
   nlohmann::json sizes_json = nlohmann::json::array();
   std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>> convergence_reports;
+  std::map<std::string, std::set<std::int64_t>> parameters; // every size's space: what merge-tuned compares
   for (const std::int64_t n : args.sizes) {
     ProblemSpec problem = base;
     problem.n = n;
     warn_about_size(problem);
     const RankedSpace ranked = rank_space(problem, profile, fixed);
+    for (const auto& [name, values] : ranked.space.parameters()) parameters[name].insert(values.begin(), values.end());
     nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
-      const tuner::TuningResult result = tune_one(args, ranked);
+      const std::optional<tuner::TuningResult> tuned = tune_one(args, ranked, group, devices);
+      if (!tuned) continue; // a measuring MPI rank: rank 0 reports
+      const tuner::TuningResult& result = *tuned;
       entries.push_back(tuner::tuned_entry(result));
       size_json["results"] = tuner::results_to_json(result);
       if (args.report_convergence) {
@@ -367,8 +392,13 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
       entries.push_back({problem, best.config, false, best.prediction.time_us / 1000.0,
                          "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
     }
+    const advisor::Candidate& best_predicted = ranked.ranked.front();
+    size_json["bucket"] = tuned_bucket_json({{"n", n}});
     size_json["config"] = entries.back().config.to_string();
     size_json["time_us"] = entries.back().time_ms * 1000.0;
+    size_json["time_ms"] = entries.back().time_ms;
+    size_json["note"] = entries.back().note;
+    size_json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
     sizes_json.push_back(std::move(size_json));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
               << advisor::time_text(entries.back().time_ms * 1000.0) << ' ' << (measuring ? "measured" : "predicted (not measured)")
@@ -379,7 +409,11 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
     print_convergence_table(convergence_reports);
   }
 
-  write_tune_outputs(args, measuring, device, profile, profile_path, entries, sizes_json);
+  if (!devices.writes_outputs()) return;
+  nlohmann::json space = nlohmann::json::object();
+  for (const auto& [name, values] : parameters) space[name] = std::vector<std::int64_t>(values.begin(), values.end());
+  const nlohmann::json tuned = {{"scope", base.family + "_" + to_string(base.dtype)}, {"parameters", space}, {"sizes", sizes_json}};
+  write_tune_outputs(args, group, profile, profile_path, entries, tuned);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
 #ifndef CACHEWISE_WITH_CUDA
@@ -409,6 +443,9 @@ void add_tune(CLI::App& root) {
                     "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,
                       "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
+  command->add_option("--gpus", args->gpus,
+                      "Measure on these GPUs at once: all, or indexes like 0,2,3 (one child process each; each model tuned on its own)");
+  command->add_flag("--mpi", args->mpi, "Under mpirun: rank 0 plans and hands out candidates, the other ranks measure (docs/tuner.md)");
   add_kernel_tune_options(*command, args->kernel);
   command->callback([args, command] { run_tune(*command, *args); });
 }

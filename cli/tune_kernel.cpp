@@ -16,6 +16,7 @@
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "common.hpp"
+#include "tune_devices.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -32,27 +33,6 @@ std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& 
   out << " --strategy " << run.strategy;
   if (run.budget != 0) out << " --budget " << run.budget;
   return out.str();
-}
-
-/// The local GPU's limits, asked in a child process (the parent forks a child per candidate
-/// and must not initialise CUDA); nullopt with the reason when there is none.
-std::optional<tuner::DeviceLimits> isolated_device_limits(std::string& why_none) {
-  const tuner::ChildOutcome outcome = tuner::run_in_child_process(
-      [] {
-        const tuner::DeviceLimits limits = tuner::open_cuda_device()->limits();
-        return nlohmann::json{{"name", limits.name}, {"cc", limits.compute_capability}, {"l2", limits.l2_bytes}}.dump();
-      },
-      std::chrono::seconds(60));
-  if (!outcome.ok) {
-    why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
-    return std::nullopt;
-  }
-  const nlohmann::json json = nlohmann::json::parse(outcome.output);
-  tuner::DeviceLimits limits;
-  limits.name = json.at("name").get<std::string>();
-  limits.compute_capability = json.at("cc").get<int>();
-  limits.l2_bytes = json.at("l2").get<std::int64_t>();
-  return limits;
 }
 
 std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, const frontend::KernelSpec& spec) {
@@ -125,12 +105,26 @@ BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeB
   const std::string note = "model-predicted best of " + std::to_string(suggestion.feasible) + " feasible candidates (" +
                            std::to_string(suggestion.enumerated - suggestion.feasible) + " rejected)";
   BucketOutcome outcome{{bucket_sizes(bucket), {}, best.config, false, best.prediction.time_us / 1000.0, note}, {}};
-  outcome.json = {{"size", bucket.label()}, {"ranked", suggestion.ranked.size()}, {"rejected", suggestion.enumerated - suggestion.feasible}};
+  outcome.json = {{"size", bucket.label()},
+                  {"note", note},
+                  {"ranked", suggestion.ranked.size()},
+                  {"rejected", suggestion.enumerated - suggestion.feasible},
+                  {"static", {{"config", best.config.to_string()}, {"time_ms", best.prediction.time_us / 1000.0}}}};
   return outcome;
 }
 
-tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSpec& spec, const DeviceProfile& profile,
-                             frontend::Compiler& compiler) {
+/// The front end's ranking, or nullopt with why when the model cannot rank this kernel.
+std::optional<advisor::Suggestion> try_rank_statically(const frontend::KernelSpec& spec, const DeviceProfile& profile,
+                                                       frontend::Compiler& compiler, std::string& why_not) {
+  try {
+    return rank_statically(spec, profile, compiler);
+  } catch (const InputError& error) {
+    why_not = error.what();
+    return std::nullopt;
+  }
+}
+
+tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advisor::Suggestion>& ranking, const std::string& why_not) {
   switch (tuner::parse_strategy_kind(run.strategy)) {
   case tuner::StrategyKind::exhaustive:
     return tuner::Strategy::exhaustive();
@@ -139,12 +133,8 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
   case tuner::StrategyKind::model_ranked:
     break;
   }
-  advisor::Suggestion suggestion;
-  try {
-    suggestion = rank_statically(spec, profile, compiler);
-  } catch (const InputError& error) {
-    throw InputError(std::string("tune: the model cannot rank this kernel (") + error.what() + "); use --strategy exhaustive or random");
-  }
+  if (!ranking) throw InputError("tune: the model cannot rank this kernel (" + why_not + "); use --strategy exhaustive or random");
+  const advisor::Suggestion& suggestion = *ranking;
   auto predicted_us = std::make_shared<std::map<std::string, double>>();
   for (const advisor::Candidate& candidate : suggestion.ranked) (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
   // What the model rejected (does not fit, does not compile) is visited last, not skipped: the launch says why.
@@ -154,38 +144,46 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const frontend::KernelSp
   });
 }
 
-/// Compiles every candidate of every bucket (and the model's ranking, for the model-ranked
-/// strategy) in a child process, into the compile cache, so that this process, which forks the
-/// measuring children, never compiles with NVRTC (Compiler::set_in_process). A failure here is
-/// not reported: the parent meets it again and says what it is.
-void compile_in_child(const std::vector<frontend::KernelSpec>& sized, const TuneRunOptions& run, const DeviceProfile& profile,
+/// Compiles every candidate of every bucket and the model's ranking in a child process, into
+/// the compile cache, so that this process, which forks the measuring children, never compiles
+/// with NVRTC (Compiler::set_in_process). A failure here is not reported: the parent meets it
+/// again and says what it is (a kernel the model cannot rank is still measured).
+void compile_in_child(const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets, const DeviceProfile& profile,
                       int compute_capability) {
-  const bool model_ranked = tuner::parse_strategy_kind(run.strategy) == tuner::StrategyKind::model_ranked;
   tuner::run_in_child_process(
       [&] {
         frontend::Compiler compiler;
-        for (const frontend::KernelSpec& spec : sized) {
-          if (model_ranked) rank_statically(spec, profile, compiler);
-          tuner::KernelCandidates(spec, compiler, compute_capability);
+        for (const tuner::SizeBucket& bucket : buckets) {
+          const frontend::KernelSpec sized = tuner::with_size_bucket(spec, bucket);
+          std::string why_not;
+          try_rank_statically(sized, profile, compiler, why_not);
+          tuner::KernelCandidates(sized, compiler, compute_capability);
         }
         return std::string();
       },
       std::chrono::minutes(30));
 }
 
-BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
-                              std::size_t bucket_count, const tuner::DeviceLimits& device, const DeviceProfile& profile,
-                              frontend::Compiler& compiler) {
+/// nullopt on a measuring MPI rank.
+std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+                              std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices,
+                              const DeviceProfile& profile, frontend::Compiler& compiler) {
+  const tuner::MeasuringDevice& device = group.front();
   auto candidates = std::make_shared<const tuner::KernelCandidates>(spec, compiler, device.compute_capability);
   const ProblemSpec problem = tuner::kernel_problem(spec, bucket);
   tuner::Tuner tuner(problem, candidates->space());
-  tuner.set_measure(tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported}));
-  tuner.set_strategy(strategy_for(run, spec, profile, compiler));
+  tuner.set_measure(measure_on(devices, [&] {
+    return tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported});
+  }));
+  std::string why_not_ranked;
+  const std::optional<advisor::Suggestion> ranking = try_rank_statically(spec, profile, compiler, why_not_ranked);
+  tuner.set_strategy(strategy_for(run, ranking, why_not_ranked));
   tuner::Options options;
   options.budget = run.budget;
   options.candidate_timeout = std::chrono::seconds(run.timeout_s);
   options.measurement.max_repeats = run.max_repeats;
   options.journal = path_for(run.journal, bucket, bucket_count);
+  options.devices = group;
   tuner.set_options(options);
   const std::size_t space_size = candidates->space().enumerate().size();
   std::size_t done = 0;
@@ -194,9 +192,12 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
     std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size << "] "
               << e.config.to_string() << ": "
               << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
+              << device_tag(e.device, group.size())
               << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
   });
-  const tuner::TuningResult result = tuner.tune();
+  const std::optional<tuner::TuningResult> tuned = run_tuner(tuner, devices);
+  if (!tuned) return std::nullopt;
+  const tuner::TuningResult& result = *tuned;
   const tuner::Evaluation* best = result.best_evaluation();
   if (best == nullptr) {
     throw InputError(problem.family + ": every candidate failed; first: " + result.evaluations.front().config.to_string() + ": " +
@@ -204,7 +205,11 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
   }
   const tuner::TunedEntry entry = tuner::tuned_entry(result);
   BucketOutcome outcome{{bucket_sizes(bucket), {}, entry.config, true, entry.time_ms, entry.note}, {}};
-  outcome.json = {{"size", bucket.label()}, {"results", tuner::results_to_json(result)}};
+  outcome.json = {{"size", bucket.label()}, {"note", entry.note}, {"results", tuner::results_to_json(result)}};
+  if (ranking) {
+    const advisor::Candidate& best_predicted = ranking->ranked.front();
+    outcome.json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
+  }
   if (!args.kernel_tuner_cache.empty()) {
     std::vector<std::int64_t> problem_size;
     for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
@@ -213,6 +218,70 @@ BucketOutcome measured_bucket(const KernelTuneArguments& args, const TuneRunOpti
                            tuner::kernel_tuner_cache(result, candidates->space(), info).dump(1) + '\n');
   }
   return outcome;
+}
+
+/// Every bucket measured on `group` (one model), or ranked statically when it is empty.
+void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, const std::string& profile_path,
+                    const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets,
+                    const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices) {
+  const tuner::MeasuringDevice* device = group.empty() ? nullptr : &group.front();
+  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
+  // has initialised CUDA cannot fork children that use it.
+  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
+                                                            : std::filesystem::path(profile_path);
+  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
+  const DeviceProfile& profile = loaded.profile;
+  frontend::Compiler compiler;
+  if (device) {
+    compile_in_child(spec, buckets, profile, device->compute_capability);
+    compiler.set_in_process(false);
+  }
+  const std::string function = frontend::parse_entry_name(spec.entry).function;
+
+  std::vector<tuner::HeaderBucket> header_buckets;
+  nlohmann::json sizes_json = nlohmann::json::array();
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const frontend::KernelSpec sized = tuner::with_size_bucket(spec, buckets[i]);
+    std::optional<BucketOutcome> measured;
+    if (device) {
+      measured = measured_bucket(args, run, sized, buckets[i], buckets.size(), group, devices, profile, compiler);
+      if (!measured) continue; // a measuring MPI rank: rank 0 reports
+    }
+    BucketOutcome outcome = measured ? std::move(*measured) : static_bucket(sized, buckets[i], profile, compiler);
+    outcome.json["bucket"] = tuned_bucket_json(outcome.header.sizes);
+    outcome.json["config"] = outcome.header.config.to_string();
+    outcome.json["time_ms"] = outcome.header.time_ms;
+    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
+              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
+    header_buckets.push_back(std::move(outcome.header));
+    sizes_json.push_back(std::move(outcome.json));
+  }
+  if (!devices.writes_outputs()) return;
+  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
+  if (!run.header.empty()) {
+    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
+                                 command_text(args, run)};
+    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
+  }
+  if (!run.json.empty()) {
+    nlohmann::json parameters = nlohmann::json::object();
+    for (const frontend::ParameterValues& parameter : spec.parameters) parameters[parameter.name] = parameter.values;
+    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
+                                 {"scope", function},
+                                 {"parameters", parameters},
+                                 {"compute_capability", device ? nlohmann::json(device->compute_capability) : nlohmann::json()},
+                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
+                                 {"devices", devices_json(group)},
+                                 {"measured", device != nullptr},
+                                 {"profile", loaded.path.string()},
+                                 {"strategy", strategy},
+                                 {"sizes", sizes_json}};
+    tuner::write_text_file(run.json, json.dump(2) + '\n');
+  }
+  if (!device) {
+    std::cerr << "advisor: tune: " << devices.why_none << "; wrote the front end's static ranking (model-predicted, not measured)"
+              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
+  }
 }
 
 } // namespace
@@ -233,55 +302,21 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
   const frontend::KernelSpec spec = kernel_spec_from_options(args.kernel);
   frontend::validate_kernel_spec(spec);
   const std::vector<tuner::SizeBucket> buckets = size_buckets(args, spec);
-  std::vector<frontend::KernelSpec> sized;
-  for (const tuner::SizeBucket& bucket : buckets) sized.push_back(tuner::with_size_bucket(spec, bucket)); // unknown args fail first
-
-  std::string why_no_device;
-  const std::optional<tuner::DeviceLimits> device = isolated_device_limits(why_no_device);
-  // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
-  // has initialised CUDA cannot fork children that use it.
-  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
-                                                            : std::filesystem::path(profile_path);
-  const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
-  const DeviceProfile& profile = loaded.profile;
-  frontend::Compiler compiler;
-  if (device) {
-    compile_in_child(sized, run, profile, device->compute_capability);
-    compiler.set_in_process(false);
-  }
-  const std::string function = frontend::parse_entry_name(spec.entry).function;
-
-  std::vector<tuner::HeaderBucket> header_buckets;
-  nlohmann::json sizes_json = nlohmann::json::array();
-  for (std::size_t i = 0; i < buckets.size(); ++i) {
-    BucketOutcome outcome = device ? measured_bucket(args, run, sized[i], buckets[i], buckets.size(), *device, profile, compiler)
-                                   : static_bucket(sized[i], buckets[i], profile, compiler);
-    outcome.json["config"] = outcome.header.config.to_string();
-    outcome.json["time_ms"] = outcome.header.time_ms;
-    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
-              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
-    header_buckets.push_back(std::move(outcome.header));
-    sizes_json.push_back(std::move(outcome.json));
-  }
-  const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
-  if (!run.header.empty()) {
-    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
-                                 command_text(args, run)};
-    tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
-  }
-  if (!run.json.empty()) {
-    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
-                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
-                                 {"measured", device.has_value()},
-                                 {"profile", loaded.path.string()},
-                                 {"strategy", strategy},
-                                 {"sizes", sizes_json}};
-    tuner::write_text_file(run.json, json.dump(2) + '\n');
-  }
-  if (!device) {
-    std::cerr << "advisor: tune: " << why_no_device << "; wrote the front end's static ranking (model-predicted, not measured)"
-              << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
-  }
+  for (const tuner::SizeBucket& bucket : buckets) tuner::with_size_bucket(spec, bucket); // unknown args fail first
+  const TuneDevices devices = tune_devices(run.gpus, run.mpi);
+  on_every_rank(devices, [&] {
+    if (devices.groups.empty()) return tune_kernel_on(args, run, profile_path, spec, buckets, {}, devices);
+    for (const std::vector<tuner::MeasuringDevice>& group : devices.groups) {
+      const std::string& model = group.front().name;
+      const std::size_t models = devices.groups.size();
+      TuneRunOptions per_model = run;
+      KernelTuneArguments per_model_args = args;
+      for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
+        *file = path_for_model(*file, model, models);
+      }
+      tune_kernel_on(per_model_args, per_model, profile_path, spec, buckets, group, devices);
+    }
+  });
 }
 
 } // namespace cachewise::cli

@@ -23,6 +23,8 @@ struct TuneRunOptions {
   std::string journal;
   std::string header;
   std::string json;
+  std::string gpus; ///< --gpus: "all" or "0,2,3"; empty: the first GPU
+  bool mpi = false; ///< --mpi: rank 0 plans, the other ranks measure
 };
 
 struct KernelTuneArguments {

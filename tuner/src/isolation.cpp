@@ -1,17 +1,21 @@
-// One child process per evaluation: whatever the work does to its process (segfault, abort,
+// One child process per evaluation (several at once with ChildProcesses): whatever the work does to its process (segfault, abort,
 // exit, a hang, a sticky CUDA error) stays there. The child reports through a pipe: one tag
 // byte ('R' result, 'E' exception text) then the payload.
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
+#include <vector>
 #include <string>
 
 #include "cachewise/tuner/isolation.hpp"
@@ -58,8 +62,22 @@ std::string signal_text(int signal_number) {
 } // namespace
 
 ChildOutcome run_in_child_process(const std::function<std::string()>& work, std::chrono::milliseconds timeout) {
+  ChildProcesses children;
+  children.start(work, timeout);
+  return children.wait_any().second;
+}
+
+ChildProcesses::~ChildProcesses() {
+  for (auto& [ticket, child] : children_) {
+    ::kill(child.pid, SIGKILL);
+    finish(child, true);
+  }
+}
+
+std::uint64_t ChildProcesses::start(const std::function<std::string()>& work, std::chrono::milliseconds timeout) {
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // O_CLOEXEC: a later child must not hold this one's pipe open.
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(nullptr); // otherwise buffered output would be written twice
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -74,49 +92,70 @@ ChildOutcome run_in_child_process(const std::function<std::string()>& work, std:
     run_child(fds[1], work);
   }
   ::close(fds[1]);
+  const std::uint64_t ticket = next_ticket_++;
+  children_[ticket] = {pid, fds[0], std::chrono::steady_clock::now() + timeout, timeout, {}};
+  return ticket;
+}
 
-  std::string received;
-  bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+std::pair<std::uint64_t, ChildOutcome> ChildProcesses::wait_any() {
+  if (children_.empty()) throw std::logic_error("ChildProcesses::wait_any: no child is running");
   char buffer[4096];
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<pollfd> descriptors;
+    std::vector<std::uint64_t> tickets;
+    auto earliest = children_.begin()->second.deadline;
+    for (auto& [ticket, child] : children_) {
+      if (child.deadline <= now) {
+        ::kill(child.pid, SIGKILL);
+        const std::uint64_t expired = ticket; // the key dies with the erased node
+        ChildOutcome outcome = finish(child, true);
+        children_.erase(expired);
+        return {expired, std::move(outcome)};
+      }
+      earliest = std::min(earliest, child.deadline);
+      descriptors.push_back({child.fd, POLLIN, 0});
+      tickets.push_back(ticket);
     }
-    pollfd descriptor{fds[0], POLLIN, 0};
-    const int ready = ::poll(&descriptor, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      timed_out = true;
-      break;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(earliest - now).count() + 1;
+    const int ready = ::poll(descriptors.data(), descriptors.size(), static_cast<int>(left));
+    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    for (std::size_t i = 0; ready > 0 && i < descriptors.size(); ++i) {
+      if (descriptors[i].revents == 0) continue;
+      Child& child = children_.at(tickets[i]);
+      const ssize_t n = ::read(child.fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        child.received.append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      // EOF: the child closed its end (finished or died).
+      ChildOutcome outcome = finish(child, false);
+      children_.erase(tickets[i]);
+      return {tickets[i], std::move(outcome)};
     }
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break; // EOF: the child closed its end (finished or died)
-    received.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+}
 
+ChildOutcome ChildProcesses::finish(Child& child, bool timed_out) {
+  ::close(child.fd);
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
   ChildOutcome outcome;
   if (timed_out) {
-    outcome.failure = "timed out after " + std::to_string(timeout.count()) + " ms";
+    outcome.failure = "timed out after " + std::to_string(child.timeout.count()) + " ms";
   } else if (WIFSIGNALED(status)) {
     outcome.failure = signal_text(WTERMSIG(status));
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     outcome.failure = "exited with code " + std::to_string(WEXITSTATUS(status));
-  } else if (received.empty()) {
+  } else if (child.received.empty()) {
     outcome.failure = "exited without a result";
-  } else if (received.front() == kErrorTag) {
-    outcome.failure = "threw: " + received.substr(1);
+  } else if (child.received.front() == kErrorTag) {
+    outcome.failure = "threw: " + child.received.substr(1);
   } else {
     outcome.ok = true;
-    outcome.output = received.substr(1);
+    outcome.output = child.received.substr(1);
   }
   return outcome;
 }

@@ -32,6 +32,7 @@ nlohmann::json round_to_json(const RoundRecord& record) {
   } else {
     json["failure"] = record.failure;
   }
+  if (!record.device.name.empty()) json["device"] = device_to_json(record.device);
   return json;
 }
 
@@ -48,6 +49,7 @@ RoundRecord round_from_json(const nlohmann::json& json) {
     } else {
       record.failure = json.at("failure").get<std::string>();
     }
+    if (json.contains("device")) record.device = device_from_json(json.at("device"));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("journal record: ") + e.what());
   }

@@ -13,21 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/problem.hpp"
+#include "cachewise/tuner/execution.hpp"
 
 namespace cachewise::tuner {
-
-/// One evaluation round of one candidate, as measured (or failed).
-struct RoundRecord {
-  Config config;
-  int round = 0;
-  bool ok = false;
-  std::string failure;
-  std::vector<double> samples_ms;
-  bool converged = false;
-};
-
-nlohmann::json round_to_json(const RoundRecord& record);
-RoundRecord round_from_json(const nlohmann::json& json); ///< throws InputError naming the bad field
 
 class Journal {
 public:

@@ -14,11 +14,16 @@
 #include "cachewise/errors.hpp"
 #include "cachewise/tuner/results.hpp"
 #include "cachewise/tuner/tuned_header.hpp"
+#include "header_parts.hpp"
 
 namespace cachewise::tuner {
 namespace {
 
 nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+} // namespace
+
+namespace header_parts {
 
 std::string number_text(double value) {
   char text[32];
@@ -51,7 +56,9 @@ bool is_identifier(const std::string& text) {
   return std::regex_match(text, identifier);
 }
 
-} // namespace
+} // namespace header_parts
+
+using namespace header_parts;
 
 nlohmann::json results_to_json(const TuningResult& result) {
   nlohmann::json evaluations = nlohmann::json::array();
@@ -67,6 +74,7 @@ nlohmann::json results_to_json(const TuningResult& result) {
       item["failure"] = e.failure;
     }
     if (e.predicted) item["predicted"] = *e.predicted;
+    if (!e.device.name.empty()) item["device"] = device_to_json(e.device);
     evaluations.push_back(std::move(item));
   }
   nlohmann::json json = {{"problem",
@@ -123,7 +131,7 @@ TunedEntry tuned_entry(const TuningResult& result) {
   return {result.problem, best->config, true, best->time_ms.median, note.str()};
 }
 
-namespace {
+namespace header_parts {
 
 std::vector<std::string> config_keys(const Config& config) {
   std::vector<std::string> names;
@@ -205,15 +213,47 @@ void write_many_key_lookup(std::ostringstream& out, const std::vector<HeaderBuck
       << "    }\n  }\n  return *best;\n}\n\n";
 }
 
-} // namespace
-
-std::string render_bucket_header(const std::string& scope, std::vector<HeaderBucket> buckets, const HeaderInfo& info) {
-  check_buckets(scope, buckets);
+void sort_by_sizes(std::vector<HeaderBucket>& buckets) {
   std::ranges::sort(buckets, {}, [](const HeaderBucket& b) {
     std::vector<std::int64_t> sizes;
     for (const auto& [key, value] : b.sizes) sizes.push_back(value);
     return sizes;
   });
+}
+
+void write_config_struct(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
+  out << "struct Config {\n";
+  for (const auto& [key, value] : buckets.front().sizes) out << "  std::int64_t " << key << "; // a size this entry was tuned for\n";
+  for (const std::string& key : config_keys(buckets.front().config)) out << "  std::int64_t " << key << ";\n";
+  out << "  double time_ms; // " << (buckets.front().measured ? "measured median" : "model-predicted time") << "\n};\n\n";
+}
+
+void write_entries_and_lookup(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
+  for (const HeaderBucket& bucket : buckets) {
+    out << "// " << bucket_label(bucket) << ": " << (bucket.measured ? "measured " : "predicted ") << number_text(bucket.time_ms) << " ms";
+    if (!bucket.note.empty()) out << "; " << one_line(bucket.note);
+    out << "\ninline constexpr Config " << bucket_name(bucket) << "{";
+    bool first = true;
+    for (const auto& [key, value] : bucket.sizes) {
+      out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
+      first = false;
+    }
+    for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
+    out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
+  }
+  out << "\n";
+  if (buckets.front().sizes.size() == 1) {
+    write_one_key_lookup(out, buckets);
+  } else {
+    write_many_key_lookup(out, buckets);
+  }
+}
+
+} // namespace header_parts
+
+std::string render_bucket_header(const std::string& scope, std::vector<HeaderBucket> buckets, const HeaderInfo& info) {
+  check_buckets(scope, buckets);
+  sort_by_sizes(buckets);
   const std::string prefix = "CACHEWISE_TUNED_" + upper(scope);
   const bool measured = buckets.front().measured;
   std::ostringstream out;
@@ -238,30 +278,9 @@ std::string render_bucket_header(const std::string& scope, std::vector<HeaderBuc
   }
   out << "\nnamespace cachewise_tuned::" << scope << " {\n\n"
       << "inline constexpr const char* device_name = " << cpp_string_literal(info.device_name) << ";\n"
-      << "inline constexpr bool from_measurement = " << (measured ? "true" : "false") << ";\n\n"
-      << "struct Config {\n";
-  for (const auto& [key, value] : buckets.front().sizes) out << "  std::int64_t " << key << "; // a size this entry was tuned for\n";
-  for (const std::string& key : config_keys(buckets.front().config)) out << "  std::int64_t " << key << ";\n";
-  out << "  double time_ms; // " << (measured ? "measured median" : "model-predicted time") << "\n};\n\n";
-
-  for (const HeaderBucket& bucket : buckets) {
-    out << "// " << bucket_label(bucket) << ": " << (measured ? "measured " : "predicted ") << number_text(bucket.time_ms) << " ms";
-    if (!bucket.note.empty()) out << "; " << one_line(bucket.note);
-    out << "\ninline constexpr Config " << bucket_name(bucket) << "{";
-    bool first = true;
-    for (const auto& [key, value] : bucket.sizes) {
-      out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
-      first = false;
-    }
-    for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
-    out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
-  }
-  out << "\n";
-  if (buckets.front().sizes.size() == 1) {
-    write_one_key_lookup(out, buckets);
-  } else {
-    write_many_key_lookup(out, buckets);
-  }
+      << "inline constexpr bool from_measurement = " << (measured ? "true" : "false") << ";\n\n";
+  write_config_struct(out, buckets);
+  write_entries_and_lookup(out, buckets);
   out << "} // namespace cachewise_tuned::" << scope << "\n";
   return out.str();
 }

@@ -1,5 +1,6 @@
 // The tuning driver: visit candidates in the strategy's order, measure each (in a child
-// process), journal every round, re-measure close contenders, pick the fastest.
+// process, on one GPU or several at once), journal every round, re-measure close contenders
+// on one device, pick the fastest.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,46 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/tuner/autotuner.hpp"
-#include "cachewise/tuner/isolation.hpp"
 #include "journal.hpp"
 
 namespace cachewise::tuner {
 namespace {
-
-/// Warm-up, then timed calls until the median's interval is tight or max_repeats is reached.
-RoundRecord measure_round(const Measure& measure, const Config& config, int round, const MeasurementPolicy& policy) {
-  RoundRecord record{config, round, true, {}, {}, false};
-  std::int64_t iteration = 0;
-  for (int i = 0; i < policy.warmup_runs; ++i) measure(config, iteration++);
-  while (static_cast<int>(record.samples_ms.size()) < policy.max_repeats) {
-    const double sample_ms = measure(config, iteration++);
-    if (!std::isfinite(sample_ms) || sample_ms <= 0.0) {
-      return {config, round, false, "returned a non-positive or non-finite time (" + std::to_string(sample_ms) + ")", {}, false};
-    }
-    record.samples_ms.push_back(sample_ms);
-    if (static_cast<int>(record.samples_ms.size()) >= policy.min_repeats &&
-        estimate_median(record.samples_ms, policy.confidence).ci_width_fraction() <= policy.max_ci_width_fraction) {
-      record.converged = true;
-      break;
-    }
-  }
-  return record;
-}
-
-RoundRecord evaluate_round(const Measure& measure, const Config& config, int round, const Options& options) {
-  if (options.isolation == Isolation::in_process) {
-    try {
-      return measure_round(measure, config, round, options.measurement);
-    } catch (const std::exception& e) {
-      return {config, round, false, std::string("threw: ") + e.what(), {}, false};
-    }
-  }
-  const ChildOutcome outcome = run_in_child_process(
-      [&] { return round_to_json(measure_round(measure, config, round, options.measurement)).dump(); },
-      options.candidate_timeout);
-  if (!outcome.ok) return {config, round, false, outcome.failure, {}, false};
-  return round_from_json(nlohmann::json::parse(outcome.output));
-}
 
 nlohmann::json run_identity(const ProblemSpec& problem, const Strategy& strategy, const Options& options) {
   return {{"family", problem.family},
@@ -74,47 +39,55 @@ std::optional<std::size_t> leader(const TuningResult& result) {
   return best;
 }
 
-/// The measuring half of one tune() call: what it measures, and the journal it reads rounds
+/// The measuring half of one tune() call: where rounds run, and the journal it reads rounds
 /// from and appends them to.
 struct TuningRun {
-  const Measure& measure;
+  RoundExecutor& executor;
   const Strategy& strategy;
   const Options& options;
   const std::function<void(const Progress&)>& progress;
   Journal* journal = nullptr;
 
-  /// A round already in the journal is taken from it; anything else is measured and journaled.
-  RoundRecord run_round(const Config& config, int round, bool& from_journal) const {
-    if (journal) {
-      if (const RoundRecord* done = journal->find(config, round)) {
-        from_journal = true;
-        return *done;
+  /// A journaled round of this run's device model is taken from the journal (a time from
+  /// another model is not comparable: measured again); the rest go to the executor together
+  /// and are journaled as each finishes. `done(i, record, from_journal)` per config.
+  void run_rounds(const std::vector<Config>& configs, int round, bool referee,
+                  const std::function<void(std::size_t, const RoundRecord&, bool)>& done) const {
+    std::vector<RoundRequest> requests;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const RoundRecord* journaled = journal ? journal->find(configs[i], round) : nullptr;
+      if (journaled && (journaled->device.name.empty() || journaled->device.name == executor.model())) {
+        done(i, *journaled, true);
+      } else {
+        requests.push_back({configs[i], round});
+        positions.push_back(i);
       }
     }
-    from_journal = false;
-    RoundRecord record = evaluate_round(measure, config, round, options);
-    if (journal) journal->append(record);
-    return record;
+    executor.run(requests, referee, [&](std::size_t request, RoundRecord record) {
+      if (journal) journal->append(record);
+      done(positions[request], record, false);
+    });
   }
 
-  Evaluation first_evaluation(const Config& config) const {
-    bool from_journal = false;
-    const RoundRecord record = run_round(config, 0, from_journal);
+  Evaluation first_evaluation(const RoundRecord& record, bool from_journal) const {
     Evaluation evaluation;
-    evaluation.config = config;
+    evaluation.config = record.config;
     evaluation.ok = record.ok;
     evaluation.failure = record.failure;
     evaluation.samples_ms = record.samples_ms;
     evaluation.converged = record.converged;
     evaluation.rounds = 1;
     evaluation.from_journal = from_journal;
+    evaluation.device = record.device;
     if (record.ok) evaluation.time_ms = estimate_median(record.samples_ms, options.measurement.confidence);
-    if (strategy.kind == StrategyKind::model_ranked) evaluation.predicted = strategy.predict(config);
+    if (strategy.kind == StrategyKind::model_ranked) evaluation.predicted = strategy.predict(record.config);
     return evaluation;
   }
 
   /// Measures candidates in `order` up to the budget: all at once, or for model_ranked a batch
-  /// at a time until model_ranked_stop_reason says stop.
+  /// at a time until model_ranked_stop_reason says stop. A batch's candidates run in parallel
+  /// where the executor has several devices; results keep the visiting order.
   void measure_in_order(const std::vector<Config>& candidates, const std::vector<std::size_t>& order,
                         TuningResult& result) const {
     const std::size_t budget = options.budget > 0 ? static_cast<std::size_t>(options.budget) : order.size();
@@ -122,11 +95,16 @@ struct TuningRun {
     const bool model_ranked = strategy.kind == StrategyKind::model_ranked;
     const std::size_t step = model_ranked ? static_cast<std::size_t>(std::max(strategy.batch, 1)) : limit;
     while (result.evaluations.size() < limit) {
-      const std::size_t batch_end = std::min(result.evaluations.size() + step, limit);
-      for (std::size_t position = result.evaluations.size(); position < batch_end; ++position) {
-        result.evaluations.push_back(first_evaluation(candidates[order[position]]));
-        if (progress) progress({result.evaluations.back(), 0, result.evaluations.back().from_journal});
-      }
+      const std::size_t batch_begin = result.evaluations.size();
+      const std::size_t batch_end = std::min(batch_begin + step, limit);
+      std::vector<Config> batch;
+      for (std::size_t position = batch_begin; position < batch_end; ++position) batch.push_back(candidates[order[position]]);
+      result.evaluations.resize(batch_end);
+      run_rounds(batch, 0, false, [&](std::size_t i, const RoundRecord& record, bool from_journal) {
+        Evaluation& evaluation = result.evaluations[batch_begin + i];
+        evaluation = first_evaluation(record, from_journal);
+        if (progress) progress({evaluation, 0, from_journal});
+      });
       if (model_ranked && result.evaluations.size() < limit) {
         std::vector<std::optional<double>> times;
         for (const Evaluation& evaluation : result.evaluations) times.push_back(time_of(evaluation));
@@ -143,7 +121,7 @@ struct TuningRun {
   }
 
   /// Noise-aware pick: candidates whose interval overlaps the leader's get fresh samples, for
-  /// the policy's contender_rounds.
+  /// the policy's contender_rounds, all on the executor's referee device.
   void remeasure_contenders(TuningResult& result) const {
     const MeasurementPolicy& policy = options.measurement;
     for (int round = 1; round <= policy.contender_rounds; ++round) {
@@ -158,19 +136,25 @@ struct TuningRun {
       if (contenders.size() < 2) break;
       std::ranges::sort(contenders, {}, [&](std::size_t i) { return result.evaluations[i].time_ms.median; });
       contenders.resize(std::min(contenders.size(), static_cast<std::size_t>(std::max(policy.max_contenders, 2))));
-      for (const std::size_t i : contenders) remeasure(result.evaluations[i], round);
+      std::vector<Config> configs;
+      for (const std::size_t i : contenders) configs.push_back(result.evaluations[i].config);
+      run_rounds(configs, round, true, [&](std::size_t i, const RoundRecord& record, bool from_journal) {
+        remeasure(result.evaluations[contenders[i]], record, round, from_journal);
+      });
     }
   }
 
-  void remeasure(Evaluation& evaluation, int round) const {
-    bool from_journal = false;
-    const RoundRecord record = run_round(evaluation.config, round, from_journal);
+  /// Samples of one device merge; a re-measurement on another device replaces the earlier
+  /// ones, so every contender's final time comes from the referee.
+  void remeasure(Evaluation& evaluation, const RoundRecord& record, int round, bool from_journal) const {
     evaluation.rounds = round + 1;
     evaluation.from_journal = evaluation.from_journal && from_journal;
     if (!record.ok) {
       evaluation.ok = false;
       evaluation.failure = "failed when measured again: " + record.failure;
     } else {
+      if (!same_device(evaluation.device, record.device)) evaluation.samples_ms.clear();
+      evaluation.device = record.device;
       evaluation.samples_ms.insert(evaluation.samples_ms.end(), record.samples_ms.begin(), record.samples_ms.end());
       evaluation.converged = record.converged;
       evaluation.time_ms = estimate_median(evaluation.samples_ms, options.measurement.confidence);
@@ -193,7 +177,7 @@ void Tuner::add_constraint(std::vector<std::string> parameters, std::function<bo
 }
 
 TuningResult Tuner::tune() {
-  if (!measure_) throw InputError("tuner: no measure function set");
+  if (!measure_ && !executor_) throw InputError("tuner: no measure function set");
   const MeasurementPolicy& policy = options_.measurement;
   if (policy.min_repeats < 1 || policy.max_repeats < policy.min_repeats || policy.warmup_runs < 0) {
     throw InputError("tuner: repeats need 1 <= min_repeats <= max_repeats and warmup_runs >= 0");
@@ -213,7 +197,8 @@ TuningResult Tuner::tune() {
   if (!options_.journal.empty()) {
     journal = std::make_unique<Journal>(options_.journal, run_identity(problem_, strategy_, options_));
   }
-  TuningRun run{measure_, strategy_, options_, progress_, journal.get()};
+  std::shared_ptr<RoundExecutor> executor = executor_ ? executor_ : std::shared_ptr<RoundExecutor>(local_executor(measure_, options_));
+  TuningRun run{*executor, strategy_, options_, progress_, journal.get()};
   run.measure_in_order(candidates, order, result);
   run.remeasure_contenders(result);
   result.best = leader(result);

@@ -11,7 +11,9 @@
 // Every candidate is measured in a forked child process by default, so a kernel that crashes,
 // hangs or poisons its CUDA context marks that candidate failed and the run goes on. Results
 // are appended to a JSON-lines journal as they arrive (fsync per line): a killed run, started
-// again with the same journal, skips what is done. Plain C++20 (POSIX); CUDA only behind the
+// again with the same journal, skips what is done. With Options::devices, a batch's candidates
+// run in parallel, one child per GPU (CUDA_VISIBLE_DEVICES), contenders re-measured on the
+// first; an executor (execution.hpp) may hand rounds to MPI ranks instead (mpi.hpp). Plain C++20 (POSIX); CUDA only behind the
 // launch layer's Device interface (device.hpp), which tunes a user's own kernel
 // (kernel_tuning.hpp) and writes Kernel Tuner's cache file (kernel_tuner_cache.hpp).
 //
@@ -21,10 +23,14 @@
 #include "cachewise/tuner/autotuner.hpp"
 #include "cachewise/tuner/convergence.hpp"
 #include "cachewise/tuner/device.hpp"
+#include "cachewise/tuner/devices.hpp"
+#include "cachewise/tuner/execution.hpp"
+#include "cachewise/tuner/fake_devices.hpp"
 #include "cachewise/tuner/kernel_arguments.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "cachewise/tuner/isolation.hpp"
+#include "cachewise/tuner/merged_header.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"
 #include "cachewise/tuner/statistics.hpp"

@@ -14,6 +14,7 @@
 
 #include "cachewise/errors.hpp"
 #include "cachewise/tuner/device.hpp"
+#include "cachewise/tuner/devices.hpp"
 
 namespace cachewise::tuner {
 namespace {
@@ -39,6 +40,7 @@ struct Driver {
   CACHEWISE_DRIVER_FUNCTION(cuDeviceGetCount);
   CACHEWISE_DRIVER_FUNCTION(cuDeviceGet);
   CACHEWISE_DRIVER_FUNCTION(cuDeviceGetName);
+  CACHEWISE_DRIVER_FUNCTION(cuDeviceGetUuid);
   CACHEWISE_DRIVER_FUNCTION(cuDeviceGetAttribute);
   CACHEWISE_DRIVER_FUNCTION(cuDeviceTotalMem);
   CACHEWISE_DRIVER_FUNCTION(cuDevicePrimaryCtxRetain);
@@ -213,6 +215,35 @@ std::unique_ptr<Device> open_cuda_device(int ordinal) {
     throw NoDeviceError("no CUDA device");
   }
   return std::make_unique<CudaDevice>(ordinal);
+}
+
+std::vector<MeasuringDevice> list_cuda_devices() {
+  int count = 0;
+  if (driver().cuInit(0) != CUDA_SUCCESS || driver().cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    throw NoDeviceError("no CUDA device");
+  }
+  std::vector<MeasuringDevice> devices;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice device = 0;
+    check(driver().cuDeviceGet(&device, ordinal), "cuDeviceGet");
+    std::array<char, 256> name{};
+    check(driver().cuDeviceGetName(name.data(), static_cast<int>(name.size()), device), "cuDeviceGetName");
+    CUuuid uuid{};
+    check(driver().cuDeviceGetUuid(&uuid, device), "cuDeviceGetUuid");
+    // nvidia-smi's spelling: GPU-8-4-4-4-12 hex digits.
+    std::string text = "GPU-";
+    constexpr char kHex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+      const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
+      text += kHex[byte >> 4];
+      text += kHex[byte & 15];
+    }
+    const int cc = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                   attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    devices.push_back({ordinal, name.data(), text, cc, {}, -1});
+  }
+  return devices;
 }
 
 } // namespace cachewise::tuner

@@ -4,25 +4,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cachewise/problem.hpp"
 #include "cachewise/search_space.hpp"
+#include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"
 #include "cachewise/tuner/strategy.hpp"
 
 namespace cachewise::tuner {
-
-/// Runs the kernel once with `config` and returns its time in milliseconds; throws (any
-/// std::exception) when the config cannot run. `iteration` counts this evaluation's calls from
-/// 0, warm-ups included. Realistic cache state is the caller's job: rotate input buffers by
-/// `iteration % buffer_sets` so a timed launch does not find its data left in L2 by the
-/// previous one. With child-process isolation, every evaluation runs in a fresh child: state
-/// created inside the callable (a CUDA context, device buffers) lives only for that candidate.
-using Measure = std::function<double(const Config& config, std::int64_t iteration)>;
 
 class Tuner {
 public:
@@ -38,6 +32,10 @@ public:
   void set_measure(Measure measure) { measure_ = std::move(measure); }
   void set_strategy(Strategy strategy) { strategy_ = std::move(strategy); }
   void set_options(Options options) { options_ = std::move(options); }
+  /// Where rounds run; unset: local_executor(measure, options) at tune().
+  void set_executor(std::shared_ptr<RoundExecutor> executor) { executor_ = std::move(executor); }
+  const Measure& measure() const { return measure_; }
+  const Options& options() const { return options_; }
   void on_progress(std::function<void(const Progress&)> callback) { progress_ = std::move(callback); }
 
   /// Throws InputError for an empty space, a missing Measure, a model_ranked strategy without
@@ -50,6 +48,7 @@ private:
   Measure measure_;
   Strategy strategy_;
   Options options_;
+  std::shared_ptr<RoundExecutor> executor_;
   std::function<void(const Progress&)> progress_;
 };
 

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <vector>
+
+#include "cachewise/tuner/devices.hpp"
 
 namespace cachewise::tuner {
 
@@ -34,6 +37,9 @@ struct Options {
   std::chrono::milliseconds candidate_timeout{60'000}; ///< per evaluation (child_process only)
   std::int64_t budget = 0;        ///< most candidates measured (contenders excluded); 0 = no cap
   std::filesystem::path journal;  ///< JSON lines; empty = none. An existing one is resumed.
+  /// GPUs of one model measuring in parallel, one child each (the first re-measures the
+  /// contenders); empty: the default device, one candidate at a time.
+  std::vector<MeasuringDevice> devices;
 };
 
 } // namespace cachewise::tuner

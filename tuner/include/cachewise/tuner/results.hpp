@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cachewise/problem.hpp"
+#include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/statistics.hpp"
 
 namespace cachewise::tuner {
@@ -29,6 +30,7 @@ struct Evaluation {
   int rounds = 0;                 ///< 1 + contender re-measurements
   std::optional<double> predicted; ///< model_ranked only
   bool from_journal = false;      ///< every round of it was read from the journal
+  MeasuringDevice device;         ///< where samples_ms were measured (one device: a re-measurement elsewhere replaces them)
 };
 
 struct TuningResult {
