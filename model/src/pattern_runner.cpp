@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "lane_part_memo.hpp"
 #include "lowered_pattern.hpp"
 #include "memory_system.hpp"
 #include "sampling.hpp"
@@ -53,7 +54,8 @@ public:
         line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
         wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
                          static_cast<std::size_t>(bank_period_bytes_)),
-        warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
+        warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        lane_parts_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -156,24 +158,35 @@ private:
                        const std::int64_t* loop_values, TrafficCounts& traffic, PhaseCounts& stats) {
     access_scalars(access, block.index, loop_values, scalars_);
     std::int64_t block_offset = 0;
-    if (access.affine_only) {
-      for (std::size_t d = 0; d < access.dims.size(); ++d) block_offset += scalars_[access.guards.size() + d] * access.strides[d];
-    }
+    LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
+      if (index >= access.guards.size()) block_offset += scalars_[position] * access.strides[index - access.guards.size()];
+    });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
-      // Fast path: an affine warp entirely in bounds has fixed lane offsets, so its coalesced
-      // lines / bank wavefronts depend only on the base address modulo a line / the banks.
-      const bool whole_warp = access.affine_only && whole_warp_inside(access, warp);
-      const std::uint32_t active = whole_warp ? lowered_.lanes_present[static_cast<std::size_t>(warp)] 
-                                             : lane_addresses(lowered_, access, warp, scalars_.data(), addresses_.data());
+      // Fast path: a warp entirely in bounds has fixed lane offsets (an affine access's, or
+      // those of its quotient scalars), so its coalesced lines / bank wavefronts depend only
+      // on the base address modulo a line / the banks.
+      const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+      LanePartMemo::Part* part = nullptr;
+      bool whole_warp = false;
+      std::uint32_t active = 0;
+      if (access.affine_only) {
+        whole_warp = whole_warp_inside(access, warp);
+        active = whole_warp ? present : lane_addresses(lowered_, access, warp, scalars_.data(), addresses_.data());
+      } else {
+        part = &lane_parts_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)].find(
+            lowered_, access, warp, scalars_.data());
+        whole_warp = whole_warp_inside(access, *part);
+        active = whole_warp ? present : part_addresses(access, *part, present, warp_base);
+      }
       if (active == 0) continue;
       stats.warp_instructions += 1;
       ++work_;
       if (access.shared) {
         if (skip_shared_) continue;
-        const SharedCost cost = whole_warp ? memoised_wavefronts(access, warp, warp_base, active)
-                                           : shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_,
-                                                               bank_width_bytes_);
+        const SharedCost cost = !whole_warp ? shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_)
+                                : part != nullptr ? memoised_wavefronts(access, *part, warp_base, active)
+                                                  : memoised_wavefronts(access, warp, warp_base, active);
         if (access.store) {
           traffic.shared_store_wavefronts += cost.wavefronts;
           traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
@@ -187,7 +200,12 @@ private:
       std::uint64_t line_base = 0;
       const std::vector<LineRequest>* lines = &scattered_lines_;
       if (whole_warp) {
-        lines = &memoised_lines(access, warp, warp_base, active);
+        if (part != nullptr) {
+          lines = &memoised_lines(access, part->flat_offsets.data(), warp_base, active, part->line_key, part->lines);
+        } else {
+          LineMemo& memo = line_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+          lines = &memoised_lines(access, lane_offsets(access, warp), warp_base, active, memo.key, memo.lines);
+        }
         line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
       } else {
         coalesce(access, active, 0);
@@ -221,20 +239,74 @@ private:
     }
   }
 
-  /// Lines of a whole-warp affine access relative to the line of `warp_base`, cached per
-  /// (access, warp) for the last base offset within a line.
-  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, int warp, std::int64_t warp_base,
-                                                 std::uint32_t active) {
-    LineMemo& memo = line_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+  /// True when every real lane meets every guard and bound under `part` (a quotient access).
+  bool whole_warp_inside(const LoweredAccess& access, const LanePartMemo::Part& part) const {
+    bool inside = true;
+    LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
+      const std::int64_t scalar = scalars_[position];
+      const auto [low, high] = part.ranges[index];
+      if (index < access.guards.size()) {
+        const LoweredGuard& guard = access.guards[index];
+        inside = inside && scalar + low >= guard.lower && scalar + high < guard.upper;
+      } else if (access.predicated) {
+        const std::size_t d = index - access.guards.size();
+        const std::int64_t last = scalar + high + (d + 1 == access.dims.size() ? access.vector_elements - 1 : 0);
+        inside = inside && scalar + low >= 0 && last < access.extents[d];
+      }
+    });
+    return inside;
+  }
+
+  /// lane_addresses for a quotient access from its lanes' parts: the addresses in addresses_
+  /// of the real lanes that meet every guard and bound; returns their mask.
+  std::uint32_t part_addresses(const LoweredAccess& access, const LanePartMemo::Part& part, std::uint32_t present,
+                               std::int64_t warp_base) {
+    std::uint32_t active = present;
+    LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
+      const bool guard = index < access.guards.size();
+      if (!guard && !access.predicated) return;
+      const std::size_t d = index - access.guards.size();
+      const std::int64_t lower = guard ? access.guards[index].lower : 0;
+      const std::int64_t upper = guard ? access.guards[index].upper : access.extents[d];
+      const std::int64_t tail = !guard && d + 1 == access.dims.size() ? access.vector_elements - 1 : 0;
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        const std::int64_t value = scalars_[position] + part.values[index * kWarpLanes + static_cast<std::size_t>(lane)];
+        if (value < lower || value + tail >= upper) active &= ~(1u << lane);
+      }
+    });
+    fill_whole_warp_addresses(access, part.flat_offsets.data(), warp_base);
+    return active;
+  }
+
+  const std::int64_t* lane_offsets(const LoweredAccess& access, int warp) const {
+    return access.lane_offsets.data() + static_cast<std::size_t>(warp * kWarpLanes);
+  }
+
+  /// Lines of a whole-warp access with fixed `offsets` relative to the line of `warp_base`,
+  /// kept in `lines` for the base offset within a line in `key`.
+  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
+                                                 std::uint32_t active, std::int64_t& key, std::vector<LineRequest>& lines) {
     const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
-    const std::int64_t key = warp_base & (line_bytes - 1);
-    if (memo.key != key) {
-      fill_whole_warp_addresses(access, warp, warp_base);
+    const std::int64_t offset_in_line = warp_base & (line_bytes - 1);
+    if (key != offset_in_line) {
+      fill_whole_warp_addresses(access, offsets, warp_base);
       coalesce(access, active, static_cast<std::uint64_t>(warp_base >> memory_.line_shift()));
-      memo.lines.assign(coalesced_.begin(), coalesced_.end());
-      memo.key = key;
+      lines.assign(coalesced_.begin(), coalesced_.end());
+      key = offset_in_line;
     }
-    return memo.lines;
+    return lines;
+  }
+
+  std::int64_t bank_offset(std::int64_t address) const { return ((address % bank_period_bytes_) + bank_period_bytes_) % bank_period_bytes_; }
+
+  SharedCost memoised_wavefronts(const LoweredAccess& access, LanePartMemo::Part& part, std::int64_t warp_base, std::uint32_t active) {
+    const std::int64_t key = bank_offset(warp_base);
+    if (part.bank_key != key) {
+      fill_whole_warp_addresses(access, part.flat_offsets.data(), warp_base);
+      part.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+      part.bank_key = key;
+    }
+    return part.cost;
   }
 
   SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
@@ -243,15 +315,14 @@ private:
     // warps whose lanes are a translate of an earlier warp's share its entries.
     const WarpClass& shape = warp_class(access, warp);
     const std::int64_t period = bank_period_bytes_;
-    const std::int64_t shifted = warp_base + shape.shift_elements * access.element_bytes;
-    const std::int64_t key = ((shifted % period) + period) % period;
+    const std::int64_t key = bank_offset(warp_base + shape.shift_elements * access.element_bytes);
     WavefrontMemo& memo =
         wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
                           static_cast<std::size_t>(shape.representative)) *
                              static_cast<std::size_t>(period) +
                          static_cast<std::size_t>(key)];
     if (!memo.known) {
-      fill_whole_warp_addresses(access, warp, warp_base);
+      fill_whole_warp_addresses(access, lane_offsets(access, warp), warp_base);
       memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
       memo.known = true;
     }
@@ -284,10 +355,9 @@ private:
     return found;
   }
 
-  void fill_whole_warp_addresses(const LoweredAccess& access, int warp, std::int64_t warp_base) {
-    const std::int64_t* lane_offsets = access.lane_offsets.data() + static_cast<std::size_t>(warp * kWarpLanes);
+  void fill_whole_warp_addresses(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base) {
     for (int lane = 0; lane < kWarpLanes; ++lane) {
-      addresses_[static_cast<std::size_t>(lane)] = warp_base + lane_offsets[lane] * access.element_bytes;
+      addresses_[static_cast<std::size_t>(lane)] = warp_base + offsets[lane] * access.element_bytes;
     }
   }
 
@@ -340,6 +410,7 @@ private:
   std::vector<LineMemo> line_memos_;
   std::vector<WavefrontMemo> wavefront_memos_;
   std::vector<WarpClass> warp_classes_;
+  std::vector<LanePartMemo> lane_parts_; ///< per (access, warp), for accesses with lane quotients
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;
