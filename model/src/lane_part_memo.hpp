@@ -18,6 +18,21 @@
 
 namespace cachewise::detail {
 
+/// A warp's lines relative to its base's line, for one set of issuing lanes and the base's
+/// offset within a line.
+struct LineMemoEntry {
+  std::int64_t key = -1; ///< base offset within a line
+  std::uint32_t active = 0;
+  std::vector<LineRequest> lines;
+};
+
+/// A warp's shared-memory cost, for one set of issuing lanes and the base's offset within the bank period.
+struct WavefrontEntry {
+  std::int64_t key = -1;
+  std::uint32_t active = 0;
+  SharedCost cost;
+};
+
 /// Per (access, warp): recent quotient scalars and what each gives the lanes.
 class LanePartMemo {
 public:
@@ -28,10 +43,8 @@ public:
     std::vector<std::int64_t> values;                             ///< per (guard then dim, lane)
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;    ///< per guard then dim: [min, max] over real lanes
     std::array<std::int64_t, kWarpLanes> flat_offsets{};          ///< sum of the dims' parts x strides (elements)
-    std::int64_t line_key = -1;                                   ///< base offset within a line of `lines`
-    std::vector<LineRequest> lines;                               ///< relative to the base's line
-    std::int64_t bank_key = -1;                                   ///< base offset within the bank period of `cost`
-    SharedCost cost;
+    LineMemoEntry lines;
+    WavefrontEntry wavefronts;
   };
 
   /// The part for the quotient scalars in `scalars` (access_scalars' layout), computed on a miss.
@@ -77,8 +90,8 @@ private:
 
   void fill(const LoweredPattern& lowered, const LoweredAccess& access, int warp, const std::int64_t* scalars, Part& part) {
     part.key = key_;
-    part.line_key = -1;
-    part.bank_key = -1;
+    part.lines = {};
+    part.wavefronts = {};
     const std::uint32_t present = lowered.lanes_present[static_cast<std::size_t>(warp)];
     const std::size_t exprs = access.guards.size() + access.dims.size();
     part.values.assign(exprs * kWarpLanes, 0);

@@ -55,7 +55,8 @@ public:
         wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
                          static_cast<std::size_t>(bank_period_bytes_)),
         warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        lane_parts_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
+        lane_parts_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        partial_wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -137,21 +138,33 @@ private:
     std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
   };
 
-  /// True when every real lane of `warp` meets every guard and bound (affine accesses only).
-  bool whole_warp_inside(const LoweredAccess& access, int warp) const {
+  /// The real lanes of `warp` that issue an affine `access`: those meeting every guard and,
+  /// when predicated, inside the array (lane_addresses' mask, one compare per lane and bound,
+  /// none when the lanes' range is inside).
+  std::uint32_t affine_active_lanes(const LoweredAccess& access, int warp, std::uint32_t present) const {
+    std::uint32_t active = present;
+    const auto keep = [&](const LinearTerm& term, std::int64_t scalar, std::pair<std::int64_t, std::int64_t> range,
+                          std::int64_t lower, std::int64_t upper) {
+      if (scalar + range.first >= lower && scalar + range.second < upper) return;
+      const std::int64_t* values = lowered_.lane_values.data() + term.lane_table + static_cast<std::size_t>(warp * kWarpLanes);
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        const std::int64_t value = scalar + values[lane];
+        if (value < lower || value >= upper) active &= ~(1u << lane);
+      }
+    };
     const std::size_t guards = access.guards.size();
     for (std::size_t g = 0; g < guards; ++g) {
-      const auto [low, high] = access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g];
-      if (scalars_[g] + low < access.guards[g].lower || scalars_[g] + high >= access.guards[g].upper) return false;
+      keep(access.guards[g].value.linear, scalars_[g], access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g],
+           access.guards[g].lower, access.guards[g].upper);
     }
-    if (!access.predicated) return true;
+    if (!access.predicated) return active;
     const std::size_t dims = access.dims.size();
     for (std::size_t d = 0; d < dims; ++d) {
-      const auto [low, high] = access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d];
-      const std::int64_t last = scalars_[guards + d] + high + (d + 1 == dims ? access.vector_elements - 1 : 0);
-      if (scalars_[guards + d] + low < 0 || last >= access.extents[d]) return false;
+      const std::int64_t tail = d + 1 == dims ? access.vector_elements - 1 : 0;
+      keep(access.dims[d].linear, scalars_[guards + d], access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d], 0,
+           access.extents[d] - tail);
     }
-    return true;
+    return active;
   }
 
   void run_instruction(const LoweredAccess& access, const WaveBlock& block, std::size_t block_slot,
@@ -163,29 +176,29 @@ private:
     });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
-      // Fast path: a warp entirely in bounds has fixed lane offsets (an affine access's, or
-      // those of its quotient scalars), so its coalesced lines / bank wavefronts depend only
-      // on the base address modulo a line / the banks.
+      // A warp's lanes have fixed offsets from the instruction's base (an affine access's, or
+      // those its quotient scalars give), so for one set of issuing lanes its coalesced lines
+      // and bank wavefronts depend only on the base modulo a line / the bank period.
       const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
+      const std::size_t slot = access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
       LanePartMemo::Part* part = nullptr;
-      bool whole_warp = false;
       std::uint32_t active = 0;
+      const std::int64_t* offsets = nullptr;
       if (access.affine_only) {
-        whole_warp = whole_warp_inside(access, warp);
-        active = whole_warp ? present : lane_addresses(lowered_, access, warp, scalars_.data(), addresses_.data());
+        active = affine_active_lanes(access, warp, present);
+        offsets = lane_offsets(access, warp);
       } else {
-        part = &lane_parts_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)].find(
-            lowered_, access, warp, scalars_.data());
-        whole_warp = whole_warp_inside(access, *part);
-        active = whole_warp ? present : part_addresses(access, *part, present, warp_base);
+        part = &lane_parts_[slot].find(lowered_, access, warp, scalars_.data());
+        active = part_active_lanes(access, *part, present);
+        offsets = part->flat_offsets.data();
       }
       if (active == 0) continue;
       stats.warp_instructions += 1;
       ++work_;
       if (access.shared) {
         if (skip_shared_) continue;
-        const SharedCost cost = !whole_warp ? shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_)
-                                : part != nullptr ? memoised_wavefronts(access, *part, warp_base, active)
+        const SharedCost cost = active != present ? memoised_wavefronts(access, offsets, warp_base, active, partial_wavefront_memos_[slot])
+                                : part != nullptr ? memoised_wavefronts(access, offsets, warp_base, active, part->wavefronts)
                                                   : memoised_wavefronts(access, warp, warp_base, active);
         if (access.store) {
           traffic.shared_store_wavefronts += cost.wavefronts;
@@ -197,25 +210,14 @@ private:
         }
         continue;
       }
-      std::uint64_t line_base = 0;
-      const std::vector<LineRequest>* lines = &scattered_lines_;
-      if (whole_warp) {
-        if (part != nullptr) {
-          lines = &memoised_lines(access, part->flat_offsets.data(), warp_base, active, part->line_key, part->lines);
-        } else {
-          LineMemo& memo = line_memos_[access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
-          lines = &memoised_lines(access, lane_offsets(access, warp), warp_base, active, memo.key, memo.lines);
-        }
-        line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
-      } else {
-        coalesce(access, active, 0);
-        scattered_lines_.assign(coalesced_.begin(), coalesced_.end());
-      }
-      work_ += static_cast<std::int64_t>(lines->size());
+      const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : line_memos_[slot]);
+      const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
+      work_ += static_cast<std::int64_t>(lines.size());
+      for (const LineRequest& request : lines) memory_.prefetch(block.sm, request.line + line_base);
       if (access.store) {
         traffic.global_store_requests += 1;
-        const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, *lines, line_base);
-        for (LineRequest request : *lines) {
+        const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, lines, line_base);
+        for (LineRequest request : lines) {
           request.line += line_base;
           traffic.global_store_sectors += sector_count(request.sectors);
           memory_.store(block.sm, request, traffic);
@@ -224,7 +226,7 @@ private:
       } else {
         traffic.global_load_requests += 1;
         int latency = 0;
-        for (LineRequest request : *lines) {
+        for (LineRequest request : lines) {
           request.line += line_base;
           traffic.global_load_sectors += sector_count(request.sectors);
           latency = std::max(latency, memory_.load(block.sm, request, traffic));
@@ -239,42 +241,24 @@ private:
     }
   }
 
-  /// True when every real lane meets every guard and bound under `part` (a quotient access).
-  bool whole_warp_inside(const LoweredAccess& access, const LanePartMemo::Part& part) const {
-    bool inside = true;
-    LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
-      const std::int64_t scalar = scalars_[position];
-      const auto [low, high] = part.ranges[index];
-      if (index < access.guards.size()) {
-        const LoweredGuard& guard = access.guards[index];
-        inside = inside && scalar + low >= guard.lower && scalar + high < guard.upper;
-      } else if (access.predicated) {
-        const std::size_t d = index - access.guards.size();
-        const std::int64_t last = scalar + high + (d + 1 == access.dims.size() ? access.vector_elements - 1 : 0);
-        inside = inside && scalar + low >= 0 && last < access.extents[d];
-      }
-    });
-    return inside;
-  }
-
-  /// lane_addresses for a quotient access from its lanes' parts: the addresses in addresses_
-  /// of the real lanes that meet every guard and bound; returns their mask.
-  std::uint32_t part_addresses(const LoweredAccess& access, const LanePartMemo::Part& part, std::uint32_t present,
-                               std::int64_t warp_base) {
+  /// The real lanes that issue a quotient access under `part`: every one when their ranges lie
+  /// inside every guard and bound, else lane by lane.
+  std::uint32_t part_active_lanes(const LoweredAccess& access, const LanePartMemo::Part& part, std::uint32_t present) const {
     std::uint32_t active = present;
     LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
       const bool guard = index < access.guards.size();
       if (!guard && !access.predicated) return;
       const std::size_t d = index - access.guards.size();
       const std::int64_t lower = guard ? access.guards[index].lower : 0;
-      const std::int64_t upper = guard ? access.guards[index].upper : access.extents[d];
       const std::int64_t tail = !guard && d + 1 == access.dims.size() ? access.vector_elements - 1 : 0;
+      const std::int64_t upper = (guard ? access.guards[index].upper : access.extents[d]) - tail;
+      const std::int64_t scalar = scalars_[position];
+      if (scalar + part.ranges[index].first >= lower && scalar + part.ranges[index].second < upper) return;
       for (int lane = 0; lane < kWarpLanes; ++lane) {
-        const std::int64_t value = scalars_[position] + part.values[index * kWarpLanes + static_cast<std::size_t>(lane)];
-        if (value < lower || value + tail >= upper) active &= ~(1u << lane);
+        const std::int64_t value = scalar + part.values[index * kWarpLanes + static_cast<std::size_t>(lane)];
+        if (value < lower || value >= upper) active &= ~(1u << lane);
       }
     });
-    fill_whole_warp_addresses(access, part.flat_offsets.data(), warp_base);
     return active;
   }
 
@@ -282,31 +266,36 @@ private:
     return access.lane_offsets.data() + static_cast<std::size_t>(warp * kWarpLanes);
   }
 
-  /// Lines of a whole-warp access with fixed `offsets` relative to the line of `warp_base`,
-  /// kept in `lines` for the base offset within a line in `key`.
+  /// Lines of the `active` lanes at `offsets` from `warp_base`, relative to its line, kept in
+  /// `memo` for those lanes and the base's offset within a line.
   const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
-                                                 std::uint32_t active, std::int64_t& key, std::vector<LineRequest>& lines) {
+                                                 std::uint32_t active, LineMemoEntry& memo) {
     const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
     const std::int64_t offset_in_line = warp_base & (line_bytes - 1);
-    if (key != offset_in_line) {
-      fill_whole_warp_addresses(access, offsets, warp_base);
+    if (memo.key != offset_in_line || memo.active != active) {
+      fill_addresses(access, offsets, warp_base);
       coalesce(access, active, static_cast<std::uint64_t>(warp_base >> memory_.line_shift()));
-      lines.assign(coalesced_.begin(), coalesced_.end());
-      key = offset_in_line;
+      memo.lines.assign(coalesced_.begin(), coalesced_.end());
+      memo.key = offset_in_line;
+      memo.active = active;
     }
-    return lines;
+    return memo.lines;
   }
 
   std::int64_t bank_offset(std::int64_t address) const { return ((address % bank_period_bytes_) + bank_period_bytes_) % bank_period_bytes_; }
 
-  SharedCost memoised_wavefronts(const LoweredAccess& access, LanePartMemo::Part& part, std::int64_t warp_base, std::uint32_t active) {
+  /// Wavefronts of the `active` lanes at `offsets` from `warp_base`, kept in `memo` for those
+  /// lanes and the base's offset within the bank period.
+  SharedCost memoised_wavefronts(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
+                                 std::uint32_t active, WavefrontEntry& memo) {
     const std::int64_t key = bank_offset(warp_base);
-    if (part.bank_key != key) {
-      fill_whole_warp_addresses(access, part.flat_offsets.data(), warp_base);
-      part.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
-      part.bank_key = key;
+    if (memo.key != key || memo.active != active) {
+      fill_addresses(access, offsets, warp_base);
+      memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
+      memo.key = key;
+      memo.active = active;
     }
-    return part.cost;
+    return memo.cost;
   }
 
   SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
@@ -322,7 +311,7 @@ private:
                              static_cast<std::size_t>(period) +
                          static_cast<std::size_t>(key)];
     if (!memo.known) {
-      fill_whole_warp_addresses(access, lane_offsets(access, warp), warp_base);
+      fill_addresses(access, lane_offsets(access, warp), warp_base);
       memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
       memo.known = true;
     }
@@ -355,7 +344,7 @@ private:
     return found;
   }
 
-  void fill_whole_warp_addresses(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base) {
+  void fill_addresses(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base) {
     for (int lane = 0; lane < kWarpLanes; ++lane) {
       addresses_[static_cast<std::size_t>(lane)] = warp_base + offsets[lane] * access.element_bytes;
     }
@@ -393,10 +382,6 @@ private:
   int banks_;
   int bank_width_bytes_;
   std::int64_t bank_period_bytes_; ///< banks x bank width: shifting a warp's offsets by it keeps its banks
-  struct LineMemo {
-    std::int64_t key = -1;
-    std::vector<LineRequest> lines;
-  };
   struct WavefrontMemo {
     bool known = false;
     SharedCost cost;
@@ -407,10 +392,11 @@ private:
   Coalescer coalescer_;
   std::vector<LineRequest> coalesced_;
   std::vector<LineRequest> scattered_lines_;
-  std::vector<LineMemo> line_memos_;
+  std::vector<LineMemoEntry> line_memos_;
   std::vector<WavefrontMemo> wavefront_memos_;
   std::vector<WarpClass> warp_classes_;
   std::vector<LanePartMemo> lane_parts_; ///< per (access, warp), for accesses with lane quotients
+  std::vector<WavefrontEntry> partial_wavefront_memos_; ///< per (access, warp): the last warp with idle lanes
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;
