@@ -18,20 +18,46 @@
 
 namespace cachewise::detail {
 
-/// A warp's lines relative to its base's line, for one set of issuing lanes and the base's
-/// offset within a line.
-struct LineMemoEntry {
-  std::int64_t key = -1; ///< base offset within a line
-  std::uint32_t active = 0;
-  std::vector<LineRequest> lines;
+/// What a warp instruction with fixed lane offsets gives (its lines relative to its base's
+/// line, or its bank wavefronts), by its issuing lanes and its base's offset within a line or
+/// the bank period: the last few of them (a warp at the grid's edge alternates with inner ones).
+template <typename Value>
+class MaskMemo {
+public:
+  /// The entry for (`offset`, `active`); a new one, for the caller to fill, when `known` is false.
+  Value& find(std::int64_t offset, std::uint32_t active, bool& known) {
+    for (Entry& entry : entries_) {
+      if (entry.used && entry.offset == offset && entry.active == active) {
+        known = true;
+        return entry.value;
+      }
+    }
+    Entry& entry = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    entry.used = true;
+    entry.offset = offset;
+    entry.active = active;
+    known = false;
+    return entry.value;
+  }
+  void clear() {
+    for (Entry& entry : entries_) entry.used = false;
+  }
+
+private:
+  static constexpr std::size_t kEntries = 4;
+  struct Entry {
+    bool used = false;
+    std::int64_t offset = 0;
+    std::uint32_t active = 0;
+    Value value{};
+  };
+  std::array<Entry, kEntries> entries_;
+  std::size_t next_ = 0;
 };
 
-/// A warp's shared-memory cost, for one set of issuing lanes and the base's offset within the bank period.
-struct WavefrontEntry {
-  std::int64_t key = -1;
-  std::uint32_t active = 0;
-  SharedCost cost;
-};
+using LineMemo = MaskMemo<std::vector<LineRequest>>;
+using WavefrontMemo = MaskMemo<SharedCost>;
 
 /// Per (access, warp): recent quotient scalars and what each gives the lanes.
 class LanePartMemo {
@@ -43,8 +69,8 @@ public:
     std::vector<std::int64_t> values;                             ///< per (guard then dim, lane)
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;    ///< per guard then dim: [min, max] over real lanes
     std::array<std::int64_t, kWarpLanes> flat_offsets{};          ///< sum of the dims' parts x strides (elements)
-    LineMemoEntry lines;
-    WavefrontEntry wavefronts;
+    LineMemo lines;
+    WavefrontMemo wavefronts;
   };
 
   /// The part for the quotient scalars in `scalars` (access_scalars' layout), computed on a miss.
@@ -90,8 +116,8 @@ private:
 
   void fill(const LoweredPattern& lowered, const LoweredAccess& access, int warp, const std::int64_t* scalars, Part& part) {
     part.key = key_;
-    part.lines = {};
-    part.wavefronts = {};
+    part.lines.clear();
+    part.wavefronts.clear();
     const std::uint32_t present = lowered.lanes_present[static_cast<std::size_t>(warp)];
     const std::size_t exprs = access.guards.size() + access.dims.size();
     part.values.assign(exprs * kWarpLanes, 0);

@@ -175,6 +175,8 @@ private:
       if (index >= access.guards.size()) block_offset += scalars_[position] * access.strides[index - access.guards.size()];
     });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
+    const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
+    warp_lines_.clear();
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
       // A warp's lanes have fixed offsets from the instruction's base (an affine access's, or
       // those its quotient scalars give), so for one set of issuing lanes its coalesced lines
@@ -211,33 +213,41 @@ private:
         continue;
       }
       const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : line_memos_[slot]);
-      const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
       work_ += static_cast<std::int64_t>(lines.size());
+      // The warps' lines are independent of the caches: their sets are fetched into the host
+      // caches for the whole block first, so the misses overlap, and run after.
       for (const LineRequest& request : lines) memory_.prefetch(block.sm, request.line + line_base);
-      if (access.store) {
-        traffic.global_store_requests += 1;
-        const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, lines, line_base);
-        for (LineRequest request : lines) {
-          request.line += line_base;
-          traffic.global_store_sectors += sector_count(request.sectors);
-          memory_.store(block.sm, request, traffic);
-          if (keep) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
-        }
-      } else {
-        traffic.global_load_requests += 1;
-        int latency = 0;
-        for (LineRequest request : lines) {
-          request.line += line_base;
-          traffic.global_load_sectors += sector_count(request.sectors);
-          latency = std::max(latency, memory_.load(block.sm, request, traffic));
-        }
-        LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
-        round.slowest_cycles = std::max(round.slowest_cycles, latency);
-        if (++round.loads == loads_in_flight_) {
-          close_round(round, stats);
-          round = LoadRound{};
-        }
+      warp_lines_.push_back({warp, &lines});
+    }
+    for (const auto& [warp, lines] : warp_lines_) run_global(access, block, block_slot, warp, *lines, line_base, traffic, stats);
+  }
+
+  /// One warp's global access: its lines (relative to `line_base`) through the memory system.
+  void run_global(const LoweredAccess& access, const WaveBlock& block, std::size_t block_slot, int warp,
+                  const std::vector<LineRequest>& lines, std::uint64_t line_base, TrafficCounts& traffic, PhaseCounts& stats) {
+    if (access.store) {
+      traffic.global_store_requests += 1;
+      const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, lines, line_base);
+      for (LineRequest request : lines) {
+        request.line += line_base;
+        traffic.global_store_sectors += sector_count(request.sectors);
+        memory_.store(block.sm, request, traffic);
+        if (keep) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
       }
+      return;
+    }
+    traffic.global_load_requests += 1;
+    int latency = 0;
+    for (LineRequest request : lines) {
+      request.line += line_base;
+      traffic.global_load_sectors += sector_count(request.sectors);
+      latency = std::max(latency, memory_.load(block.sm, request, traffic));
+    }
+    LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+    round.slowest_cycles = std::max(round.slowest_cycles, latency);
+    if (++round.loads == loads_in_flight_) {
+      close_round(round, stats);
+      round = LoadRound{};
     }
   }
 
@@ -269,17 +279,16 @@ private:
   /// Lines of the `active` lanes at `offsets` from `warp_base`, relative to its line, kept in
   /// `memo` for those lanes and the base's offset within a line.
   const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
-                                                 std::uint32_t active, LineMemoEntry& memo) {
+                                                 std::uint32_t active, LineMemo& memo) {
     const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
-    const std::int64_t offset_in_line = warp_base & (line_bytes - 1);
-    if (memo.key != offset_in_line || memo.active != active) {
+    bool known = false;
+    std::vector<LineRequest>& lines = memo.find(warp_base & (line_bytes - 1), active, known);
+    if (!known) {
       fill_addresses(access, offsets, warp_base);
       coalesce(access, active, static_cast<std::uint64_t>(warp_base >> memory_.line_shift()));
-      memo.lines.assign(coalesced_.begin(), coalesced_.end());
-      memo.key = offset_in_line;
-      memo.active = active;
+      lines.assign(coalesced_.begin(), coalesced_.end());
     }
-    return memo.lines;
+    return lines;
   }
 
   std::int64_t bank_offset(std::int64_t address) const { return ((address % bank_period_bytes_) + bank_period_bytes_) % bank_period_bytes_; }
@@ -287,15 +296,14 @@ private:
   /// Wavefronts of the `active` lanes at `offsets` from `warp_base`, kept in `memo` for those
   /// lanes and the base's offset within the bank period.
   SharedCost memoised_wavefronts(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
-                                 std::uint32_t active, WavefrontEntry& memo) {
-    const std::int64_t key = bank_offset(warp_base);
-    if (memo.key != key || memo.active != active) {
+                                 std::uint32_t active, WavefrontMemo& memo) {
+    bool known = false;
+    SharedCost& cost = memo.find(bank_offset(warp_base), active, known);
+    if (!known) {
       fill_addresses(access, offsets, warp_base);
-      memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
-      memo.key = key;
-      memo.active = active;
+      cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
     }
-    return memo.cost;
+    return cost;
   }
 
   SharedCost memoised_wavefronts(const LoweredAccess& access, int warp, std::int64_t warp_base, std::uint32_t active) {
@@ -305,7 +313,7 @@ private:
     const WarpClass& shape = warp_class(access, warp);
     const std::int64_t period = bank_period_bytes_;
     const std::int64_t key = bank_offset(warp_base + shape.shift_elements * access.element_bytes);
-    WavefrontMemo& memo =
+    KnownCost& memo =
         wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
                           static_cast<std::size_t>(shape.representative)) *
                              static_cast<std::size_t>(period) +
@@ -382,21 +390,21 @@ private:
   int banks_;
   int bank_width_bytes_;
   std::int64_t bank_period_bytes_; ///< banks x bank width: shifting a warp's offsets by it keeps its banks
-  struct WavefrontMemo {
-    bool known = false;
-    SharedCost cost;
-  };
 
   std::vector<std::int64_t> scalars_;
   std::array<std::int64_t, kWarpLanes> addresses_{};
   Coalescer coalescer_;
   std::vector<LineRequest> coalesced_;
-  std::vector<LineRequest> scattered_lines_;
-  std::vector<LineMemoEntry> line_memos_;
-  std::vector<WavefrontMemo> wavefront_memos_;
+  std::vector<std::pair<int, const std::vector<LineRequest>*>> warp_lines_; ///< a block's warps with global lines to run
+  std::vector<LineMemo> line_memos_;
+  struct KnownCost {
+    bool known = false;
+    SharedCost cost;
+  };
+  std::vector<KnownCost> wavefront_memos_; ///< per (access, representative warp, bank offset)
   std::vector<WarpClass> warp_classes_;
   std::vector<LanePartMemo> lane_parts_; ///< per (access, warp), for accesses with lane quotients
-  std::vector<WavefrontEntry> partial_wavefront_memos_; ///< per (access, warp): the last warp with idle lanes
+  std::vector<WavefrontMemo> partial_wavefront_memos_; ///< per (access, warp): warps with idle lanes
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;

@@ -74,23 +74,30 @@ private:
   }
 };
 
-/// A zero-filled array from the pool; its owner zeroes what it wrote before it goes.
+/// A zero-filled array from the pool, starting on a host cache line (a 4-way L1 set of
+/// 16-byte slots is then one host line, not two); its owner zeroes what it wrote before it goes.
 template <typename T>
 class ZeroedArray {
 public:
+  static constexpr std::size_t kAlignmentBytes = 64;
+
   ZeroedArray() = default;
   explicit ZeroedArray(std::size_t count)
-      : data_(static_cast<T*>(ZeroedBufferPool::acquire(count * sizeof(T))), Release{count * sizeof(T)}) {}
-  T& operator[](std::size_t i) { return data_.get()[i]; }
-  const T& operator[](std::size_t i) const { return data_.get()[i]; }
-  explicit operator bool() const { return data_ != nullptr; }
+      : buffer_(ZeroedBufferPool::acquire(count * sizeof(T) + kAlignmentBytes), Release{count * sizeof(T) + kAlignmentBytes}) {
+    const auto address = reinterpret_cast<std::uintptr_t>(buffer_.get());
+    data_ = reinterpret_cast<T*>((address + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes);
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  explicit operator bool() const { return buffer_ != nullptr; }
 
 private:
   struct Release {
     std::size_t bytes = 0;
-    void operator()(T* pointer) const { ZeroedBufferPool::release(pointer, bytes); }
+    void operator()(void* pointer) const { ZeroedBufferPool::release(pointer, bytes); }
   };
-  std::unique_ptr<T, Release> data_;
+  std::unique_ptr<void, Release> buffer_;
+  T* data_ = nullptr;
 };
 
 /// Number of set bits in a sector mask (at most 8 sectors per line): a table lookup, since
@@ -168,15 +175,19 @@ public:
     std::int64_t slot = -1;
   };
 
-  /// Looks `line` up without touching recency.
+  /// Looks `line` up without touching recency. A set fills its ways in order and empties
+  /// only as a whole (invalidate), so its lines are a prefix of its ways: the first empty
+  /// way ends the search (a partly filled L2's misses read one host cache line, not four).
   Probe probe(std::uint64_t line) const {
     Probe result{set_of(line) * ways_, -1};
     const std::uint64_t tag = line + 1; // 0 marks an empty slot
     for (std::int64_t slot = result.first; slot < result.first + ways_; ++slot) {
-      if (slots_[static_cast<std::size_t>(slot)].tag == tag) {
+      const std::uint64_t held = slots_[static_cast<std::size_t>(slot)].tag;
+      if (held == tag) {
         result.slot = slot;
         break;
       }
+      if (held == 0) break;
     }
     return result;
   }
