@@ -151,15 +151,17 @@ public:
   SectorCache& operator=(SectorCache&&) = delete;
   ~SectorCache() { invalidate(); }
 
-  /// Empties the cache, dirty data included (nothing is written back), touching only the
-  /// sets that were used.
+  /// Empties the cache, dirty data included (nothing is written back), touching only what
+  /// was used: the sets that hold lines, in each its filled ways (a prefix, see probe), and
+  /// the write masks of dirty slots only (write_back clears a slot's masks with its dirt).
   void invalidate() {
     if (!slots_) return; // moved from
     for (const std::int64_t set : touched_sets_) {
       const auto first = static_cast<std::size_t>(set * ways_);
-      for (std::size_t slot = first; slot < first + static_cast<std::size_t>(ways_); ++slot) {
+      for (std::size_t slot = first; slot < first + static_cast<std::size_t>(ways_) && slots_[slot].tag != 0; ++slot) {
+        const bool dirty = slots_[slot].dirty != 0;
         slots_[slot] = Slot{};
-        if (!tracks_writes_) continue;
+        if (!tracks_writes_ || !dirty) continue;
         for (std::size_t s = 0; s < static_cast<std::size_t>(sectors_per_line_); ++s) {
           written_bytes_[slot * static_cast<std::size_t>(sectors_per_line_) + s] = 0;
         }
