@@ -45,7 +45,7 @@ public:
   }
 
 private:
-  static constexpr std::size_t kEntries = 4;
+  static constexpr std::size_t kEntries = 8; // a gemm thread tile's 8 columns: 8 base offsets
   struct Entry {
     bool used = false;
     std::int64_t offset = 0;

@@ -56,7 +56,8 @@ public:
                          static_cast<std::size_t>(bank_period_bytes_)),
         warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
         lane_parts_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        partial_wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)) {}
+        partial_wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        block_uniform_shared_(block_uniform_shared(lowered)) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -109,6 +110,10 @@ private:
         }
       }
       for (const LoweredAccess& access : phase.accesses) {
+        if (!reversed && block_uniform_shared_[access.id]) {
+          run_for_every_block(access, blocks.size(), loop_values.data(), traffic, stats);
+          continue;
+        }
         for (std::size_t b = 0; b < blocks.size(); ++b) {
           const std::int64_t* values = reversed ? block_values.data() + b * slots : loop_values.data();
           run_instruction(access, blocks[b], b, values, traffic, stats);
@@ -119,6 +124,44 @@ private:
     for (const LoadRound& round : rounds_) {
       if (round.loads > 0) close_round(round, stats);
     }
+  }
+
+  /// A shared access whose index and guards do not involve the block index costs every block
+  /// of the wave the same (no cache state): run for the first block, its counts (whole
+  /// numbers, so exact in doubles) taken `blocks` times (gemm's k loop of tile reads).
+  void run_for_every_block(const LoweredAccess& access, std::size_t blocks, const std::int64_t* loop_values, TrafficCounts& traffic,
+                           PhaseCounts& stats) {
+    TrafficCounts one_traffic;
+    PhaseCounts one_stats;
+    const std::int64_t work_before = work_;
+    run_instruction(access, WaveBlock{}, 0, loop_values, one_traffic, one_stats);
+    const auto copies = static_cast<double>(blocks);
+    work_ = work_before + (work_ - work_before) * static_cast<std::int64_t>(blocks);
+    traffic.shared_load_wavefronts += one_traffic.shared_load_wavefronts * copies;
+    traffic.shared_load_ideal_wavefronts += one_traffic.shared_load_ideal_wavefronts * copies;
+    traffic.shared_store_wavefronts += one_traffic.shared_store_wavefronts * copies;
+    traffic.shared_store_ideal_wavefronts += one_traffic.shared_store_ideal_wavefronts * copies;
+    stats.warp_instructions += one_stats.warp_instructions * copies;
+    stats.shared_load_instructions += one_stats.shared_load_instructions * copies;
+  }
+
+  static bool involves_block(const LinearTerm& term) { return term.block != std::array<std::int64_t, 3>{}; }
+  static bool involves_block(const LoweredExpr& expr) {
+    const auto quotient = [](const LoweredQuotient& q) { return involves_block(q.inner); };
+    return involves_block(expr.linear) || std::any_of(expr.quotients.begin(), expr.quotients.end(), quotient) ||
+           std::any_of(expr.uniform_quotients.begin(), expr.uniform_quotients.end(), quotient);
+  }
+  /// Per access id: a shared access none of whose indices and guards involve the block index.
+  static std::vector<bool> block_uniform_shared(const LoweredPattern& lowered) {
+    std::vector<bool> uniform(lowered.access_count, false);
+    for (const LoweredPhase& phase : lowered.phases) {
+      for (const LoweredAccess& access : phase.accesses) {
+        bool involves = false;
+        LanePartMemo::for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) { involves = involves || involves_block(expr); });
+        uniform[access.id] = access.shared && !involves;
+      }
+    }
+    return uniform;
   }
 
   /// The loads a warp has issued in its current round and the slowest of them.
@@ -405,6 +448,7 @@ private:
   std::vector<WarpClass> warp_classes_;
   std::vector<LanePartMemo> lane_parts_; ///< per (access, warp), for accesses with lane quotients
   std::vector<WavefrontMemo> partial_wavefront_memos_; ///< per (access, warp): warps with idle lanes
+  std::vector<bool> block_uniform_shared_;              ///< per access id, see block_uniform_shared
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;
