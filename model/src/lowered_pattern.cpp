@@ -1,6 +1,7 @@
 #include "lowered_pattern.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace cachewise::detail {
 namespace {
@@ -106,9 +107,12 @@ private:
       const bool uniform = std::all_of(term.thread_terms.begin(), term.thread_terms.end(), [](const auto& entry) {
         return entry.first == IndexVar::block_x || entry.first == IndexVar::block_y || entry.first == IndexVar::block_z;
       });
-      (uniform ? out.uniform_quotients : out.quotients)
-          .push_back({linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
-                      term.modulus});
+      LoweredQuotient lowered{linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
+                              term.modulus};
+      const auto power_of_two = [](std::int64_t value) { return value > 0 && std::has_single_bit(static_cast<std::uint64_t>(value)); };
+      if (power_of_two(term.divisor)) lowered.divisor_shift = std::countr_zero(static_cast<std::uint64_t>(term.divisor));
+      if (power_of_two(term.modulus)) lowered.modulus_mask = term.modulus - 1;
+      (uniform ? out.uniform_quotients : out.quotients).push_back(std::move(lowered));
     }
     return out;
   }
