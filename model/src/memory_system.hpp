@@ -24,12 +24,6 @@ public:
   int home_partition(std::uint64_t line) const;
   int near_partition(int sm) const { return near_partition_[static_cast<std::size_t>(sm)]; }
 
-  /// Host prefetch of what a load or store of `line` from `sm` will probe first (its L1 and
-  /// its home L2 partition's set); no effect on the simulation.
-  void prefetch(int sm, std::uint64_t line) const {
-    l1_[static_cast<std::size_t>(sm)].prefetch(line);
-    l2_[static_cast<std::size_t>(home_partition(line))].prefetch(line);
-  }
   /// A global load of `request` from `sm`; returns the latency of its slowest sector.
   int load(int sm, const LineRequest& request, TrafficCounts& counts);
   /// A global store: write-through L1, then the home L2 partition.

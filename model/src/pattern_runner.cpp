@@ -219,7 +219,6 @@ private:
     });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
     const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
-    warp_lines_.clear();
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
       // A warp's lanes have fixed offsets from the instruction's base (an affine access's, or
       // those its quotient scalars give), so for one set of issuing lanes its coalesced lines
@@ -257,12 +256,8 @@ private:
       }
       const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : line_memos_[slot]);
       work_ += static_cast<std::int64_t>(lines.size());
-      // The warps' lines are independent of the caches: their sets are fetched into the host
-      // caches for the whole block first, so the misses overlap, and run after.
-      for (const LineRequest& request : lines) memory_.prefetch(block.sm, request.line + line_base);
-      warp_lines_.push_back({warp, &lines});
+      run_global(access, block, block_slot, warp, lines, line_base, traffic, stats);
     }
-    for (const auto& [warp, lines] : warp_lines_) run_global(access, block, block_slot, warp, *lines, line_base, traffic, stats);
   }
 
   /// One warp's global access: its lines (relative to `line_base`) through the memory system.
@@ -438,7 +433,6 @@ private:
   std::array<std::int64_t, kWarpLanes> addresses_{};
   Coalescer coalescer_;
   std::vector<LineRequest> coalesced_;
-  std::vector<std::pair<int, const std::vector<LineRequest>*>> warp_lines_; ///< a block's warps with global lines to run
   std::vector<LineMemo> line_memos_;
   struct KnownCost {
     bool known = false;

@@ -130,7 +130,6 @@ struct Writeback {
 class SectorCache {
 public:
   static constexpr std::uint64_t kHashChunkLines = 32;
-  static constexpr std::size_t kHostLineBytes = 64;
 
   explicit SectorCache(const CacheGeometry& geometry)
       : ways_(geometry.ways), sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
@@ -192,16 +191,6 @@ public:
       if (held == 0) break;
     }
     return result;
-  }
-
-  /// Asks the host to fetch `line`'s set (and its write masks) ahead of a probe: the
-  /// simulator's time goes into host cache misses on these arrays, and a warp's lines are
-  /// independent, so their misses can overlap.
-  void prefetch(std::uint64_t line) const {
-    const auto first = static_cast<std::size_t>(set_of(line) * ways_);
-    const char* set = reinterpret_cast<const char*>(&slots_[first]);
-    for (std::size_t byte = 0; byte < static_cast<std::size_t>(ways_) * sizeof(Slot); byte += kHostLineBytes) __builtin_prefetch(set + byte);
-    if (tracks_writes_) __builtin_prefetch(&written_bytes_[first * static_cast<std::size_t>(sectors_per_line_)]);
   }
 
   std::uint32_t valid_mask(std::int64_t slot) const { return slot < 0 ? 0u : slots_[static_cast<std::size_t>(slot)].valid; }
