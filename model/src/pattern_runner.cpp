@@ -41,23 +41,63 @@ std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const S
   return trips;
 }
 
+struct WarpClass {
+  int representative = -1;         ///< -1: not classified yet
+  std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
+};
+
+struct KnownCost {
+  bool known = false;
+  SharedCost cost;
+};
+
+bool involves_block(const LinearTerm& term) { return term.block != std::array<std::int64_t, 3>{}; }
+bool involves_block(const LoweredExpr& expr) {
+  const auto quotient = [](const LoweredQuotient& q) { return involves_block(q.inner); };
+  return involves_block(expr.linear) || std::any_of(expr.quotients.begin(), expr.quotients.end(), quotient) ||
+         std::any_of(expr.uniform_quotients.begin(), expr.uniform_quotients.end(), quotient);
+}
+/// Per access id: a shared access none of whose indices and guards involve the block index.
+std::vector<bool> block_uniform_shared(const LoweredPattern& lowered) {
+  std::vector<bool> uniform(lowered.access_count, false);
+  for (const LoweredPhase& phase : lowered.phases) {
+    for (const LoweredAccess& access : phase.accesses) {
+      bool involves = false;
+      LanePartMemo::for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) { involves = involves || involves_block(expr); });
+      uniform[access.id] = access.shared && !involves;
+    }
+  }
+  return uniform;
+}
+
+
+/// What the runner learns about the pattern's warps that does not depend on cache state (lines
+/// relative to a base, bank wavefronts, lane parts, warp classes): kept by the kernel, so the
+/// sampler's scratch run and its sample share it. Per (access, warp) unless noted.
+struct RunnerMemos {
+  RunnerMemos(const LoweredPattern& lowered, std::int64_t bank_period_bytes)
+      : lines(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
+        wavefronts(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) * static_cast<std::size_t>(bank_period_bytes)),
+        warp_classes(lines.size()), lane_parts(lines.size()), partial_wavefronts(lines.size()),
+        block_uniform_shared(cachewise::detail::block_uniform_shared(lowered)) {}
+  std::vector<LineMemo> lines;
+  std::vector<KnownCost> wavefronts; ///< per (access, representative warp, bank offset): whole warps
+  std::vector<WarpClass> warp_classes;
+  std::vector<LanePartMemo> lane_parts;         ///< accesses with lane quotients
+  std::vector<WavefrontMemo> partial_wavefronts; ///< warps with idle lanes
+  std::vector<bool> block_uniform_shared;       ///< per access id, see block_uniform_shared
+};
+
 /// Executes the phases of the pattern's blocks, one wave at a time.
 class WaveRunner final : public WaveExecutor {
 public:
   WaveRunner(const LoweredPattern& lowered, const std::vector<std::int64_t>& simulated_trips, const DeviceProfile& profile,
-             MemorySystem& memory, std::int64_t loads_in_flight)
+             MemorySystem& memory, std::int64_t loads_in_flight, RunnerMemos& memos)
       : lowered_(lowered), simulated_trips_(simulated_trips), memory_(memory), loads_in_flight_(loads_in_flight),
         dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)), banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
         bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
-        coalescer_(memory.line_shift(), memory.sector_bytes()),
-        line_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
-                         static_cast<std::size_t>(bank_period_bytes_)),
-        warp_classes_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        lane_parts_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        partial_wavefront_memos_(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        block_uniform_shared_(block_uniform_shared(lowered)) {}
+        coalescer_(memory.line_shift(), memory.sector_bytes()), memos_(memos) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -110,7 +150,7 @@ private:
         }
       }
       for (const LoweredAccess& access : phase.accesses) {
-        if (!reversed && block_uniform_shared_[access.id]) {
+        if (!reversed && memos_.block_uniform_shared[access.id]) {
           run_for_every_block(access, blocks.size(), loop_values.data(), traffic, stats);
           continue;
         }
@@ -145,25 +185,6 @@ private:
     stats.shared_load_instructions += one_stats.shared_load_instructions * copies;
   }
 
-  static bool involves_block(const LinearTerm& term) { return term.block != std::array<std::int64_t, 3>{}; }
-  static bool involves_block(const LoweredExpr& expr) {
-    const auto quotient = [](const LoweredQuotient& q) { return involves_block(q.inner); };
-    return involves_block(expr.linear) || std::any_of(expr.quotients.begin(), expr.quotients.end(), quotient) ||
-           std::any_of(expr.uniform_quotients.begin(), expr.uniform_quotients.end(), quotient);
-  }
-  /// Per access id: a shared access none of whose indices and guards involve the block index.
-  static std::vector<bool> block_uniform_shared(const LoweredPattern& lowered) {
-    std::vector<bool> uniform(lowered.access_count, false);
-    for (const LoweredPhase& phase : lowered.phases) {
-      for (const LoweredAccess& access : phase.accesses) {
-        bool involves = false;
-        LanePartMemo::for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) { involves = involves || involves_block(expr); });
-        uniform[access.id] = access.shared && !involves;
-      }
-    }
-    return uniform;
-  }
-
   /// The loads a warp has issued in its current round and the slowest of them.
   struct LoadRound {
     std::int64_t loads = 0;
@@ -175,11 +196,6 @@ private:
     stats.round_latency_cycles += round.slowest_cycles;
     if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
   }
-
-  struct WarpClass {
-    int representative = -1;       ///< -1: not classified yet
-    std::int64_t shift_elements = 0; ///< this warp's lane offsets minus the representative's
-  };
 
   /// The real lanes of `warp` that issue an affine `access`: those meeting every guard and,
   /// when predicated, inside the array (lane_addresses' mask, one compare per lane and bound,
@@ -232,7 +248,7 @@ private:
         active = affine_active_lanes(access, warp, present);
         offsets = lane_offsets(access, warp);
       } else {
-        part = &lane_parts_[slot].find(lowered_, access, warp, scalars_.data());
+        part = &memos_.lane_parts[slot].find(lowered_, access, warp, scalars_.data());
         active = part_active_lanes(access, *part, present);
         offsets = part->flat_offsets.data();
       }
@@ -241,7 +257,7 @@ private:
       ++work_;
       if (access.shared) {
         if (skip_shared_) continue;
-        const SharedCost cost = active != present ? memoised_wavefronts(access, offsets, warp_base, active, partial_wavefront_memos_[slot])
+        const SharedCost cost = active != present ? memoised_wavefronts(access, offsets, warp_base, active, memos_.partial_wavefronts[slot])
                                 : part != nullptr ? memoised_wavefronts(access, offsets, warp_base, active, part->wavefronts)
                                                   : memoised_wavefronts(access, warp, warp_base, active);
         if (access.store) {
@@ -254,7 +270,7 @@ private:
         }
         continue;
       }
-      const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : line_memos_[slot]);
+      const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : memos_.lines[slot]);
       work_ += static_cast<std::int64_t>(lines.size());
       run_global(access, block, block_slot, warp, lines, line_base, traffic, stats);
     }
@@ -352,7 +368,7 @@ private:
     const std::int64_t period = bank_period_bytes_;
     const std::int64_t key = bank_offset(warp_base + shape.shift_elements * access.element_bytes);
     KnownCost& memo =
-        wavefront_memos_[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
+        memos_.wavefronts[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
                           static_cast<std::size_t>(shape.representative)) *
                              static_cast<std::size_t>(period) +
                          static_cast<std::size_t>(key)];
@@ -368,14 +384,14 @@ private:
   /// this warp itself; found once per (access, warp).
   const WarpClass& warp_class(const LoweredAccess& access, int warp) {
     const auto warps = static_cast<std::size_t>(lowered_.warps_per_block);
-    WarpClass& found = warp_classes_[access.id * warps + static_cast<std::size_t>(warp)];
+    WarpClass& found = memos_.warp_classes[access.id * warps + static_cast<std::size_t>(warp)];
     if (found.representative >= 0) return found;
     const std::int64_t* offsets = access.lane_offsets.data();
     const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
     auto offset = [&](int w, int lane) { return offsets[static_cast<std::size_t>(w * kWarpLanes + lane)]; };
     found = {warp, 0};
     for (int other = 0; other < warp; ++other) {
-      if (warp_classes_[access.id * warps + static_cast<std::size_t>(other)].representative != other) continue;
+      if (memos_.warp_classes[access.id * warps + static_cast<std::size_t>(other)].representative != other) continue;
       if (lowered_.lanes_present[static_cast<std::size_t>(other)] != present) continue;
       const std::int64_t shift = offset(warp, 0) - offset(other, 0);
       bool same = true;
@@ -433,16 +449,7 @@ private:
   std::array<std::int64_t, kWarpLanes> addresses_{};
   Coalescer coalescer_;
   std::vector<LineRequest> coalesced_;
-  std::vector<LineMemo> line_memos_;
-  struct KnownCost {
-    bool known = false;
-    SharedCost cost;
-  };
-  std::vector<KnownCost> wavefront_memos_; ///< per (access, representative warp, bank offset)
-  std::vector<WarpClass> warp_classes_;
-  std::vector<LanePartMemo> lane_parts_; ///< per (access, warp), for accesses with lane quotients
-  std::vector<WavefrontMemo> partial_wavefront_memos_; ///< per (access, warp): warps with idle lanes
-  std::vector<bool> block_uniform_shared_;              ///< per access id, see block_uniform_shared
+  RunnerMemos& memos_;
   std::int64_t work_ = 0;
   bool skip_shared_ = false;
   bool keep_stored_lines_ = false;
@@ -462,7 +469,12 @@ public:
     simulated_trips_ = plan_loop_trips(lowered_, options, wave_blocks);
   }
   std::unique_ptr<WaveExecutor> executor(MemorySystem& memory) const override {
-    return std::make_unique<WaveRunner>(lowered_, simulated_trips_, profile_, memory, pattern_.loads_in_flight);
+    if (!memos_) {
+      const std::int64_t bank_period_bytes = static_cast<std::int64_t>(profile_.shared_memory.banks.value) *
+                                             static_cast<std::int64_t>(profile_.shared_memory.bank_width_bytes.value);
+      memos_ = std::make_unique<RunnerMemos>(lowered_, bank_period_bytes);
+    }
+    return std::make_unique<WaveRunner>(lowered_, simulated_trips_, profile_, memory, pattern_.loads_in_flight, *memos_);
   }
   WaveCounts empty_counts() const override {
     WaveCounts counts;
@@ -496,6 +508,7 @@ private:
   const DeviceProfile& profile_;
   LoweredPattern lowered_;
   std::vector<std::int64_t> simulated_trips_;
+  mutable std::unique_ptr<RunnerMemos> memos_; ///< shared by the executors of one simulation, run one after another
 };
 
 } // namespace
