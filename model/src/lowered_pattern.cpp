@@ -28,6 +28,14 @@ public:
     }
     // Table 0 is all zeros: expressions without thread terms point at it.
     out_.lane_values.assign(static_cast<std::size_t>(out_.warps_per_block * kWarpLanes), 0);
+    const std::int64_t bx = pattern.block.x;
+    const std::int64_t by = pattern.block.y;
+    for (std::int64_t t = 0; t < out_.warps_per_block * std::int64_t{kWarpLanes}; ++t) {
+      thread_x_.push_back(t % bx);
+      thread_y_.push_back((t / bx) % by);
+      thread_z_.push_back(t / (bx * by));
+      thread_linear_.push_back(t);
+    }
   }
 
   LoweredPattern run() {
@@ -65,23 +73,22 @@ private:
     }
     if (!any) return 0;
     const std::size_t offset = out_.lane_values.size();
-    const std::int64_t bx = pattern_.block.x;
-    const std::int64_t by = pattern_.block.y;
-    for (std::int64_t t = 0; t < out_.warps_per_block * std::int64_t{kWarpLanes}; ++t) {
-      const std::int64_t values[] = {t % bx, (t / bx) % by, t / (bx * by)};
-      std::int64_t sum = 0;
-      for (const auto& [variable, coefficient] : terms) {
-        switch (variable) {
-        case IndexVar::thread_x: sum += coefficient * values[0]; break;
-        case IndexVar::thread_y: sum += coefficient * values[1]; break;
-        case IndexVar::thread_z: sum += coefficient * values[2]; break;
-        case IndexVar::thread_linear: sum += coefficient * t; break;
-        case IndexVar::block_x:
-        case IndexVar::block_y:
-        case IndexVar::block_z: break;
-        }
+    const std::size_t lanes = thread_x_.size();
+    out_.lane_values.resize(offset + lanes, 0);
+    std::int64_t* sums = out_.lane_values.data() + offset;
+    for (const auto& [variable, coefficient] : terms) {
+      const std::vector<std::int64_t>* values = nullptr;
+      switch (variable) {
+      case IndexVar::thread_x: values = &thread_x_; break;
+      case IndexVar::thread_y: values = &thread_y_; break;
+      case IndexVar::thread_z: values = &thread_z_; break;
+      case IndexVar::thread_linear: values = &thread_linear_; break;
+      case IndexVar::block_x:
+      case IndexVar::block_y:
+      case IndexVar::block_z: break;
       }
-      out_.lane_values.push_back(sum);
+      if (values == nullptr) continue;
+      for (std::size_t t = 0; t < lanes; ++t) sums[t] += coefficient * (*values)[t];
     }
     return offset;
   }
@@ -195,6 +202,8 @@ private:
   const KernelPattern& pattern_;
   LoweredPattern out_;
   std::vector<std::int64_t> bases_;
+  /// Per thread slot of the block's warps (lanes past the block included): its index variables.
+  std::vector<std::int64_t> thread_x_, thread_y_, thread_z_, thread_linear_;
 };
 
 } // namespace
