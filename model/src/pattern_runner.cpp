@@ -71,6 +71,38 @@ std::vector<bool> block_uniform_shared(const LoweredPattern& lowered) {
 }
 
 
+/// The lanes of a lane table's warp whose values lie in [low, high): a direct-mapped table of
+/// recent answers (a warp at the grid's edge straddles the same bound in every block of its
+/// column, at a different block offset each, so the bound relative to the offset repeats).
+class StraddleMemo {
+public:
+  std::uint32_t inside(const std::vector<std::int64_t>& lane_values, std::size_t first, std::int64_t low, std::int64_t high) {
+    const std::uint64_t hash =
+        ((first * 0x9E3779B97F4A7C15ULL) ^ (static_cast<std::uint64_t>(low) * 0xBF58476D1CE4E5B9ULL) ^ static_cast<std::uint64_t>(high)) *
+        0x94D049BB133111EBULL;
+    Entry& entry = entries_[static_cast<std::size_t>(hash >> (64 - kIndexBits))];
+    if (entry.valid && entry.first == first && entry.low == low && entry.high == high) return entry.mask;
+    std::uint32_t mask = 0;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      const std::int64_t value = lane_values[first + static_cast<std::size_t>(lane)];
+      if (value >= low && value < high) mask |= 1u << lane;
+    }
+    entry = {true, first, low, high, mask};
+    return mask;
+  }
+
+private:
+  static constexpr int kIndexBits = 10;
+  struct Entry {
+    bool valid = false;
+    std::size_t first = 0;
+    std::int64_t low = 0;
+    std::int64_t high = 0;
+    std::uint32_t mask = 0;
+  };
+  std::vector<Entry> entries_ = std::vector<Entry>(std::size_t{1} << kIndexBits);
+};
+
 /// What the runner learns about the pattern's warps that does not depend on cache state (lines
 /// relative to a base, bank wavefronts, lane parts, warp classes): kept by the kernel, so the
 /// sampler's scratch run and its sample share it. Per (access, warp) unless noted.
@@ -86,6 +118,7 @@ struct RunnerMemos {
   std::vector<LanePartMemo> lane_parts;         ///< accesses with lane quotients
   std::vector<WavefrontMemo> partial_wavefronts; ///< warps with idle lanes
   std::vector<bool> block_uniform_shared;       ///< per access id, see block_uniform_shared
+  StraddleMemo straddles;
 };
 
 /// Executes the phases of the pattern's blocks, one wave at a time.
@@ -200,14 +233,20 @@ private:
   /// The real lanes of `warp` that issue an affine `access`: those meeting every guard and,
   /// when predicated, inside the array (lane_addresses' mask, one compare per lane and bound,
   /// none when the lanes' range is inside).
-  std::uint32_t affine_active_lanes(const LoweredAccess& access, int warp, std::uint32_t present) const {
+  std::uint32_t affine_active_lanes(const LoweredAccess& access, int warp, std::uint32_t present) {
     std::uint32_t active = present;
     const auto keep = [&](const LinearTerm& term, std::int64_t scalar, std::pair<std::int64_t, std::int64_t> range,
                           std::int64_t lower, std::int64_t upper) {
       if (scalar + range.first >= lower && scalar + range.second < upper) return;
-      const std::int64_t* values = lowered_.lane_values.data() + term.lane_table + static_cast<std::size_t>(warp * kWarpLanes);
+      const std::size_t first = term.lane_table + static_cast<std::size_t>(warp * kWarpLanes);
+      std::int64_t low = 0;
+      std::int64_t high = 0;
+      if (!__builtin_sub_overflow(lower, scalar, &low) && !__builtin_sub_overflow(upper, scalar, &high)) {
+        active &= memos_.straddles.inside(lowered_.lane_values, first, low, high);
+        return;
+      }
       for (int lane = 0; lane < kWarpLanes; ++lane) {
-        const std::int64_t value = scalar + values[lane];
+        const std::int64_t value = scalar + lowered_.lane_values[first + static_cast<std::size_t>(lane)];
         if (value < lower || value >= upper) active &= ~(1u << lane);
       }
     };
