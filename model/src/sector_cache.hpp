@@ -174,6 +174,7 @@ public:
   struct Probe {
     std::int64_t first = 0;
     std::int64_t slot = -1;
+    std::int64_t empty = -1; ///< when absent: the set's first empty way (-1: the set is full)
   };
 
   /// Looks `line` up without touching recency. A set fills its ways in order and empties
@@ -188,7 +189,10 @@ public:
         result.slot = slot;
         break;
       }
-      if (held == 0) break;
+      if (held == 0) {
+        result.empty = slot;
+        break;
+      }
     }
     return result;
   }
@@ -205,7 +209,7 @@ public:
       touch(probed.slot);
       return probed.slot;
     }
-    const std::int64_t slot = victim(probed.first);
+    const std::int64_t slot = victim(probed);
     const auto index = static_cast<std::size_t>(slot);
     Slot& fresh = slots_[index];
     // An empty set fills its first way first: that fill is the set's first use.
@@ -258,7 +262,11 @@ private:
     return set >= sets_ ? set % sets_ : set;
   }
 
-  std::int64_t victim(std::int64_t first) {
+  /// The probe's first empty way when still empty, else the first empty way, else by policy.
+  std::int64_t victim(const Probe& probed) {
+    const auto empty = static_cast<std::size_t>(probed.empty);
+    if (probed.empty >= 0 && slots_[empty].tag == 0 && (probed.empty == probed.first || slots_[empty - 1].tag != 0)) return probed.empty;
+    const std::int64_t first = probed.first;
     for (std::int64_t slot = first; slot < first + ways_; ++slot) {
       if (slots_[static_cast<std::size_t>(slot)].tag == 0) return slot;
     }
