@@ -197,6 +197,16 @@ private:
       for (const LoweredExpr& dim : access.dims) access.dim_lane_ranges.push_back(lane_range(dim.linear, warp));
       for (const LoweredGuard& guard : access.guards) access.guard_lane_ranges.push_back(lane_range(guard.value.linear, warp));
     }
+    const auto block_ranges = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& per_warp, std::size_t count) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> ranges(count, {INT64_MAX, INT64_MIN});
+      for (std::size_t i = 0; i < per_warp.size(); ++i) {
+        auto& range = ranges[i % count];
+        range = {std::min(range.first, per_warp[i].first), std::max(range.second, per_warp[i].second)};
+      }
+      return ranges;
+    };
+    access.dim_block_ranges = block_ranges(access.dim_lane_ranges, access.dims.size());
+    access.guard_block_ranges = block_ranges(access.guard_lane_ranges, access.guards.size());
   }
 
   const KernelPattern& pattern_;

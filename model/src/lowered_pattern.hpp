@@ -95,6 +95,10 @@ struct LoweredAccess {
   std::vector<std::int64_t> lane_offsets;
   std::vector<std::pair<std::int64_t, std::int64_t>> dim_lane_ranges;
   std::vector<std::pair<std::int64_t, std::int64_t>> guard_lane_ranges;
+  /// The same ranges over every warp of the block (per dim, per guard): when they are inside,
+  /// no warp needs its own check.
+  std::vector<std::pair<std::int64_t, std::int64_t>> dim_block_ranges;
+  std::vector<std::pair<std::int64_t, std::int64_t>> guard_block_ranges;
 };
 
 struct LoweredPhase {

@@ -230,6 +230,23 @@ private:
     if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
   }
 
+  /// Whether the values in `guard_ranges` (per guard) and `dim_ranges` (per dim) of an affine
+  /// access, offset by its scalars, meet every guard and bound.
+  bool ranges_inside(const LoweredAccess& access, const std::pair<std::int64_t, std::int64_t>* guard_ranges,
+                     const std::pair<std::int64_t, std::int64_t>* dim_ranges) const {
+    const std::size_t guards = access.guards.size();
+    for (std::size_t g = 0; g < guards; ++g) {
+      if (scalars_[g] + guard_ranges[g].first < access.guards[g].lower || scalars_[g] + guard_ranges[g].second >= access.guards[g].upper) return false;
+    }
+    if (!access.predicated) return true;
+    const std::size_t dims = access.dims.size();
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::int64_t tail = d + 1 == dims ? access.vector_elements - 1 : 0;
+      if (scalars_[guards + d] + dim_ranges[d].first < 0 || scalars_[guards + d] + dim_ranges[d].second + tail >= access.extents[d]) return false;
+    }
+    return true;
+  }
+
   /// The real lanes of `warp` that issue an affine `access`: those meeting every guard and,
   /// when predicated, inside the array (lane_addresses' mask, one compare per lane and bound,
   /// none when the lanes' range is inside).
@@ -273,6 +290,7 @@ private:
       if (index >= access.guards.size()) block_offset += scalars_[position] * access.strides[index - access.guards.size()];
     });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
+    const bool block_inside = access.affine_only && ranges_inside(access, access.guard_block_ranges.data(), access.dim_block_ranges.data());
     const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
       // A warp's lanes have fixed offsets from the instruction's base (an affine access's, or
@@ -284,7 +302,7 @@ private:
       std::uint32_t active = 0;
       const std::int64_t* offsets = nullptr;
       if (access.affine_only) {
-        active = affine_active_lanes(access, warp, present);
+        active = block_inside ? present : affine_active_lanes(access, warp, present);
         offsets = lane_offsets(access, warp);
       } else {
         part = &memos_.lane_parts[slot].find(lowered_, access, warp, scalars_.data());
