@@ -47,10 +47,12 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   WarpState state(program);
   for (std::int64_t w = 0; w < warps; ++w) {
     WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
-    if (w > 0) warp.steps.reserve(block.warps[0].steps.size()); // warps of a block mostly run alike
+    // Warps of a block, and blocks of a grid, mostly run alike.
+    warp.steps.reserve(w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed));
     in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps));
     steps += warp.steps.size();
   }
+  if (!block.warps.empty()) program.first_warp_steps.store(block.warps[0].steps.size(), std::memory_order_relaxed);
   std::int64_t seen = program.max_loads_in_flight.load();
   while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {}
   program.traced_any = true;

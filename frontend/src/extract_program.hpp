@@ -105,6 +105,9 @@ struct Program {
   std::int64_t local_bytes = 0;
   mutable std::atomic<std::int64_t> max_loads_in_flight{0};
   mutable std::atomic<bool> traced_any{false};
+  /// Steps of the first warp of the last block traced: what the next block's first warp
+  /// reserves (a step is 280 bytes; growing the vector copied them, a tenth of extraction).
+  mutable std::atomic<std::size_t> first_warp_steps{0};
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

@@ -206,8 +206,9 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   step.active_mask = mask;
   step.instruction = instr.source;
   const ValueType address_type{instr.address.reg_bits, false, false, false};
-  std::array<std::int64_t, 32> base{};
+  std::array<std::int64_t, 32> base; // every lane written below
   if (instr.address.reg >= 0) normalize_lanes(&warp.at(instr.address.reg, 0), base.data(), address_type);
+  else base.fill(0);
   const auto offset = static_cast<std::uint64_t>(instr.address.offset);
   if (mask == ~0u) {
     for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset;

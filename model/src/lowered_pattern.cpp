@@ -1,6 +1,7 @@
 #include "lowered_pattern.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace cachewise::detail {
 namespace {
@@ -27,6 +28,14 @@ public:
     }
     // Table 0 is all zeros: expressions without thread terms point at it.
     out_.lane_values.assign(static_cast<std::size_t>(out_.warps_per_block * kWarpLanes), 0);
+    const std::int64_t bx = pattern.block.x;
+    const std::int64_t by = pattern.block.y;
+    for (std::int64_t t = 0; t < out_.warps_per_block * std::int64_t{kWarpLanes}; ++t) {
+      thread_x_.push_back(t % bx);
+      thread_y_.push_back((t / bx) % by);
+      thread_z_.push_back(t / (bx * by));
+      thread_linear_.push_back(t);
+    }
   }
 
   LoweredPattern run() {
@@ -64,23 +73,22 @@ private:
     }
     if (!any) return 0;
     const std::size_t offset = out_.lane_values.size();
-    const std::int64_t bx = pattern_.block.x;
-    const std::int64_t by = pattern_.block.y;
-    for (std::int64_t t = 0; t < out_.warps_per_block * std::int64_t{kWarpLanes}; ++t) {
-      const std::int64_t values[] = {t % bx, (t / bx) % by, t / (bx * by)};
-      std::int64_t sum = 0;
-      for (const auto& [variable, coefficient] : terms) {
-        switch (variable) {
-        case IndexVar::thread_x: sum += coefficient * values[0]; break;
-        case IndexVar::thread_y: sum += coefficient * values[1]; break;
-        case IndexVar::thread_z: sum += coefficient * values[2]; break;
-        case IndexVar::thread_linear: sum += coefficient * t; break;
-        case IndexVar::block_x:
-        case IndexVar::block_y:
-        case IndexVar::block_z: break;
-        }
+    const std::size_t lanes = thread_x_.size();
+    out_.lane_values.resize(offset + lanes, 0);
+    std::int64_t* sums = out_.lane_values.data() + offset;
+    for (const auto& [variable, coefficient] : terms) {
+      const std::vector<std::int64_t>* values = nullptr;
+      switch (variable) {
+      case IndexVar::thread_x: values = &thread_x_; break;
+      case IndexVar::thread_y: values = &thread_y_; break;
+      case IndexVar::thread_z: values = &thread_z_; break;
+      case IndexVar::thread_linear: values = &thread_linear_; break;
+      case IndexVar::block_x:
+      case IndexVar::block_y:
+      case IndexVar::block_z: break;
       }
-      out_.lane_values.push_back(sum);
+      if (values == nullptr) continue;
+      for (std::size_t t = 0; t < lanes; ++t) sums[t] += coefficient * (*values)[t];
     }
     return offset;
   }
@@ -106,9 +114,12 @@ private:
       const bool uniform = std::all_of(term.thread_terms.begin(), term.thread_terms.end(), [](const auto& entry) {
         return entry.first == IndexVar::block_x || entry.first == IndexVar::block_y || entry.first == IndexVar::block_z;
       });
-      (uniform ? out.uniform_quotients : out.quotients)
-          .push_back({linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
-                      term.modulus});
+      LoweredQuotient lowered{linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
+                              term.modulus};
+      const auto power_of_two = [](std::int64_t value) { return value > 0 && std::has_single_bit(static_cast<std::uint64_t>(value)); };
+      if (power_of_two(term.divisor)) lowered.divisor_shift = std::countr_zero(static_cast<std::uint64_t>(term.divisor));
+      if (power_of_two(term.modulus)) lowered.modulus_mask = term.modulus - 1;
+      (uniform ? out.uniform_quotients : out.quotients).push_back(std::move(lowered));
     }
     return out;
   }
@@ -186,11 +197,23 @@ private:
       for (const LoweredExpr& dim : access.dims) access.dim_lane_ranges.push_back(lane_range(dim.linear, warp));
       for (const LoweredGuard& guard : access.guards) access.guard_lane_ranges.push_back(lane_range(guard.value.linear, warp));
     }
+    const auto block_ranges = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& per_warp, std::size_t count) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> ranges(count, {INT64_MAX, INT64_MIN});
+      for (std::size_t i = 0; i < per_warp.size(); ++i) {
+        auto& range = ranges[i % count];
+        range = {std::min(range.first, per_warp[i].first), std::max(range.second, per_warp[i].second)};
+      }
+      return ranges;
+    };
+    access.dim_block_ranges = block_ranges(access.dim_lane_ranges, access.dims.size());
+    access.guard_block_ranges = block_ranges(access.guard_lane_ranges, access.guards.size());
   }
 
   const KernelPattern& pattern_;
   LoweredPattern out_;
   std::vector<std::int64_t> bases_;
+  /// Per thread slot of the block's warps (lanes past the block included): its index variables.
+  std::vector<std::int64_t> thread_x_, thread_y_, thread_z_, thread_linear_;
 };
 
 } // namespace

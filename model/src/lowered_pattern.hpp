@@ -31,13 +31,24 @@ struct LoweredQuotient {
   std::int64_t coefficient = 1;
   std::int64_t divisor = 1;
   std::int64_t modulus = 0;
+  /// Powers of two (gemm's tile widths): floor division is an arithmetic shift and the
+  /// non-negative remainder a mask. -1 when not.
+  int divisor_shift = -1;
+  std::int64_t modulus_mask = -1;
 };
 
 /// coefficient * (floor(inner / divisor) mod modulus).
 inline std::int64_t quotient_value(const LoweredQuotient& term, std::int64_t inner) {
-  std::int64_t quotient = inner / term.divisor;
-  if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
-  if (term.modulus > 0) quotient = ((quotient % term.modulus) + term.modulus) % term.modulus;
+  std::int64_t quotient = 0;
+  if (term.divisor_shift >= 0) {
+    quotient = inner >> term.divisor_shift; // arithmetic: floor for negative values too
+  } else {
+    quotient = inner / term.divisor;
+    if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
+  }
+  if (term.modulus > 0) {
+    quotient = term.modulus_mask >= 0 ? quotient & term.modulus_mask : ((quotient % term.modulus) + term.modulus) % term.modulus;
+  }
   return term.coefficient * quotient;
 }
 
@@ -84,6 +95,10 @@ struct LoweredAccess {
   std::vector<std::int64_t> lane_offsets;
   std::vector<std::pair<std::int64_t, std::int64_t>> dim_lane_ranges;
   std::vector<std::pair<std::int64_t, std::int64_t>> guard_lane_ranges;
+  /// The same ranges over every warp of the block (per dim, per guard): when they are inside,
+  /// no warp needs its own check.
+  std::vector<std::pair<std::int64_t, std::int64_t>> dim_block_ranges;
+  std::vector<std::pair<std::int64_t, std::int64_t>> guard_block_ranges;
 };
 
 struct LoweredPhase {

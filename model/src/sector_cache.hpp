@@ -74,23 +74,30 @@ private:
   }
 };
 
-/// A zero-filled array from the pool; its owner zeroes what it wrote before it goes.
+/// A zero-filled array from the pool, starting on a host cache line (a 4-way L1 set of
+/// 16-byte slots is then one host line, not two); its owner zeroes what it wrote before it goes.
 template <typename T>
 class ZeroedArray {
 public:
+  static constexpr std::size_t kAlignmentBytes = 64;
+
   ZeroedArray() = default;
   explicit ZeroedArray(std::size_t count)
-      : data_(static_cast<T*>(ZeroedBufferPool::acquire(count * sizeof(T))), Release{count * sizeof(T)}) {}
-  T& operator[](std::size_t i) { return data_.get()[i]; }
-  const T& operator[](std::size_t i) const { return data_.get()[i]; }
-  explicit operator bool() const { return data_ != nullptr; }
+      : buffer_(ZeroedBufferPool::acquire(count * sizeof(T) + kAlignmentBytes), Release{count * sizeof(T) + kAlignmentBytes}) {
+    const auto address = reinterpret_cast<std::uintptr_t>(buffer_.get());
+    data_ = reinterpret_cast<T*>((address + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes);
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  explicit operator bool() const { return buffer_ != nullptr; }
 
 private:
   struct Release {
     std::size_t bytes = 0;
-    void operator()(T* pointer) const { ZeroedBufferPool::release(pointer, bytes); }
+    void operator()(void* pointer) const { ZeroedBufferPool::release(pointer, bytes); }
   };
-  std::unique_ptr<T, Release> data_;
+  std::unique_ptr<void, Release> buffer_;
+  T* data_ = nullptr;
 };
 
 /// Number of set bits in a sector mask (at most 8 sectors per line): a table lookup, since
@@ -143,15 +150,17 @@ public:
   SectorCache& operator=(SectorCache&&) = delete;
   ~SectorCache() { invalidate(); }
 
-  /// Empties the cache, dirty data included (nothing is written back), touching only the
-  /// sets that were used.
+  /// Empties the cache, dirty data included (nothing is written back), touching only what
+  /// was used: the sets that hold lines, in each its filled ways (a prefix, see probe), and
+  /// the write masks of dirty slots only (write_back clears a slot's masks with its dirt).
   void invalidate() {
     if (!slots_) return; // moved from
     for (const std::int64_t set : touched_sets_) {
       const auto first = static_cast<std::size_t>(set * ways_);
-      for (std::size_t slot = first; slot < first + static_cast<std::size_t>(ways_); ++slot) {
+      for (std::size_t slot = first; slot < first + static_cast<std::size_t>(ways_) && slots_[slot].tag != 0; ++slot) {
+        const bool dirty = slots_[slot].dirty != 0;
         slots_[slot] = Slot{};
-        if (!tracks_writes_) continue;
+        if (!tracks_writes_ || !dirty) continue;
         for (std::size_t s = 0; s < static_cast<std::size_t>(sectors_per_line_); ++s) {
           written_bytes_[slot * static_cast<std::size_t>(sectors_per_line_) + s] = 0;
         }
@@ -165,15 +174,23 @@ public:
   struct Probe {
     std::int64_t first = 0;
     std::int64_t slot = -1;
+    std::int64_t empty = -1; ///< when absent: the set's first empty way (-1: the set is full)
   };
 
-  /// Looks `line` up without touching recency.
+  /// Looks `line` up without touching recency. A set fills its ways in order and empties
+  /// only as a whole (invalidate), so its lines are a prefix of its ways: the first empty
+  /// way ends the search (a partly filled L2's misses read one host cache line, not four).
   Probe probe(std::uint64_t line) const {
     Probe result{set_of(line) * ways_, -1};
     const std::uint64_t tag = line + 1; // 0 marks an empty slot
     for (std::int64_t slot = result.first; slot < result.first + ways_; ++slot) {
-      if (slots_[static_cast<std::size_t>(slot)].tag == tag) {
+      const std::uint64_t held = slots_[static_cast<std::size_t>(slot)].tag;
+      if (held == tag) {
         result.slot = slot;
+        break;
+      }
+      if (held == 0) {
+        result.empty = slot;
         break;
       }
     }
@@ -192,7 +209,7 @@ public:
       touch(probed.slot);
       return probed.slot;
     }
-    const std::int64_t slot = victim(probed.first);
+    const std::int64_t slot = victim(probed);
     const auto index = static_cast<std::size_t>(slot);
     Slot& fresh = slots_[index];
     // An empty set fills its first way first: that fill is the set's first use.
@@ -245,7 +262,11 @@ private:
     return set >= sets_ ? set % sets_ : set;
   }
 
-  std::int64_t victim(std::int64_t first) {
+  /// The probe's first empty way when still empty, else the first empty way, else by policy.
+  std::int64_t victim(const Probe& probed) {
+    const auto empty = static_cast<std::size_t>(probed.empty);
+    if (probed.empty >= 0 && slots_[empty].tag == 0 && (probed.empty == probed.first || slots_[empty - 1].tag != 0)) return probed.empty;
+    const std::int64_t first = probed.first;
     for (std::int64_t slot = first; slot < first + ways_; ++slot) {
       if (slots_[static_cast<std::size_t>(slot)].tag == 0) return slot;
     }
