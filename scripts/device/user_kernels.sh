@@ -53,6 +53,12 @@ step tune-resumed 150 "$advisor" tune --spec examples/kernels/transpose.json --s
   --profile profiles/h200.json --journal "$journal" --json "$work/tuned-resumed.json" --header "$work/tuned-resumed.h"
 echo "resumed: $(grep -c '\[journal\]' "$work/tune-resumed.err") candidates from the journal, $(grep -c '^tune: ' "$work/tune-resumed.err") reported" | tee -a "$log"
 
+# The many-GPU path on this host's GPUs (one here): devices listed in a child, one measuring
+# child per GPU, the device named in the journal.
+step tune-gpus-all 150 "$advisor" tune --spec examples/kernels/transpose.json --strategy exhaustive --gpus all \
+  --profile profiles/h200.json --json "$work/tuned-gpus-all.json" --journal "$work/journal-gpus-all.jsonl"
+echo "--gpus all: $(grep -c '"device"' "$work/journal-gpus-all.jsonl" 2>/dev/null) journal lines naming a device" | tee -a "$log"
+
 tar -czf "$out/user-kernels.tar.gz" -C "$(dirname "$work")" user-kernels # in case the tests below outlast the call
 
 # The gpu-labelled tests: the test binaries and the two CMake-script tests (run as ctest would);
