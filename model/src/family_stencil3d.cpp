@@ -120,8 +120,8 @@ void append_blocked_phase(KernelPattern& pattern, const Stencil3dLayout& s) {
 }
 
 /// One plane's accesses in the scalar streaming kernel at plane z (z = blockIdx.z*z_chunk + a
-/// loop term): in[z+1], the plane ahead (every plane of the volume below k-1), the four
-/// in-plane neighbours x-1, x+1, y-1, y+1 and the store (interior planes).
+/// loop term): in[z+1], the plane ahead (for every plane z of the volume), and on the interior
+/// planes the four in-plane neighbours x-1, x+1, y-1, y+1 and the store.
 struct StreamingPlane {
   Access ahead;
   Access x_minus, x_plus, y_minus, y_plus;
@@ -153,16 +153,18 @@ std::vector<Access> streaming_batch(const Stencil3dLayout& s) {
   for (std::int64_t u = 0; u < kStreamingPlaneBatch; ++u) {
     planes.push_back(streaming_plane(s, affine(u, {{V::block_z, s.z_chunk}}, {{"batch", kStreamingPlaneBatch}})));
   }
+  const bool half = s.bytes == 2;
   std::vector<Access> accesses;
-  for (const StreamingPlane& plane : planes) {
-    if (s.bytes == 2) {
+  for (std::size_t u = 0; u < planes.size(); ++u) {
+    const StreamingPlane& plane = planes[u];
+    if (half) {
       accesses.insert(accesses.end(), {plane.ahead, plane.x_minus, plane.x_plus, plane.y_minus, plane.y_plus});
-      continue;
+    } else {
+      if (u > 0) accesses.push_back(plane.ahead);
+      accesses.insert(accesses.end(), {plane.x_plus, plane.x_minus, plane.y_minus, plane.y_plus});
     }
-    if (&plane != &planes.front()) accesses.push_back(plane.ahead);
-    accesses.insert(accesses.end(), {plane.x_plus, plane.x_minus, plane.y_minus, plane.y_plus});
   }
-  if (s.bytes != 2) accesses.push_back(planes.front().ahead);
+  if (!half) accesses.push_back(planes.front().ahead);
   for (const StreamingPlane& plane : planes) accesses.push_back(plane.output);
   return accesses;
 }
