@@ -355,9 +355,9 @@ TEST(Simulate, BatchedStencil3dStreamingLoadsEightPlanesBeforeTheirStores) {
   // z_chunk 8 (batched: z = 0..7's loads, f32 order: x+1, x-1, y-1, y+1 of z = 0, then per
   // z in[z+1] and its taps, in[1] last; then the stores): B_{z+1} is loaded, then A_z, B_z,
   // C_z and B_{z+2}, and is used next (5 lines): per plane z in 2..6, x+1 hits B_z (4),
-  // x-1 B_z (4), y-1 A_z's sector 3 and y+1 C_z's sector 0: 10; plane 1 only 6 (B_1 was
-  // last loaded as z = 0's in[z+1], which comes last in the batch: x+1 misses it). The last
-  // in[1] misses again: L2 read lookups 84 (80 cold misses + 4 hits).
+  // x-1 B_z (4), y-1 A_z's sector 3 and y+1 C_z's sector 0: 10; plane 1 only 6 (its x+1 is
+  // B_1's first load: z = 0's in[z+1] comes last in the batch, and misses again there):
+  // L2 read lookups 84 (80 cold misses + 4 hits).
   const DeviceProfile profile = five_line_l1_profile();
   const ProblemSpec volume{"stencil3d", 3, 32, 8};
   const Prediction batched = run(volume, "mode=1,block_x=32,block_y=1,z_chunk=8", profile);
