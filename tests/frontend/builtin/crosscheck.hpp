@@ -126,7 +126,8 @@ inline std::vector<CrossCase> stencil3d_cases() {
           make("mode=1,block_x=64,block_y=4,z_chunk=8", DataType::f64, "f64", 128),
           make("mode=1,block_x=32,block_y=2,z_chunk=16,vector=2", DataType::f64, "f64", 128),
           make("mode=0,block_x=128,block_y=1,block_z=2", DataType::f16, "f16", 128),
-          make("mode=1,block_x=32,block_y=8,z_chunk=32,vector=8", DataType::f16, "f16", 128)};
+          make("mode=1,block_x=32,block_y=8,z_chunk=32,vector=8", DataType::f16, "f16", 128),
+          make("mode=1,block_x=64,block_y=4,z_chunk=16", DataType::f16, "f16", 128)};
 }
 
 inline std::vector<CrossCase> gemm_cases() {
