@@ -119,35 +119,79 @@ void append_blocked_phase(KernelPattern& pattern, const Stencil3dLayout& s) {
   pattern.phases.push_back({{}, std::move(accesses)});
 }
 
+/// One plane's accesses in the scalar streaming kernel at plane z (z = blockIdx.z*z_chunk + a
+/// loop term): in[z+1], the plane ahead (for every plane z of the volume), and on the interior
+/// planes the four in-plane neighbours x-1, x+1, y-1, y+1 and the store.
+struct StreamingPlane {
+  Access ahead;
+  Access x_minus, x_plus, y_minus, y_plus;
+  Access output;
+};
+
+StreamingPlane streaming_plane(const Stencil3dLayout& s, const AffineIndex& z) {
+  const std::vector<Guard> written_column = s.written_column();
+  std::vector<Guard> written = written_column;
+  written.push_back(interior_guard(z, 1, s.k));
+  std::vector<Guard> next_plane = written_column;
+  next_plane.push_back({z, 0, s.k});
+  AffineIndex above = z;
+  above.constant += 1;
+  return {load("in", {above, s.y_at(0), s.x_at(0)}, next_plane),
+          unpredicated(load("in", {z, s.y_at(0), s.x_at(-1)}, written)),
+          unpredicated(load("in", {z, s.y_at(0), s.x_at(1)}, written)),
+          load("in", {z, s.y_at(-1), s.x_at(0)}, written),
+          load("in", {z, s.y_at(1), s.x_at(0)}, written),
+          store("out", {z, s.y_at(0), s.x_at(0)}, written)};
+}
+
+/// A batch of kStreamingPlaneBatch planes (z = blockIdx.z*z_chunk + batch*kStreamingPlaneBatch
+/// + u): every plane's loads, then the planes' stores, in the PTX's order. In f32 and f64 nvcc
+/// loads plane 0's in-plane taps (x+1, x-1, y-1, y+1), then per further plane u its in[z+1]
+/// and taps, and plane 0's in[z+1] last; in f16 each plane's in[z+1], x-1, x+1, y-1, y+1.
+std::vector<Access> streaming_batch(const Stencil3dLayout& s) {
+  std::vector<StreamingPlane> planes;
+  for (std::int64_t u = 0; u < kStreamingPlaneBatch; ++u) {
+    planes.push_back(streaming_plane(s, affine(u, {{V::block_z, s.z_chunk}}, {{"batch", kStreamingPlaneBatch}})));
+  }
+  const bool half = s.bytes == 2;
+  std::vector<Access> accesses;
+  for (std::size_t u = 0; u < planes.size(); ++u) {
+    const StreamingPlane& plane = planes[u];
+    if (half) {
+      accesses.insert(accesses.end(), {plane.ahead, plane.x_minus, plane.x_plus, plane.y_minus, plane.y_plus});
+    } else {
+      if (u > 0) accesses.push_back(plane.ahead);
+      accesses.insert(accesses.end(), {plane.x_plus, plane.x_minus, plane.y_minus, plane.y_plus});
+    }
+  }
+  if (!half) accesses.push_back(planes.front().ahead);
+  for (const StreamingPlane& plane : planes) accesses.push_back(plane.output);
+  return accesses;
+}
+
 /// mode 1: z = blockIdx.z*z_chunk + p. Before the first plane the thread loads in[z0-1] and
-/// in[z0] (a phase of its own here); per plane in[z+1] and the four in-plane neighbours. (The
-/// vector kernel's odd chunks walk down: append_streaming_vector_phases.)
+/// in[z0] (a phase of its own here); then its planes in batches when z_chunk is a multiple of
+/// kStreamingPlaneBatch (as the kernel's launcher picks), else plane by plane: in[z+1] and the
+/// four in-plane neighbours, then the store. (The vector kernel's odd chunks walk down:
+/// append_streaming_vector_phases.)
 void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
-  const auto x_at = [&](std::int64_t dx) { return s.x_at(dx); };
-  const auto y_at = [&](std::int64_t dy) { return s.y_at(dy); };
   const std::int64_t z_chunk = s.z_chunk;
-  const auto z_at = [&](std::int64_t dz, bool in_loop) {
-    return in_loop ? affine(dz, {{V::block_z, z_chunk}}, {{"p", 1}}) : affine(dz, {{V::block_z, z_chunk}});
-  };
   if (s.vector > 1) {
-    append_streaming_vector_phases(pattern, y_at, z_chunk, s.vector, s.block_x, s.n, s.m, s.k);
+    append_streaming_vector_phases(pattern, [&](std::int64_t dy) { return s.y_at(dy); }, z_chunk, s.vector, s.block_x,
+                                   s.n, s.m, s.k);
     return;
   }
   const std::vector<Guard> written_column = s.written_column();
   pattern.phases.push_back({{},
-                            {load("in", {z_at(-1, false), y_at(0), x_at(0)}, written_column),
-                             load("in", {z_at(0, false), y_at(0), x_at(0)}, written_column)}});
-  std::vector<Guard> written = written_column;
-  written.push_back(interior_guard(z_at(0, true), 1, s.k));
-  std::vector<Guard> next_plane = written_column;
-  next_plane.push_back({z_at(0, true), 0, s.k});
-  pattern.phases.push_back({{loop("p", z_chunk)},
-                            {load("in", {z_at(1, true), y_at(0), x_at(0)}, next_plane),
-                             unpredicated(load("in", {z_at(0, true), y_at(0), x_at(-1)}, written)),
-                             unpredicated(load("in", {z_at(0, true), y_at(0), x_at(1)}, written)),
-                             load("in", {z_at(0, true), y_at(-1), x_at(0)}, written),
-                             load("in", {z_at(0, true), y_at(1), x_at(0)}, written),
-                             store("out", {z_at(0, true), y_at(0), x_at(0)}, written)}});
+                            {load("in", {affine(-1, {{V::block_z, z_chunk}}), s.y_at(0), s.x_at(0)}, written_column),
+                             load("in", {affine(0, {{V::block_z, z_chunk}}), s.y_at(0), s.x_at(0)}, written_column)}});
+  if (z_chunk % kStreamingPlaneBatch == 0) {
+    pattern.phases.push_back({{loop("batch", z_chunk / kStreamingPlaneBatch)}, streaming_batch(s)});
+    return;
+  }
+  const StreamingPlane plane = streaming_plane(s, affine(0, {{V::block_z, z_chunk}}, {{"p", 1}}));
+  pattern.phases.push_back(
+      {{loop("p", z_chunk)}, {plane.ahead, plane.x_minus, plane.x_plus, plane.y_minus, plane.y_plus, plane.output}});
 }
 
 } // namespace

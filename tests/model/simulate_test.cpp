@@ -332,6 +332,54 @@ TEST(Simulate, VectorStencil3dStreamingCountsPerPlane) {
   EXPECT_EQ(scalar.metric(kLoadSectors), 14.0 * (3 * 16 + 15 * 16 + 14 * (2 * 16 + 2 * 4 * 5)));
 }
 
+/// An L1 of one 5-way LRU set that allocates on stores; one L2 partition, sector fetches.
+DeviceProfile five_line_l1_profile() {
+  DeviceProfile profile = example_profile();
+  profile.l1.capacity_bytes.value = 5 * 128;
+  profile.l1.capacity_max_carveout_bytes.reset();
+  profile.l1.ways->value = 5;
+  profile.l1.replacement.policy = ReplacementPolicy::lru;
+  profile.l1.allocates_on_store.value = true;
+  profile.l2.partitions = 1;
+  profile.dram.fetch_granularity_bytes.reset();
+  return profile;
+}
+
+TEST(Simulate, BatchedStencil3dStreamingLoadsEightPlanesBeforeTheirStores) {
+  // 8 planes x 3 rows x 32 columns f32, mode 1, block 32x1, one chunk: one warp (row y = 1)
+  // walks the planes. Lines: A_z, B_z, C_z the rows 0, 1, 2 of `in` at plane z, O_z row 1 of
+  // `out`. Per interior plane z (1..6): in[z+1] = B_{z+1} (4 sectors), x+1 = B_z + C_z's
+  // sector 0, x-1 = A_z's sector 3 + B_z, y-1 = A_z, y+1 = C_z (22 sectors), then O_z
+  // stored. Before the planes B_0; z = 0 loads only in[1] = B_1. 140 load sectors, 80 of them
+  // distinct, 6 x 4 store sectors. The L1 keeps 5 lines (LRU) and allocates on stores.
+  // z_chunk 8 (batched: z = 0..7's loads, f32 order: x+1, x-1, y-1, y+1 of z = 0, then per
+  // z in[z+1] and its taps, in[1] last; then the stores): B_{z+1} is loaded, then A_z, B_z,
+  // C_z and B_{z+2}, and is used next (5 lines): per plane z in 2..6, x+1 hits B_z (4),
+  // x-1 B_z (4), y-1 A_z's sector 3 and y+1 C_z's sector 0: 10; plane 1 only 6 (its x+1 is
+  // B_1's first load: z = 0's in[z+1] comes last in the batch, and misses again there):
+  // L2 read lookups 84 (80 cold misses + 4 hits).
+  const DeviceProfile profile = five_line_l1_profile();
+  const ProblemSpec volume{"stencil3d", 3, 32, 8};
+  const Prediction batched = run(volume, "mode=1,block_x=32,block_y=1,z_chunk=8", profile);
+  EXPECT_EQ(batched.metric(kLoadSectors), 140.0);
+  EXPECT_EQ(batched.metric(kStoreSectors), 24.0);
+  EXPECT_DOUBLE_EQ(batched.metric("l1tex__t_sector_hit_rate.pct"), 100.0 * (6 + 5 * 10) / (140 + 24));
+  EXPECT_EQ(batched.metric("lts__t_sectors_op_read.sum"), 84.0);
+  // Stores allocate in L2: every store sector is a hit.
+  EXPECT_DOUBLE_EQ(batched.metric("lts__t_sector_hit_rate.pct"), 100.0 * (4 + 24) / (84 + 24));
+  EXPECT_EQ(batched.metric("dram__bytes_read.sum"), 80.0 * 32);
+  // z_chunk 9 (plane by plane: in[z+1], x-1, x+1, y-1, y+1, store; planes 7 and 8 load in[8]
+  // and beyond, outside the volume): between B_{z+1}'s load and its use at plane z+1 come
+  // A_z, B_z, C_z, O_z, B_{z+2} and A_{z+1}, 6 lines, so planes 2..6 load B_z again from L2
+  // (5 x 4 read hits) and hit only x+1's B_z, A_z's and C_z's one sector: 6; plane 1 10.
+  const Prediction planes = run(volume, "mode=1,block_x=32,block_y=1,z_chunk=9", profile);
+  EXPECT_EQ(planes.metric(kLoadSectors), 140.0);
+  EXPECT_DOUBLE_EQ(planes.metric("l1tex__t_sector_hit_rate.pct"), 100.0 * (10 + 5 * 6) / (140 + 24));
+  EXPECT_EQ(planes.metric("lts__t_sectors_op_read.sum"), 100.0);
+  EXPECT_DOUBLE_EQ(planes.metric("lts__t_sector_hit_rate.pct"), 100.0 * (20 + 24) / (100 + 24));
+  EXPECT_EQ(planes.metric("dram__bytes_read.sum"), 80.0 * 32);
+}
+
 TEST(Simulate, BlockedStencil3dBorderLanesLoadTheirCentreAlone) {
   // 16 planes x 16 rows x 128 columns f32, mode 0, block 32x1x1: 4 warps per row, 14 x 14
   // interior rows. The compiled kernel branches: the interior lanes x in [1, 127) load the 7
