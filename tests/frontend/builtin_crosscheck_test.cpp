@@ -65,7 +65,7 @@ TEST(BuiltinCrossCheck, Stencil2dAgreesWithItsPatternOnEveryConfig) { expect_agr
 TEST(BuiltinCrossCheck, Stencil3dAgreesWithItsPatternBesideKnownDeviations) { expect_agreement(stencil3d_cases()); }
 
 // The pattern's inner product issues the compiled kernel's shared loads (merged along kk
-// where nvcc merged them: the kernel facts' fragment_loads), bk 6 its remainder loop too.
+// where nvcc merged them: the kernel facts' fragment_loads).
 TEST(BuiltinCrossCheck, GemmAgreesWithItsPatternOnEveryConfig) { expect_agreement(gemm_cases()); }
 
 // gemm 4x2 f32, pad 0, bk 16, 256^3: 16 x 16 threads, a warp two thread rows (ty, ty+1) whose

@@ -139,7 +139,6 @@ inline std::vector<CrossCase> gemm_cases() {
           make("bm=128,bn=64,bk=8,tm=8,tn=4,pad=1", DataType::f32, "f32", 512),
           make("bm=32,bn=32,bk=32,tm=2,tn=2,pad=1", DataType::f32, "f32", 256),
           make("bm=64,bn=32,bk=16,tm=4,tn=2,pad=0", DataType::f32, "f32", 256),
-          make("bm=64,bn=32,bk=6,tm=4,tn=2,pad=0", DataType::f32, "f32", 192),
           make("bm=64,bn=64,bk=16,tm=4,tn=4,pad=1", DataType::f64, "f64", 256),
           make("bm=32,bn=64,bk=8,tm=2,tn=4,pad=0", DataType::f64, "f64", 256),
           make("bm=64,bn=64,bk=32,tm=8,tn=8,pad=1", DataType::f64, "f64", 256),
