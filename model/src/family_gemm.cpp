@@ -86,17 +86,48 @@ Phase tile_load_phase(const GemmTiles& g) {
            load("B", {b_row, b_col}, {b_part}), store("Bs", {sweep_row(g.bn), sweep_col(g.bn)}, {b_part})}};
 }
 
-/// Inner product over the tile: a[i] = As[ty*tm + i][kk], b[j] = Bs[kk][tx*tn + j].
-Phase inner_product_phase(const GemmTiles& g) {
-  std::vector<Access> products;
-  for (std::int64_t i = 0; i < g.tm; ++i) {
-    products.push_back(load("As", {affine(i, {{V::thread_y, g.tm}}), affine(0, {}, {{"kk", 1}})}));
+/// As[ty*tm + i][kk + kk_offset .. + elements) or Bs[kk + kk_offset][tx*tn + j].
+Access fragment_load(const FragmentLoad& f, const GemmTiles& g, std::vector<Guard> guards) {
+  if (f.fragment >= (f.from_b ? g.tn : g.tm)) {
+    throw InputError("kernel facts: gemm fragment load " + fragment_load_text(f) + " outside the " + std::to_string(g.tm) +
+                     "x" + std::to_string(g.tn) + " thread tile (regenerate model/data/kernel_facts_sm90.json)");
   }
-  for (std::int64_t j = 0; j < g.tn; ++j) {
-    products.push_back(load("Bs", {affine(0, {}, {{"kk", 1}}), affine(j, {{V::thread_x, g.tn}})}));
-  }
-  return {{loop("kk", g.bk)}, std::move(products)};
+  if (f.from_b) return load("Bs", {affine(f.kk_offset, {}, {{"kk", 1}}), affine(f.fragment, {{V::thread_x, g.tn}})}, std::move(guards));
+  return load("As", {affine(f.fragment, {{V::thread_y, g.tm}}), affine(f.kk_offset, {}, {{"kk", 1}})}, std::move(guards),
+              f.elements);
 }
+
+/// The source's loads of one kk: a[i] = As[ty*tm + i][kk], then b[j] = Bs[kk][tx*tn + j].
+std::vector<FragmentLoad> scalar_fragment_loads(const GemmTiles& g, int kk_offset) {
+  std::vector<FragmentLoad> loads;
+  for (std::int64_t i = 0; i < g.tm; ++i) loads.push_back({false, static_cast<int>(i), kk_offset, 1});
+  for (std::int64_t j = 0; j < g.tn; ++j) loads.push_back({true, static_cast<int>(j), kk_offset, 1});
+  return loads;
+}
+
+/// Inner product over the tile as compiled: groups of kk_per_group kk with the group's loads
+/// (merged along kk where nvcc merged them), then the bk % kk_per_group rest one kk at a
+/// time with the source's scalar loads, as the PTX's remainder loop issues them.
+Phase inner_product_phase(const GemmTiles& g, std::int64_t kk_per_group, const std::vector<FragmentLoad>& group) {
+  const std::int64_t whole_kk = g.bk / kk_per_group * kk_per_group;
+  const auto kk_from = [](std::int64_t offset, std::int64_t begin, std::int64_t end) {
+    return std::vector<Guard>{{affine(offset, {}, {{"kk", 1}}), begin, end}};
+  };
+  std::vector<Access> loads;
+  const std::vector<Guard> in_whole_group = whole_kk < g.bk ? kk_from(0, 0, whole_kk) : std::vector<Guard>{};
+  for (const FragmentLoad& f : group) loads.push_back(fragment_load(f, g, in_whole_group));
+  for (std::int64_t rest = 0; whole_kk + rest < g.bk; ++rest) {
+    for (const FragmentLoad& f : scalar_fragment_loads(g, static_cast<int>(rest))) {
+      loads.push_back(fragment_load(f, g, kk_from(rest, whole_kk, g.bk)));
+    }
+  }
+  return {{loop("kk", g.bk, kk_per_group)}, std::move(loads)};
+}
+
+/// The inner product as the source writes it, before the compiled kernel's facts are known.
+Phase inner_product_phase(const GemmTiles& g) { return inner_product_phase(g, 1, scalar_fragment_loads(g, 0)); }
+
+constexpr std::size_t kInnerProductPhase = 1;
 
 } // namespace
 
@@ -119,7 +150,7 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
   pattern.overhead_instructions = gemm_overhead_instructions(g, pattern.grid.count(), calibration);
 
   pattern.phases.push_back(tile_load_phase(g));
-  pattern.phases.push_back(inner_product_phase(g));
+  pattern.phases.push_back(inner_product_phase(g)); // kInnerProductPhase
   pattern.phase_loops.push_back({loop("kt", K / g.bk), 0, 2});
   // Epilogue: C[by*bm + ty*tm + i][bx*bn + tx*tn + j] = acc[i][j].
   pattern.phases.push_back({{loop("ci", g.tm), loop("cj", g.tn)},
@@ -128,9 +159,14 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
   return pattern;
 }
 
-/// The thread tile of C is stored once, at the end.
+/// The thread tile of C is stored once, at the end; the inner product's shared loads are the
+/// compiled kernel's.
 void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
-  set_kernel_facts(pattern, builtin_kernel_facts(problem, config), config.get("tm") * config.get("tn"));
+  const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
+  set_kernel_facts(pattern, facts, config.get("tm") * config.get("tn"));
+  if (facts.fragment_loads.empty()) return;
+  const GemmTiles g = read_gemm_tiles(problem.family, config, read_sizes(problem, true, true));
+  pattern.phases.at(kInnerProductPhase) = inner_product_phase(g, facts.kk_per_group, facts.fragment_loads);
 }
 
 } // namespace cachewise::family_detail

@@ -3,6 +3,9 @@
 docs/calibration.md) to measured smsp__inst_executed.sum: per warp, overhead = measured - the model's
 memory + FMA count (run with a model that declares no gemm overhead, as the committed runs did)
 = k-steps x (bk x inner[tm, tn] + tile elements per thread x per_element + per_step).
+The committed runs counted one shared load per fragment element and kk; the model now issues the
+compiled kernel's (model/data/kernel_facts_sm90.json: fragment_loads per kk_per_group kk, merged
+along kk), so each run's count is lowered by the loads nvcc merged away before the fit.
 Needs numpy (Debian: python3-numpy).
 Usage: scripts/eval/fit_gemm_overhead.py [docs/measurements/instructions]
 """
@@ -13,7 +16,20 @@ import sys
 import numpy as np
 
 
+def merged_away_per_kk(facts_path="model/data/kernel_facts_sm90.json"):
+    """(tm, tn) -> the f32 kernel's shared loads per kk fewer than tm + tn."""
+    with open(facts_path) as file:
+        kernels = json.load(file)["kernels"]
+    merged = {}
+    for k in kernels:
+        if k["kernel"].startswith("gemm_tiled<float, "):
+            tm, tn = (int(v) for v in k["kernel"][len("gemm_tiled<float, "):-1].split(", "))
+            merged[(tm, tn)] = tm + tn - len(k["fragment_loads"]) / k["kk_per_group"]
+    return merged
+
+
 def configs(folder):
+    merged = merged_away_per_kk()
     for path in sorted(glob.glob(f"{folder}/gemm-*.json")):
         with open(path) as file:
             data = json.load(file)
@@ -28,7 +44,8 @@ def configs(folder):
                    "warps": (n // c["bm"]) * (n // c["bn"]) * threads / 32, "steps": n // c["bk"],
                    "elements": (c["bm"] + c["bn"]) * c["bk"] / threads,
                    "measured": measured["smsp__inst_executed.sum"],
-                   "counted": candidate["predicted"]["metrics"]["smsp__inst_executed.sum"]}
+                   "counted": candidate["predicted"]["metrics"]["smsp__inst_executed.sum"]
+                   - (n // c["bm"]) * (n // c["bn"]) * threads / 32 * n * merged[(c["tm"], c["tn"])]}
 
 
 def main():

@@ -1,6 +1,9 @@
 // The built-in families' compiled kernels: which instantiation a config runs (derived by hand
 // from the launchers in kernels/src/*.cu), the embedded facts table (model/data, whose values
 // the kernel_facts_current test holds to the compiled code) and how it is read.
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "cachewise/builtin_kernels.hpp"
@@ -125,6 +128,31 @@ TEST(BuiltinKernels, PatternsCarryTheirKernelsFacts) {
   EXPECT_EQ(builtin_kernel_facts_provenance().architecture, "sm_90");
 }
 
+// gemm_tiled<float, 4, 2>'s PTX unrolls kk by 4 and loads As row 0 of 4 kk as one
+// ld.shared.v4.f32 (16-byte aligned: 4 ty rows of any stride, kk a multiple of 4), row 2 as
+// two .v2 (8-byte aligned), rows 1 and 3 and Bs one element at a time: 19 loads a group.
+TEST(BuiltinKernels, GemmInnerProductLoadsAreTheCompiledOnes) {
+  const ProblemSpec problem{"gemm", 256};
+  const Config config = Config::parse("bm=64,bn=32,bk=16,tm=4,tn=2,pad=0");
+  const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
+  EXPECT_EQ(facts.kk_per_group, 4);
+  const KernelPattern pattern = build_pattern(problem, config);
+  const Phase& inner = pattern.phases.at(1);
+  ASSERT_EQ(inner.loops.size(), 1u);
+  EXPECT_EQ(inner.loops[0].step, 4);
+  ASSERT_EQ(inner.accesses.size(), 19u);
+  std::vector<int> as_widths(4, 0); // elements As row i loads per group
+  for (const Access& access : inner.accesses) {
+    if (access.array == "Bs") EXPECT_EQ(access.vector_elements, 1);
+    if (access.array == "As") as_widths.at(static_cast<std::size_t>(access.index.at(0).constant)) += access.vector_elements;
+  }
+  EXPECT_EQ(as_widths, (std::vector<int>{4, 4, 4, 4}));
+  const auto widest = std::max_element(inner.accesses.begin(), inner.accesses.end(),
+                                       [](const Access& a, const Access& b) { return a.vector_elements < b.vector_elements; });
+  EXPECT_EQ(widest->vector_elements, 4);
+  EXPECT_EQ(widest->index.at(0).constant, 0);
+}
+
 void expect_bad_facts(const std::string& text, const std::string& message) {
   try {
     parse_kernel_facts(text);
@@ -148,6 +176,16 @@ TEST(BuiltinKernels, MalformedFactsFilesAreNamed) {
   no_registers.replace(no_registers.find("40"), 2, "0");
   expect_bad_facts(head + "[" + no_registers + "]}",
                    "kernel_facts.kernels[0].registers_per_thread: expected an integer in [1, 255], got 0");
+  const std::string gemm_entry = entry.substr(0, entry.size() - 1) + R"(, "kk_per_group": 4, "fragment_loads": )";
+  const std::vector<CompiledKernelFacts> gemm =
+      parse_kernel_facts(head + "[" + gemm_entry + R"(["As[0][kk+0] x4", "Bs[kk+3][1] x1"]}]})");
+  ASSERT_EQ(gemm.at(0).fragment_loads.size(), 2u);
+  EXPECT_EQ(gemm.at(0).fragment_loads[1], (FragmentLoad{true, 1, 3, 1}));
+  expect_bad_facts(head + "[" + gemm_entry + R"(["As[0][kk+2] x4"]}]})",
+                   "kernel_facts.kernels[0].fragment_loads[0]: reaches past the group's kk_per_group kk");
+  expect_bad_facts(head + "[" + gemm_entry + R"(["Bs[kk+0][0] x2"]}]})",
+                   "kernel_facts.kernels[0].fragment_loads[0]: expected \"As[i][kk+o] xN\" or \"Bs[kk+o][j] x1\" (N 1, 2, "
+                   "4 or 8), got \"Bs[kk+0][0] x2\"");
   try {
     parse_kernel_facts("{");
     FAIL() << "accepted malformed JSON";

@@ -427,6 +427,28 @@ TEST(Simulate, GemmIssuesTwentyTileLoadsPerWarpPerKStep) {
   EXPECT_EQ(p.metric(kLoadRequests), 4.0 * 8 * 4 * 20);
 }
 
+// gemm 4x2 f32, pad 0, bk 16, 256^3 (8 x 4 blocks of 16 x 16 threads: 256 warps, 16 k-steps):
+// a warp holds thread rows ty and ty+1, whose As rows (4ty + i) lie 4 * 16 words apart, in one
+// bank. The compiled gemm_tiled<float, 4, 2> (its kernel facts) loads, per group of 4 kk, As
+// row 0 as one 16-byte load (four 8-lane phases of one address: 4 wavefronts), row 2 as two
+// 8-byte loads (two 16-lane phases each: 4), rows 1 and 3 as 8 scalars (two addresses in one
+// bank: 2 wavefronts, 1 conflict each) and Bs as 8 scalars whose two half-warps read the
+// same 16 words (1 wavefront): 32 wavefronts and 8 conflicts per group, 4 groups a k-step.
+// One element per kk, as the source reads them, would be 40 and 16.
+TEST(Simulate, GemmMergedFragmentLoadsConflictAsCompiled) {
+  const Prediction p = run({"gemm", 256}, "bm=64,bn=32,bk=16,tm=4,tn=2,pad=0");
+  const double groups = 256.0 * 16 * 4;
+  EXPECT_EQ(p.metric(kSharedLoadConflicts), groups * 8);
+  EXPECT_EQ(p.metric(kSharedLoadWavefronts), groups * 32);
+  // bk 6, 192^3 (6 x 3 blocks, 32 k-steps): the thread rows' As rows lie 4 * 6 words apart, in
+  // different banks (no conflicts). One group of 4 kk (4 + 4 + 8 As and 8 Bs wavefronts), then
+  // the remainder loop's kk 4 and 5 one element each (4 As and 2 Bs wavefronts a kk).
+  const Prediction rest = run({"gemm", 192}, "bm=64,bn=32,bk=6,tm=4,tn=2,pad=0");
+  const double warp_k_steps = 6.0 * 3 * 8 * 32;
+  EXPECT_EQ(rest.metric(kSharedLoadConflicts), 0.0);
+  EXPECT_EQ(rest.metric(kSharedLoadWavefronts), warp_k_steps * (24 + 2 * 6));
+}
+
 TEST(Simulate, SharedMemoryOverTheLimitIsRejected) {
   try {
     run({"transpose", 4096}, "smem=1,tile=256,block_x=32,block_y=8,pad=1");

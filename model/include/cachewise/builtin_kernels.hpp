@@ -30,6 +30,20 @@ struct BuiltinKernel {
 /// rules already checked). Throws InputError for a config no kernel is compiled for.
 BuiltinKernel builtin_kernel(const ProblemSpec& problem, const Config& config);
 
+/// One shared load of gemm's inner product as compiled: `elements` consecutive kk of one
+/// fragment element, As[ty*tm + fragment][kk + kk_offset .. + elements) or
+/// Bs[kk + kk_offset][tx*tn + fragment] (elements 1: Bs is never merged along kk).
+struct FragmentLoad {
+  bool from_b = false; ///< Bs, else As
+  int fragment = 0;    ///< i of As's rows, j of Bs's columns
+  int kk_offset = 0;   ///< within the unrolled group
+  int elements = 1;    ///< 1, 2, 4 or 8, one ld.shared (.v2, .v4)
+  friend bool operator==(const FragmentLoad&, const FragmentLoad&) = default;
+};
+
+/// The facts file's text of a load: "As[i][kk+o] xN" or "Bs[kk+o][j] x1".
+std::string fragment_load_text(const FragmentLoad& load);
+
 /// What the compiled kernel says, for one BuiltinKernel::key().
 struct CompiledKernelFacts {
   std::string key;
@@ -48,6 +62,12 @@ struct CompiledKernelFacts {
   /// (docs/measurements/sass/stencil-loads-by-stretch.txt); 0 where not.
   std::int64_t sass_loads_per_round = 0;
   std::string measured_with; ///< the family problem and config the front end traced
+  /// gemm: the kk steps nvcc unrolled into one group of the inner product (whole groups run
+  /// first, the bk % kk_per_group rest one kk at a time) and the group's shared loads in
+  /// program order, which nvcc merges along kk where it can prove the alignment; 0 and empty
+  /// for the other kernels.
+  std::int64_t kk_per_group = 0;
+  std::vector<FragmentLoad> fragment_loads;
 };
 
 /// Where the table came from: compiler, command, architecture, a hash of the kernel sources,

@@ -155,12 +155,7 @@ struct KnownDeviation {
 };
 
 inline const std::vector<KnownDeviation>& known_deviations() {
-  static const std::string merged_shared_loads =
-      "nvcc unrolls the kk loop by 4 and merges some of a thread's As loads along kk into ld.shared.v4 / .v2; the "
-      "pattern loads As one element per kk (shared load bank conflicts 25-50% apart)";
-  static const std::vector<KnownDeviation> list = {
-      {"gemm", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=0 f32 512^3", merged_shared_loads},
-      {"gemm", "bm=64,bn=32,bk=16,tm=4,tn=2,pad=0 f32 256^3", merged_shared_loads}};
+  static const std::vector<KnownDeviation> list = {};
   return list;
 }
 

@@ -147,6 +147,58 @@ std::map<std::string, std::int64_t> sass_rounds(const std::filesystem::path& sou
   return rounds;
 }
 
+struct InnerProduct {
+  std::int64_t kk_per_group = 0;
+  std::vector<FragmentLoad> group;
+};
+
+/// gemm's inner product as warp 0 of the block issues it: its shared loads between the first
+/// and the second barrier (the tile stores end at the first), decoded at lane 0 (tx = ty = 0)
+/// into the fragment element and kk each reads, and split into the unrolled loop's groups
+/// (the launch's bk a multiple of the unroll, so no remainder runs).
+InnerProduct gemm_inner_product(const BlockTrace& block, const CrossCase& c) {
+  const int bytes = element_bytes(c.problem.dtype);
+  const std::int64_t bk = c.config.get("bk"), pad = c.config.get("pad");
+  const std::int64_t a_stride = bk + pad, b_stride = c.config.get("bn") + pad;
+  const std::int64_t b_base = c.config.get("bm") * a_stride * bytes;
+  std::vector<std::pair<FragmentLoad, std::int64_t>> loads; // load, kk
+  std::vector<std::int32_t> instructions;
+  int barriers = 0;
+  for (const TraceStep& step : block.warps.at(0).steps) {
+    if (step.kind == TraceStep::Kind::barrier && ++barriers == 2) break;
+    if (barriers != 1 || step.kind != TraceStep::Kind::access || step.space != TraceSpace::shared || step.op != TraceOp::load) continue;
+    if ((step.active_mask & 1u) == 0) throw std::runtime_error(c.label + ": lane 0 skips an inner-product load");
+    const auto offset = static_cast<std::int64_t>(step.address[0]);
+    const bool from_b = offset >= b_base;
+    const std::int64_t element = (from_b ? offset - b_base : offset) / bytes;
+    const std::int64_t stride = from_b ? b_stride : a_stride;
+    const std::int64_t kk = from_b ? element / stride : element % stride;
+    const std::int64_t fragment = from_b ? element % stride : element / stride;
+    loads.push_back({{from_b, static_cast<int>(fragment), 0, step.bytes_per_lane / bytes}, kk});
+    instructions.push_back(step.instruction);
+  }
+  // The unrolled loop's body runs its static instructions once per group: the group ends
+  // where lane 0 meets the first load's instruction again.
+  const auto size = static_cast<std::int64_t>(loads.size());
+  std::int64_t per_group = 1;
+  while (per_group < size && instructions[per_group] != instructions[0]) ++per_group;
+  if (size == 0 || size % per_group != 0 || bk % (size / per_group) != 0) {
+    throw std::runtime_error(c.label + ": the inner product's " + std::to_string(size) + " shared loads form no groups of kk");
+  }
+  InnerProduct inner{bk / (size / per_group), {}};
+  for (std::int64_t i = 0; i < size; ++i) {
+    const std::int64_t group_kk = i / per_group * inner.kk_per_group;
+    FragmentLoad load = loads[i].first;
+    load.kk_offset = static_cast<int>(loads[i].second - group_kk);
+    if (i < per_group) {
+      inner.group.push_back(load);
+    } else if (!(load == inner.group[i % per_group]) || instructions[i] != instructions[i % per_group]) {
+      throw std::runtime_error(c.label + ": inner-product group " + std::to_string(i / per_group) + " differs from the first");
+    }
+  }
+  return inner;
+}
+
 struct Measured {
   CrossCase launch;
   CompiledKernelFacts facts;
@@ -177,7 +229,8 @@ Measured measure(const CrossCase& c, const FamilyCode& code) {
   const std::string entry = builtin_entry(c, *code.module);
   const CompilerResources resources = parse_ptxas_resources(code.ptxas_log, entry);
   TracedKernel traced = builtin_traced_kernel(c, pattern, code.module);
-  const Rounds rounds = block_rounds(traced.trace_block({pattern.grid.x / 2, pattern.grid.y / 2, pattern.grid.z / 2}));
+  const BlockTrace block = traced.trace_block({pattern.grid.x / 2, pattern.grid.y / 2, pattern.grid.z / 2});
+  const Rounds rounds = block_rounds(block);
   Measured m{c, {}, rounds};
   m.facts.key = kernel.key();
   m.facts.registers_per_thread = resources.registers_per_thread;
@@ -188,6 +241,11 @@ Measured measure(const CrossCase& c, const FamilyCode& code) {
   m.facts.loads_per_round = std::max<std::int64_t>(1, rounds.most_loads);
   m.facts.stores_per_run = std::max<std::int64_t>(1, rounds.most_stores);
   m.facts.measured_with = c.label;
+  if (c.problem.family == "gemm") {
+    const InnerProduct inner = gemm_inner_product(block, c);
+    m.facts.kk_per_group = inner.kk_per_group;
+    m.facts.fragment_loads = inner.group;
+  }
   return m;
 }
 
@@ -215,16 +273,23 @@ std::string facts_json(const std::vector<Measured>& measured, const KernelFactsP
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const Measured& m : measured) {
     const CompiledKernelFacts& f = m.facts;
-    kernels.push_back({{"kernel", f.key},
-                       {"registers_per_thread", f.registers_per_thread},
-                       {"spill_store_bytes", f.spill_store_bytes},
-                       {"spill_load_bytes", f.spill_load_bytes},
-                       {"stack_frame_bytes", f.stack_frame_bytes},
-                       {"static_shared_bytes", f.static_shared_bytes},
-                       {"loads_per_round", f.loads_per_round},
-                       {"stores_per_run", f.stores_per_run},
-                       {"sass_loads_per_round", f.sass_loads_per_round},
-                       {"measured_with", f.measured_with}});
+    nlohmann::ordered_json kernel = {{"kernel", f.key},
+                                   {"registers_per_thread", f.registers_per_thread},
+                                   {"spill_store_bytes", f.spill_store_bytes},
+                                   {"spill_load_bytes", f.spill_load_bytes},
+                                   {"stack_frame_bytes", f.stack_frame_bytes},
+                                   {"static_shared_bytes", f.static_shared_bytes},
+                                   {"loads_per_round", f.loads_per_round},
+                                   {"stores_per_run", f.stores_per_run},
+                                   {"sass_loads_per_round", f.sass_loads_per_round},
+                                   {"measured_with", f.measured_with}};
+    if (f.kk_per_group > 0) {
+      kernel["kk_per_group"] = f.kk_per_group;
+      nlohmann::ordered_json loads = nlohmann::ordered_json::array();
+      for (const FragmentLoad& load : f.fragment_loads) loads.push_back(fragment_load_text(load));
+      kernel["fragment_loads"] = loads;
+    }
+    kernels.push_back(kernel);
   }
   const nlohmann::ordered_json document = {{"schema", "cachewise kernel facts v1"},
                                            {"architecture", provenance.architecture},
