@@ -66,18 +66,29 @@ test_all() {
   log "1/4 tests (gpu-labelled tests skip without a GPU)"
   (cd "$root/build" && set -o pipefail && ctest --output-on-failure -j"$jobs" | tee "$root/build/ctest.log")
 
-  log "2/4 install tree + consumer projects under examples/"
-  local prefix="$root/build/install"
-  rm -rf "$prefix"
-  cmake --install "$root/build" --prefix "$prefix" >/dev/null
+  log "2/4 packages: the Debian package (cpack, unpacked with dpkg-deb) and the build tree, each used by examples/"
+  # cpack installs the already-built tree into its staging folder: no compilation.
+  local package_dir="$root/build/package" deb_root="$root/build/deb-root"
+  rm -rf "$package_dir" "$deb_root"
+  (cd "$root/build" && cpack -G DEB -B "$package_dir" >/dev/null)
+  local debs=("$package_dir"/cachewise_*.deb)
+  dpkg-deb -x "${debs[0]}" "$deb_root"
+  for file in usr/bin/advisor usr/share/cachewise/profiles/h200.json usr/include/cachewise/advisor.hpp; do
+    [ -e "$deb_root/$file" ] || { log "the Debian package lacks /$file"; exit 1; }
+  done
   for example in "$root"/examples/*/CMakeLists.txt; do
     local dir name
     dir=$(dirname "$example")
     name=$(basename "$dir")
-    log "   examples/$name against the install tree"
-    configure_and_build "$dir" "$root/build/examples/$name" -DCMAKE_PREFIX_PATH="$prefix"
+    log "   examples/$name against $(basename "${debs[0]}") unpacked in build/deb-root"
+    rm -rf "$root/build/examples/$name"
+    configure_and_build "$dir" "$root/build/examples/$name" -DCMAKE_PREFIX_PATH="$deb_root/usr"
     if [ -x "$root/build/examples/$name/$name" ]; then "$root/build/examples/$name/$name"; fi
   done
+  log "   examples/quickstart against the build tree (CMAKE_PREFIX_PATH=build)"
+  rm -rf "$root/build/examples/quickstart-build-tree"
+  configure_and_build "$root/examples/quickstart" "$root/build/examples/quickstart-build-tree" -DCMAKE_PREFIX_PATH="$root/build"
+  "$root/build/examples/quickstart-build-tree/quickstart"
 
   # Also the build without MPI: its `tune --mpi` says so (and Open MPI's allocations stay out of LeakSanitizer).
   log "3/4 CPU components under AddressSanitizer + UndefinedBehaviorSanitizer, without MPI (build-asan/)"
