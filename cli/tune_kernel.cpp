@@ -9,10 +9,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/tuner.hpp"
+#include "cachewise/tuner/cache_comparison.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/kernel_tuning.hpp"
 #include "common.hpp"
@@ -184,6 +186,22 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
   options.measurement.max_repeats = run.max_repeats;
   options.journal = path_for(run.journal, bucket, bucket_count);
   options.devices = group;
+  // An existing --kernel-tuner-cache is resumed: its measured configurations are not measured again.
+  const std::filesystem::path cache_path = path_for(args.kernel_tuner_cache, bucket, bucket_count);
+  std::vector<std::int64_t> problem_size;
+  for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
+  const tuner::KernelTunerCacheInfo cache_info{device.name, frontend::parse_entry_name(spec.entry).function, problem_size, utc_now()};
+  std::optional<tuner::KernelTunerCache> resumed;
+  std::set<std::string> from_cache;
+  if (!args.kernel_tuner_cache.empty() && std::filesystem::exists(cache_path)) {
+    resumed = tuner::load_kernel_tuner_cache(cache_path);
+    tuner::check_cache_continues(*resumed, cache_info, candidates->space(), cache_path.string());
+    const tuner::CacheMatch match = tuner::match_cache_to_space(*resumed, candidates->space());
+    options.known_rounds = tuner::cached_rounds(match, resumed->device_name, options.measurement);
+    for (const tuner::RoundRecord& record : options.known_rounds) from_cache.insert(record.config.to_string());
+    std::cerr << "tune: resuming from " << cache_path.string() << ": " << match.matched.size() << " of its " << resumed->entries.size()
+              << " configurations are candidates\n";
+  }
   tuner.set_options(options);
   const std::size_t space_size = candidates->space().enumerate().size();
   std::size_t done = 0;
@@ -193,7 +211,8 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
               << e.config.to_string() << ": "
               << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
               << device_tag(e.device, group.size())
-              << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
+              << (progress.round > 0 ? " [measured again]" : "")
+              << (!progress.from_journal ? "" : from_cache.contains(e.config.to_string()) ? " [kernel tuner cache]" : " [journal]") << '\n';
   });
   const std::optional<tuner::TuningResult> tuned = run_tuner(tuner, devices);
   if (!tuned) return std::nullopt;
@@ -211,11 +230,7 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
     outcome.json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
   }
   if (!args.kernel_tuner_cache.empty()) {
-    std::vector<std::int64_t> problem_size;
-    for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
-    const tuner::KernelTunerCacheInfo info{device.name, frontend::parse_entry_name(spec.entry).function, problem_size, utc_now()};
-    tuner::write_text_file(path_for(args.kernel_tuner_cache, bucket, bucket_count),
-                           tuner::kernel_tuner_cache(result, candidates->space(), info).dump(1) + '\n');
+    tuner::write_text_file(cache_path, tuner::kernel_tuner_cache(result, candidates->space(), cache_info, resumed ? &*resumed : nullptr).dump(1) + '\n');
   }
   return outcome;
 }
@@ -291,7 +306,7 @@ void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) 
   command.add_option("--size", arguments.sizes, "NAME=N[,NAME=N...]: one size bucket of a --kernel/--spec (args it sets); repeat")
       ->group("User kernel (docs/kernel-spec.md)");
   command.add_option("--kernel-tuner-cache", arguments.kernel_tuner_cache,
-                     "Write the measurements as a Kernel Tuner cache file (FILE.<bucket>.json per bucket when several)")
+                     "Kernel Tuner cache file: resumed from when it exists (its measurements are not taken again), then written with every measurement (FILE.<bucket>.json per bucket when several)")
       ->group("User kernel (docs/kernel-spec.md)");
 }
 

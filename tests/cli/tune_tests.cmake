@@ -65,6 +65,12 @@ add_test(NAME cli.tune_gpus_fake
     -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DFAKES=${cachewise_fake_gpus}
     -DMIXED=${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-mixed.json -DWORK_DIR=${cachewise_tune_out}/gpus
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_gpus_fake.cmake)
+# Resuming from a Kernel Tuner cache (--kernel-tuner-cache) on the fake devices.
+add_test(NAME cli.tune_kernel_tuner_cache
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+    -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DFAKES=${cachewise_fake_gpus}
+    -DCACHE=${PROJECT_SOURCE_DIR}/tests/data/kernel_tuner/resume-fake-h200.json -DWORK_DIR=${cachewise_tune_out}/kernel-tuner-cache
+    -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_kernel_tuner_cache.cmake)
 # A --gpus naming a device that is not there: one line, exit 2, before any work.
 add_test(NAME cli.tune_gpus_unknown_device COMMAND ${CMAKE_COMMAND} -E env CACHEWISE_FAKE_DEVICES=${cachewise_fake_gpus}
   ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor>|tune|--pattern|transpose|--n|64|--gpus|0,7" -DEXPECT_EXIT=2

@@ -1,5 +1,6 @@
 # advisor validate: bad input is reported in one line (exit 2) before any GPU is needed, so
-# these hold on CPU-only machines too. `validate` exists only in CUDA builds.
+# these hold on CPU-only machines too. Its GPU modes exist only in CUDA builds (without CUDA
+# `validate --spec S --kernel-tuner-cache FILE` alone runs: validate_cache_tests.cmake).
 if(CACHEWISE_WITH_CUDA)
   cachewise_cli_test(validate_unknown_pattern EXIT 2 STDERR "^advisor: unknown pattern 'spiral'"
     ARGS validate --pattern spiral --n 64 --config tile=8 --profile ${cachewise_example_profile})

@@ -47,8 +47,16 @@ struct TuningRun {
   const Options& options;
   const std::function<void(const Progress&)>& progress;
   Journal* journal = nullptr;
+  /// Options::known_rounds by (config, round).
+  std::map<std::pair<std::string, int>, const RoundRecord*> known;
 
-  /// A journaled round of this run's device model is taken from the journal (a time from
+  const RoundRecord* recorded(const Config& config, int round) const {
+    if (const RoundRecord* journaled = journal ? journal->find(config, round) : nullptr) return journaled;
+    const auto found = known.find({config.to_string(), round});
+    return found == known.end() ? nullptr : found->second;
+  }
+
+  /// A journaled (or known) round of this run's device model is taken from the journal (a time from
   /// another model is not comparable: measured again); the rest go to the executor together
   /// and are journaled as each finishes. `done(i, record, from_journal)` per config.
   void run_rounds(const std::vector<Config>& configs, int round, bool referee,
@@ -56,7 +64,7 @@ struct TuningRun {
     std::vector<RoundRequest> requests;
     std::vector<std::size_t> positions;
     for (std::size_t i = 0; i < configs.size(); ++i) {
-      const RoundRecord* journaled = journal ? journal->find(configs[i], round) : nullptr;
+      const RoundRecord* journaled = recorded(configs[i], round);
       if (journaled && (journaled->device.name.empty() || journaled->device.name == executor.model())) {
         done(i, *journaled, true);
       } else {
@@ -198,7 +206,8 @@ TuningResult Tuner::tune() {
     journal = std::make_unique<Journal>(options_.journal, run_identity(problem_, strategy_, options_));
   }
   std::shared_ptr<RoundExecutor> executor = executor_ ? executor_ : std::shared_ptr<RoundExecutor>(local_executor(measure_, options_));
-  TuningRun run{*executor, strategy_, options_, progress_, journal.get()};
+  TuningRun run{*executor, strategy_, options_, progress_, journal.get(), {}};
+  for (const RoundRecord& record : options_.known_rounds) run.known[{record.config.to_string(), record.round}] = &record;
   run.measure_in_order(candidates, order, result);
   run.remeasure_contenders(result);
   result.best = leader(result);

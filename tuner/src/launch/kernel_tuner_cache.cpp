@@ -5,7 +5,8 @@
 
 namespace cachewise::tuner {
 
-nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space, const KernelTunerCacheInfo& info) {
+nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space, const KernelTunerCacheInfo& info,
+                                  const KernelTunerCache* resumed) {
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();
   for (const auto& [name, values] : space.parameters()) {
@@ -13,6 +14,9 @@ nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::Sea
     tune_params[name] = values;
   }
   nlohmann::ordered_json cache = nlohmann::ordered_json::object();
+  if (resumed != nullptr) {
+    for (const KernelTunerEntry& entry : resumed->entries) cache[entry.key] = nlohmann::ordered_json::parse(entry.json);
+  }
   for (const Evaluation& evaluation : result.evaluations) {
     std::string key;
     nlohmann::ordered_json entry = nlohmann::ordered_json::object();
@@ -21,6 +25,8 @@ nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::Sea
       key += (key.empty() ? "" : ",") + std::to_string(value);
       entry[name] = value;
     }
+    // Taken from the resumed cache and not measured again: its entry stays as it was.
+    if (resumed != nullptr && evaluation.from_journal && evaluation.rounds == 1 && resumed->find(key) != nullptr) continue;
     double benchmark_ms = 0.0;
     for (const double sample : evaluation.samples_ms) benchmark_ms += sample;
     if (evaluation.ok) {

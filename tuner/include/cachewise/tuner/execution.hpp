@@ -14,6 +14,7 @@
 #include "cachewise/problem.hpp"
 #include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/options.hpp"
+#include "cachewise/tuner/round_record.hpp"
 
 namespace cachewise::tuner {
 
@@ -24,20 +25,6 @@ namespace cachewise::tuner {
 /// previous one. With child-process isolation, every evaluation runs in a fresh child: state
 /// created inside the callable (a CUDA context, device buffers) lives only for that candidate.
 using Measure = std::function<double(const Config& config, std::int64_t iteration)>;
-
-/// One evaluation round of one candidate, as measured (or failed), and where.
-struct RoundRecord {
-  Config config;
-  int round = 0; ///< 0 = first measurement, 1.. = contender re-measurement
-  bool ok = false;
-  std::string failure;
-  std::vector<double> samples_ms;
-  bool converged = false;
-  MeasuringDevice device; ///< name empty: the default device, not identified
-};
-
-nlohmann::json round_to_json(const RoundRecord& record);
-RoundRecord round_from_json(const nlohmann::json& json); ///< throws InputError naming the bad field
 
 /// Warm-up, then timed calls until the median's interval is tight or max_repeats is reached;
 /// in a forked child (options.isolation), pinned to `device`. A crash, hang or exception is a

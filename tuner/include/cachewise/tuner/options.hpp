@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cachewise/tuner/devices.hpp"
+#include "cachewise/tuner/round_record.hpp"
 
 namespace cachewise::tuner {
 
@@ -37,6 +38,9 @@ struct Options {
   std::chrono::milliseconds candidate_timeout{60'000}; ///< per evaluation (child_process only)
   std::int64_t budget = 0;        ///< most candidates measured (contenders excluded); 0 = no cap
   std::filesystem::path journal;  ///< JSON lines; empty = none. An existing one is resumed.
+  /// Rounds measured before, elsewhere (a Kernel Tuner cache: cached_rounds): taken as journaled
+  /// rounds are (the journal's own first), so they are not measured again.
+  std::vector<RoundRecord> known_rounds;
   /// GPUs of one model measuring in parallel, one child each (the first re-measures the
   /// contenders); empty: the default device, one candidate at a time.
   std::vector<MeasuringDevice> devices;
