@@ -1,18 +1,31 @@
 // Compiling a candidate: cache lookup by content hash, then NVRTC in process, falling back to
 // `nvcc -ptx` + `ptxas -v` when NVRTC rejects the file (host code: it cannot open <cstdio>,
 // <vector>, and knows no <<<>>> launches).
+//
+// Nothing the user wrote reaches a shell. nvcc runs its own steps through one, so its argv holds
+// only paths this process made (a private work directory, with links to the user's directories)
+// and options checked against a list; defines go into the generated translation unit.
 #include "cachewise/frontend/compile.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <regex>
+#include <iostream>
+#include <optional>
 #include <set>
-#include <thread>
+#include <sstream>
 
 #if CACHEWISE_WITH_NVRTC
 #include <nvrtc.h>
@@ -24,28 +37,17 @@
 extern char** environ;
 
 namespace {
-/// Enters every cache key: bumped when what a cache entry holds, or how it is made, changes.
-constexpr const char* kCacheFormat = "cachewise kernel cache 2";
+/// Enters every cache key and heads every entry: bumped when what an entry holds, or how it is
+/// made, changes.
+constexpr const char* kCacheFormat = "cachewise kernel cache 3";
+/// The compiler's own limit on nested #include is 200; the scan that hashes them stops there too.
+constexpr int kMaxIncludeDepth = 200;
+/// The environment the compilers read: part of every cache key.
+constexpr std::array kCompilerEnvironment = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"};
 } // namespace
 
 namespace cachewise::frontend {
 namespace {
-
-/// Distinct per process and thread: concurrent compiles never share a temporary file.
-std::string unique_suffix() {
-  return std::to_string(::getpid()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temporary = path.string() + ".tmp" + unique_suffix();
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    if (!out) return; // an unwritable cache costs time, not correctness
-  }
-  std::error_code ignored;
-  std::filesystem::rename(temporary, path, ignored);
-}
 
 /// FNV-1a, twice with different offsets: 128 bits, so distinct inputs do not share an entry.
 class ContentHash {
@@ -72,59 +74,216 @@ private:
   std::uint64_t high_ = 0x84222325cbf29ce4ULL;
 };
 
-/// The source and every file it #includes with quotes that exists next to its includer,
-/// recursively: what an edit can change. <system> headers enter through the compiler identity.
-void hash_source_tree(const std::filesystem::path& path, ContentHash& hash, std::set<std::filesystem::path>& seen) {
+/// Characters a path may hold to go into a child's argv unlinked: nvcc hands its arguments to a
+/// shell, so anything a shell reads specially stays out.
+bool is_shell_inert(std::string_view text) {
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && std::string_view("/._+-=,:").find(c) == std::string_view::npos) return false;
+  }
+  return !text.empty();
+}
+
+/// A file the compiler may read: a regular file (not a FIFO, a device, /dev/zero) of bounded size.
+void check_readable_source(const std::filesystem::path& path, const std::string& where) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status)) throw InputError(where + path.string() + ": no such file");
+  if (!std::filesystem::is_regular_file(status)) throw InputError(where + path.string() + ": not a regular file");
+  const auto bytes = std::filesystem::file_size(path, error);
+  if (error || bytes > kMaxSourceFileBytes) {
+    throw InputError(where + path.string() + ": larger than " + std::to_string(kMaxSourceFileBytes >> 20) + " MiB, the limit for a source file");
+  }
+}
+
+/// One `#include` of a file: the name between the quotes or brackets, and whether it was quoted.
+struct IncludeDirective {
+  std::string name;
+  bool quoted = false;
+  int line = 0;
+};
+
+/// The #include directives of a file, by a scan of each line (no regex: a hostile file must not
+/// recurse the matcher). Names longer than a path can be are reported, not followed.
+std::vector<IncludeDirective> include_directives(std::string_view text) {
+  std::vector<IncludeDirective> directives;
+  int line = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++line;
+    std::string_view rest = text.substr(start, end - start);
+    start = end + 1;
+    auto skip_blanks = [&] {
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    };
+    skip_blanks();
+    if (rest.empty() || rest.front() != '#') continue;
+    rest.remove_prefix(1);
+    skip_blanks();
+    if (rest.substr(0, 7) != "include") continue;
+    rest.remove_prefix(7);
+    skip_blanks();
+    if (rest.empty() || (rest.front() != '"' && rest.front() != '<')) continue;
+    const char close = rest.front() == '"' ? '"' : '>';
+    const std::size_t name_end = rest.find(close, 1);
+    if (name_end == std::string_view::npos) continue; // the compiler reports it
+    directives.push_back({std::string(rest.substr(1, name_end - 1)), close == '"', line});
+  }
+  return directives;
+}
+
+/// Where `directive` of `includer` resolves: next to the includer (quoted), then the include
+/// directories in order. Empty when not found there: a system header, which enters the key
+/// through the compiler's identity.
+std::filesystem::path resolve_include(const IncludeDirective& directive, const std::filesystem::path& includer,
+                                      const std::vector<std::filesystem::path>& directories) {
+  const std::filesystem::path name = directive.name;
+  if (name.is_absolute()) return name;
+  std::error_code ignored;
+  if (directive.quoted && std::filesystem::exists(includer.parent_path() / name, ignored)) return includer.parent_path() / name;
+  for (const auto& directory : directories) {
+    if (std::filesystem::exists(directory / name, ignored)) return directory / name;
+  }
+  return {};
+}
+
+/// The source and every file it #includes that resolves outside the system headers,
+/// recursively: what an edit can change. Each must be a regular file of bounded size: an
+/// include of /dev/zero or a FIFO is refused here rather than hanging the compiler.
+void hash_source_tree(const std::filesystem::path& path, const std::vector<std::filesystem::path>& directories, ContentHash& hash,
+                      std::set<std::filesystem::path>& seen, int depth) {
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(path);
   if (!seen.insert(canonical).second) return;
   const std::string text = read_file_bytes(path);
   hash.add(canonical.string());
   hash.add(text);
-  static const std::regex include("#\\s*include\\s*\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
-    const std::filesystem::path included = path.parent_path() / (*it)[1].str();
-    if (std::filesystem::exists(included)) hash_source_tree(included, hash, seen);
+  for (const IncludeDirective& directive : include_directives(text)) {
+    const std::string where = path.string() + ":" + std::to_string(directive.line) + ": #include ";
+    if (directive.name.size() > 4096) throw InputError(where + "names a path longer than 4096 characters");
+    std::filesystem::path included;
+    try {
+      included = resolve_include(directive, path, directories);
+    } catch (const std::filesystem::filesystem_error&) {
+      throw InputError(where + "names a path the file system cannot look up");
+    }
+    if (included.empty()) continue;
+    if (depth >= kMaxIncludeDepth) throw InputError(where + "nests more than " + std::to_string(kMaxIncludeDepth) + " includes deep");
+    check_readable_source(included, where);
+    hash_source_tree(included, directories, hash, seen, depth + 1);
   }
 }
 
+/// Options both compilers get. The include directories enter as given: NVRTC reads them in this
+/// process; the nvcc path replaces them with links (nvcc_arguments).
 std::vector<std::string> common_options(const CompileRequest& request) {
   std::vector<std::string> options = {"-arch=sm_" + std::to_string(request.compute_capability), "-lineinfo"};
   if (!request.language_standard.empty()) options.push_back("-std=" + request.language_standard);
-  for (const Define& define : request.defines) options.push_back("-D" + define.name + "=" + define.value);
-  std::filesystem::path directory = request.source.parent_path();
-  options.push_back("-I" + (directory.empty() ? std::string(".") : directory.string()));
+  for (const std::string& option : request.compiler_options) options.push_back(option);
   return options;
 }
 
+std::vector<std::string> define_options(const CompileRequest& request) {
+  std::vector<std::string> options;
+  for (const Define& define : request.defines) options.push_back("-D" + define.name + "=" + define.value);
+  return options;
+}
+
+std::vector<std::filesystem::path> include_directories(const CompileRequest& request) {
+  std::vector<std::filesystem::path> directories;
+  const std::filesystem::path own = request.source.parent_path();
+  directories.push_back(own.empty() ? std::filesystem::path(".") : own);
+  for (const auto& directory : request.include_directories) directories.push_back(directory);
+  return directories;
+}
+
+/// A directory of this process's own under the system's temporary directory, removed with it:
+/// where nvcc and ptxas read and write. Its path is shell-inert by construction.
+class PrivateDirectory {
+public:
+  PrivateDirectory() {
+    std::error_code ignored;
+    std::string base = std::filesystem::temp_directory_path(ignored).string();
+    if (!is_shell_inert(base)) base = "/tmp";
+    std::string pattern = base + "/cachewise-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary directory in " + base + ": " + std::strerror(errno));
+    path_ = pattern;
+  }
+  ~PrivateDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  PrivateDirectory(const PrivateDirectory&) = delete;
+  PrivateDirectory& operator=(const PrivateDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
+
 struct ProcessResult {
   int exit_code = -1;
+  int signal = 0;
+  bool timed_out = false;
   std::string output; ///< stdout and stderr together
 };
 
-ProcessResult run_process(const std::vector<std::string>& arguments) {
+/// Runs `arguments` (no shell) with stdout and stderr captured, killed after `timeout_seconds`.
+ProcessResult run_process(const std::vector<std::string>& arguments, int timeout_seconds) {
   int pipe_ends[2];
-  if (::pipe(pipe_ends) != 0) throw InputError("cannot create a pipe to run " + arguments.front());
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw InputError("cannot create a pipe to run " + arguments.front());
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP); // its own group: a timeout kills nvcc's children too
+  posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<char*> argv;
   for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   ::close(pipe_ends[1]);
+  if (spawned != 0) {
+    ::close(pipe_ends[0]);
+    throw InputError("cannot run " + arguments.front() + ": " + std::strerror(spawned));
+  }
   ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   std::array<char, 4096> buffer{};
-  for (ssize_t n; (n = ::read(pipe_ends[0], buffer.data(), buffer.size())) > 0;) result.output.append(buffer.data(), static_cast<std::size_t>(n));
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    pollfd readable{pipe_ends[0], POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(pipe_ends[0], buffer.data(), buffer.size());
+    if (n <= 0) break;
+    result.output.append(buffer.data(), static_cast<std::size_t>(n));
+  }
   ::close(pipe_ends[0]);
-  if (spawned != 0) throw InputError("cannot run " + arguments.front());
   int status = 0;
-  ::waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
+}
+
+/// The error for a compiler process that did not finish on its own.
+void check_process_finished(const ProcessResult& result, const std::string& tool, int timeout_seconds) {
+  if (result.timed_out) {
+    throw InputError(tool + " did not finish within " + std::to_string(timeout_seconds) + " s (CACHEWISE_COMPILE_TIMEOUT_S raises the limit)");
+  }
+  if (result.signal != 0) throw InputError(tool + " was killed by signal " + std::to_string(result.signal));
 }
 
 std::filesystem::path locate_nvcc() {
@@ -144,9 +303,19 @@ std::filesystem::path locate_nvcc() {
     }
   }
   for (const auto& candidate : candidates) {
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (::access(candidate.c_str(), X_OK) == 0) return std::filesystem::absolute(candidate);
   }
   return {};
+}
+
+int compile_timeout_seconds() {
+  if (const char* text = std::getenv("CACHEWISE_COMPILE_TIMEOUT_S"); text && *text) {
+    char* end = nullptr;
+    const long seconds = std::strtol(text, &end, 10);
+    if (*end != '\0' || seconds < 1 || seconds > 86400) throw InputError("CACHEWISE_COMPILE_TIMEOUT_S: expected whole seconds from 1 to 86400, got '" + std::string(text) + "'");
+    return static_cast<int>(seconds);
+  }
+  return 300;
 }
 
 #if CACHEWISE_WITH_NVRTC
@@ -165,6 +334,8 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
     throw InputError("NVRTC could not create a program for " + request.source.string());
   }
   std::vector<std::string> options = common_options(request);
+  for (std::string& option : define_options(request)) options.push_back(std::move(option));
+  for (const auto& directory : include_directories(request)) options.push_back("-I" + directory.string());
   options.push_back("--ptxas-options=-v");
   std::vector<const char*> option_pointers;
   for (const std::string& option : options) option_pointers.push_back(option.c_str());
@@ -185,10 +356,92 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
   nvrtcDestroyProgram(&program);
   return result;
 }
-
 #endif
 
+/// The cache entry's text: a format line, a checksum of the rest, the field sizes, the fields.
+std::string encode_entry(const CompiledKernel& compiled) {
+  ContentHash checksum;
+  for (const std::string* field : {&compiled.compiler, &compiled.ptx, &compiled.ptxas_log}) checksum.add(*field);
+  std::string text = std::string(kCacheFormat) + "\n" + checksum.hex() + "\n" + std::to_string(compiled.compiler.size()) + " " +
+                     std::to_string(compiled.ptx.size()) + " " + std::to_string(compiled.ptxas_log.size()) + "\n";
+  return text + compiled.compiler + compiled.ptx + compiled.ptxas_log;
+}
+
+/// The entry `text` holds, or nothing when it is truncated, altered or of another format.
+std::optional<CompiledKernel> decode_entry(const std::string& text) {
+  std::istringstream in(text);
+  std::string format, checksum_hex;
+  std::size_t sizes[3] = {};
+  if (!std::getline(in, format) || format != kCacheFormat || !std::getline(in, checksum_hex)) return std::nullopt;
+  if (!(in >> sizes[0] >> sizes[1] >> sizes[2]) || in.get() != '\n') return std::nullopt;
+  const auto body = static_cast<std::size_t>(in.tellg());
+  if (body > text.size() || text.size() - body != sizes[0] + sizes[1] + sizes[2]) return std::nullopt;
+  CompiledKernel compiled;
+  compiled.compiler = text.substr(body, sizes[0]);
+  compiled.ptx = text.substr(body + sizes[0], sizes[1]);
+  compiled.ptxas_log = text.substr(body + sizes[0] + sizes[1], sizes[2]);
+  ContentHash checksum;
+  for (const std::string* field : {&compiled.compiler, &compiled.ptx, &compiled.ptxas_log}) checksum.add(*field);
+  if (checksum.hex() != checksum_hex) return std::nullopt;
+  compiled.from_cache = true;
+  return compiled;
+}
+
+/// Why `directory` cannot hold this user's cache, or empty when it can: it must be a directory
+/// owned by this user that no one else may write.
+std::string unusable_cache_reason(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) return "cannot create it (" + error.message() + ")";
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0) return std::string("cannot read it (") + std::strerror(errno) + ")";
+  if (!S_ISDIR(info.st_mode)) return "not a directory";
+  if (info.st_uid != ::geteuid()) return "owned by another user";
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) return "writable by other users";
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) return "not writable";
+  return {};
+}
+
 } // namespace
+
+void check_compile_request(const CompileRequest& request) {
+  for (const Define& define : request.defines) check_define(define);
+  const std::string& standard = request.language_standard;
+  if (!standard.empty()) {
+    static const std::set<std::string> known = {"c++03", "c++11", "c++14", "c++17", "c++20", "gnu++11", "gnu++14", "gnu++17", "gnu++20"};
+    if (!known.contains(standard)) throw InputError("--std '" + standard + "': expected one of c++03, c++11, c++14, c++17, c++20 (or gnu++NN)");
+  }
+  for (const std::string& option : request.compiler_options) check_compiler_option(option);
+  for (const auto& directory : request.include_directories) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) throw InputError("-I " + directory.string() + ": not a directory");
+  }
+  const std::string source = request.source.string();
+  if (source.find_first_of("\"\n\r") != std::string::npos) throw InputError(source + ": a source path must not hold a double quote or a line break");
+  for (const std::string& name : request.instantiations) {
+    if (name.find_first_of(std::string_view("\n\r\0;{}\"'#", 9)) != std::string::npos) {
+      throw InputError("entry '" + name + "': a template instance names types and constants only");
+    }
+  }
+}
+
+void check_compiler_option(const std::string& option) {
+  // Options that change code generation and read no file; each takes its value after '='.
+  static const std::set<std::string, std::less<>> with_value = {"-maxrregcount", "--maxrregcount", "-ftz", "--ftz", "-prec-div", "--prec-div",
+                                                                "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-default-device",
+                                                                "--extra-device-vectorization", "-extra-device-vectorization"};
+  static const std::set<std::string, std::less<>> plain = {"--use_fast_math", "-use_fast_math", "--restrict", "-restrict",
+                                                           "--extended-lambda", "-extended-lambda", "--expt-relaxed-constexpr",
+                                                           "-expt-relaxed-constexpr", "-G", "--device-debug", "-dopt=on", "-dopt=off",
+                                                           "-lineinfo", "--relocatable-device-code=true", "-rdc=true"};
+  const std::string_view name = std::string_view(option).substr(0, option.find('='));
+  const bool known = option.find('=') == std::string::npos ? plain.contains(option) : (with_value.contains(name) || plain.contains(option));
+  if (!known || !is_shell_inert(option)) {
+    throw InputError("--compiler-option '" + option +
+                     "': not an option cachewise passes on (allowed: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
+                     "-fmad=, --restrict, --extended-lambda, --expt-relaxed-constexpr); use -I for include directories and --define for macros");
+  }
+}
 
 std::filesystem::path Compiler::default_cache_directory() {
   if (const char* explicit_directory = std::getenv("CACHEWISE_CACHE_DIR"); explicit_directory && *explicit_directory) {
@@ -196,11 +449,16 @@ std::filesystem::path Compiler::default_cache_directory() {
   }
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "cachewise";
   if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "cachewise";
-  return std::filesystem::temp_directory_path() / "cachewise-cache";
+  // Never a folder in /tmp that other users could plant entries in: the account's home, or none.
+  if (const passwd* account = ::getpwuid(::geteuid()); account && account->pw_dir && *account->pw_dir) {
+    return std::filesystem::path(account->pw_dir) / ".cache" / "cachewise";
+  }
+  return {};
 }
 
 Compiler::Compiler(std::filesystem::path cache_directory)
-    : cache_directory_(cache_directory.empty() ? default_cache_directory() : std::move(cache_directory)), nvcc_(locate_nvcc()) {
+    : cache_directory_(cache_directory.empty() ? default_cache_directory() : std::move(cache_directory)), nvcc_(locate_nvcc()),
+      timeout_seconds_(compile_timeout_seconds()) {
 #if CACHEWISE_WITH_NVRTC
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
@@ -210,38 +468,87 @@ Compiler::Compiler(std::filesystem::path cache_directory)
     std::error_code ignored;
     compiler_identity_ += "; nvcc " + nvcc_.string() + " " + std::to_string(std::filesystem::file_size(nvcc_, ignored));
   }
-  std::error_code ignored;
-  std::filesystem::create_directories(cache_directory_, ignored);
+  if (cache_directory_.empty()) {
+    warn_without_cache("no home directory to keep a compile cache in");
+  } else if (const std::string reason = unusable_cache_reason(cache_directory_); !reason.empty()) {
+    warn_without_cache("compile cache " + cache_directory_.string() + " is unusable: " + reason);
+  }
 }
 
-CompiledKernel Compiler::compile(const CompileRequest& request) {
-  if (compiler_identity_.empty()) throw InputError("built without NVRTC and no nvcc found: cannot compile " + request.source.string());
+void Compiler::warn_without_cache(const std::string& why) {
+  if (cache_disabled_.exchange(true)) return; // one warning: the rest of the run goes on uncached
+  std::cerr << "cachewise: warning: " << why << "; compiling without a cache\n";
+}
+
+std::string Compiler::cache_key(const CompileRequest& request) const {
   ContentHash hash;
   std::set<std::filesystem::path> seen;
-  hash_source_tree(request.source, hash, seen);
+  check_readable_source(request.source, "");
+  hash_source_tree(request.source, include_directories(request), hash, seen, 0);
   hash.add(request.source.string()); // the name the compiler reports errors and line info under
   hash.add(compiler_identity_);
   hash.add(kCacheFormat);
   for (const std::string& option : common_options(request)) hash.add(option);
+  for (const std::string& option : define_options(request)) hash.add(option);
+  for (const auto& directory : include_directories(request)) hash.add("-I" + std::filesystem::absolute(directory).string());
   for (const std::string& name : request.instantiations) hash.add("instantiate " + name);
-  const std::filesystem::path entry = cache_directory_ / hash.hex();
-  const std::filesystem::path ptx_path = entry.string() + ".ptx", log_path = entry.string() + ".log",
-                              error_path = entry.string() + ".error", compiler_path = entry.string() + ".compiler";
-  if (std::filesystem::exists(error_path)) throw InputError(read_file_bytes(error_path));
-  if (std::filesystem::exists(ptx_path) && std::filesystem::exists(log_path) && std::filesystem::exists(compiler_path)) {
-    return {read_file_bytes(ptx_path), read_file_bytes(log_path), read_file_bytes(compiler_path), true};
+  for (const char* variable : kCompilerEnvironment) {
+    const char* value = std::getenv(variable);
+    hash.add(std::string(variable) + "=" + (value ? value : "(unset)"));
   }
+  return hash.hex();
+}
+
+std::optional<CompiledKernel> Compiler::read_cached(const std::string& key) {
+  if (cache_disabled_) return std::nullopt;
+  const std::filesystem::path entry = cache_directory_ / (key + ".entry");
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(entry, error)) return std::nullopt;
+  std::ifstream in(entry, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  std::optional<CompiledKernel> compiled = decode_entry(text);
+  if (!compiled) std::filesystem::remove(entry, error); // a corrupt entry is a miss, and is made again
+  return compiled;
+}
+
+void Compiler::write_cached(const std::string& key, const CompiledKernel& compiled) {
+  if (cache_disabled_) return;
+  // A temporary file of its own, renamed over the entry: readers see a whole entry or none.
+  std::string temporary = (cache_directory_ / (key + ".tmp-XXXXXX")).string();
+  const int descriptor = ::mkstemp(temporary.data());
+  if (descriptor < 0) {
+    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" + std::strerror(errno) + ")");
+    return;
+  }
+  const std::string text = encode_entry(compiled);
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(descriptor, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  const int saved_errno = errno;
+  const bool closed = ::close(descriptor) == 0;
+  std::error_code error;
+  if (written != text.size() || !closed) {
+    std::filesystem::remove(temporary, error);
+    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" + std::strerror(saved_errno) + ")");
+    return;
+  }
+  std::filesystem::rename(temporary, cache_directory_ / (key + ".entry"), error);
+  if (error) std::filesystem::remove(temporary, error);
+}
+
+CompiledKernel Compiler::compile(const CompileRequest& request) {
+  if (compiler_identity_.empty()) throw InputError("built without NVRTC and no nvcc found: cannot compile " + request.source.string());
+  check_compile_request(request);
+  const std::string key = cache_key(request);
+  if (std::optional<CompiledKernel> cached = read_cached(key)) return std::move(*cached);
   ++compilations_;
-  CompiledKernel compiled;
-  try {
-    compiled = compile_uncached(request);
-  } catch (const InputError& error) {
-    write_file_atomically(error_path, error.what());
-    throw;
-  }
-  write_file_atomically(ptx_path, compiled.ptx);
-  write_file_atomically(log_path, compiled.ptxas_log);
-  write_file_atomically(compiler_path, compiled.compiler);
+  // A failure is never cached: the next run compiles again and reports what it finds then.
+  CompiledKernel compiled = compile_uncached(request);
+  write_cached(key, compiled);
   return compiled;
 }
 
@@ -268,37 +575,51 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   }
 #endif
   if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
-  // A generated translation unit: the user's file, then one reference per instantiation
-  // (taking a kernel's address in host code makes nvcc compile that specialization).
-  const std::filesystem::path work = cache_directory_ / ("nvcc-" + unique_suffix());
-  std::filesystem::create_directories(work);
-  std::string unit = "#include \"" + std::filesystem::absolute(request.source).string() + "\"\n";
-  for (std::size_t i = 0; i < request.instantiations.size(); ++i) {
-    unit += "static void* const cachewise_instance_" + std::to_string(i) + " = reinterpret_cast<void*>(&" +
-            request.instantiations[i] + ");\n";
-  }
-  write_file_atomically(work / "unit.cu", unit);
+  const PrivateDirectory work;
+  // The user's directories enter nvcc's argv as links made here ("src", "inc0", ...), so no path
+  // the user chose is ever read by nvcc's shell.
   std::vector<std::string> nvcc_command = {nvcc_.string(), "-ptx"};
   for (const std::string& option : common_options(request)) nvcc_command.push_back(option);
-  nvcc_command.insert(nvcc_command.end(), {(work / "unit.cu").string(), "-o", (work / "unit.ptx").string()});
-  const ProcessResult nvcc = run_process(nvcc_command);
-  if (nvcc.exit_code != 0) {
-    std::filesystem::remove_all(work);
-    throw InputError(first_error_line(nvcc.output));
+  const std::vector<std::filesystem::path> directories = include_directories(request);
+  for (std::size_t i = 0; i < directories.size(); ++i) {
+    const std::filesystem::path link = work.path() / (i == 0 ? std::string("src") : "inc" + std::to_string(i - 1));
+    std::filesystem::create_directory_symlink(std::filesystem::absolute(directories[i]), link);
+    nvcc_command.push_back("-I" + link.string());
   }
-  CompiledKernel compiled{read_file_bytes(work / "unit.ptx"), {}, "nvcc", false};
-  std::filesystem::remove_all(work);
+  // The generated translation unit: the defines (nvcc's -D would pass their values through its
+  // shell), the user's file, then one reference per instantiation (taking a kernel's address in
+  // host code makes nvcc compile that specialization).
+  std::string unit;
+  for (const Define& define : request.defines) unit += "#define " + define.name + " " + define.value + "\n";
+  unit += "#include \"" + std::filesystem::absolute(request.source).string() + "\"\n";
+  for (std::size_t i = 0; i < request.instantiations.size(); ++i) {
+    unit += "static void* const cachewise_instance_" + std::to_string(i) + " = reinterpret_cast<void*>(&" + request.instantiations[i] + ");\n";
+  }
+  {
+    std::ofstream out(work.path() / "unit.cu", std::ios::binary);
+    out << unit;
+    if (!out) throw InputError("cannot write the translation unit in " + work.path().string());
+  }
+  nvcc_command.insert(nvcc_command.end(), {(work.path() / "unit.cu").string(), "-o", (work.path() / "unit.ptx").string()});
+  const ProcessResult nvcc = run_process(nvcc_command, timeout_seconds_);
+  check_process_finished(nvcc, "nvcc", timeout_seconds_);
+  if (nvcc.exit_code != 0) throw InputError(first_error_line(nvcc.output));
+  CompiledKernel compiled{read_file_bytes(work.path() / "unit.ptx"), {}, "nvcc", false};
   compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
   return compiled;
 }
 
 std::string Compiler::ptxas_report(const std::string& ptx, int compute_capability) const {
-  const std::filesystem::path work = cache_directory_ / ("ptxas-" + unique_suffix());
-  std::filesystem::create_directories(work);
-  write_file_atomically(work / "unit.ptx", ptx);
+  const PrivateDirectory work;
+  {
+    std::ofstream out(work.path() / "unit.ptx", std::ios::binary);
+    out << ptx;
+    if (!out) throw InputError("cannot write PTX in " + work.path().string());
+  }
   const ProcessResult ptxas = run_process({(nvcc_.parent_path() / "ptxas").string(), "-v", "-arch=sm_" + std::to_string(compute_capability),
-                                           (work / "unit.ptx").string(), "-o", (work / "unit.cubin").string()});
-  std::filesystem::remove_all(work);
+                                           (work.path() / "unit.ptx").string(), "-o", (work.path() / "unit.cubin").string()},
+                                          timeout_seconds_);
+  check_process_finished(ptxas, "ptxas", timeout_seconds_);
   if (ptxas.exit_code != 0) throw InputError("ptxas: " + first_error_line(ptxas.output));
   return ptxas.output;
 }

@@ -242,6 +242,17 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   return base;
 }
 
+void check_define(const Define& define) {
+  const bool identifier = !define.name.empty() && std::isdigit(static_cast<unsigned char>(define.name.front())) == 0 &&
+                          std::all_of(define.name.begin(), define.name.end(),
+                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+  if (!identifier) throw InputError("--define '" + define.name + "': a macro name must be an identifier");
+  if (define.value.find_first_of(std::string_view("\n\r\0", 3)) != std::string::npos) {
+    throw InputError("--define " + define.name + ": a macro value must be one line");
+  }
+  if (!define.value.empty() && define.value.back() == '\\') throw InputError("--define " + define.name + ": a macro value must not end in a backslash");
+}
+
 void validate_kernel_spec(const KernelSpec& spec) {
   if (spec.source.empty()) throw InputError("kernel spec: no source (--kernel FILE.cu or \"source\")");
   if (spec.entry.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
@@ -259,6 +270,7 @@ void validate_kernel_spec(const KernelSpec& spec) {
     (void)contents_element_type(contents.type, "--contents " + contents.name);
   }
   for (const Define& define : spec.defines) {
+    check_define(define);
     if (names.contains(define.name)) {
       throw InputError("--define " + define.name + ": '" + define.name + "' is already a parameter or an arg");
     }

@@ -1,7 +1,11 @@
 # Runs the advisor CLI once and checks its exit code and output.
 # -DCOMMAND="advisor|arg|..." -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DREJECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
+# [-DMUST_NOT_CREATE=path]: a file the command must not create (a shell that ran a payload would).
 # Bad-input cases also check that stderr is exactly one line.
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
+if(DEFINED MUST_NOT_CREATE)
+  file(REMOVE "${MUST_NOT_CREATE}")
+endif()
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(shown "exit ${exit_code}\n--- stdout\n${out}--- stderr\n${err}")
 if(NOT exit_code STREQUAL EXPECT_EXIT)
@@ -22,5 +26,9 @@ if(DEFINED EXPECT_STDERR)
   if(NOT line_count EQUAL 1)
     message(FATAL_ERROR "expected one line on stderr, got ${line_count}\n${shown}")
   endif()
+endif()
+if(DEFINED MUST_NOT_CREATE AND EXISTS "${MUST_NOT_CREATE}")
+  file(REMOVE "${MUST_NOT_CREATE}")
+  message(FATAL_ERROR "the command created ${MUST_NOT_CREATE}: something it was given reached a shell\n${shown}")
 endif()
 message(STATUS "${shown}")

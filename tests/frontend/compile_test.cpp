@@ -1,5 +1,9 @@
 #include "cachewise/frontend/compile.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -125,11 +129,11 @@ TEST(Compiler, HostCodeFallsBackToNvccAndTemplatesAreInstantiated) {
   EXPECT_EQ(parse_ptxas_resources(compiled.ptxas_log, entry).static_shared_bytes, 1024);
 }
 
-TEST(Compiler, CompileErrorsGiveTheFirstErrorLine) {
+TEST(Compiler, CompileErrorsGiveTheFirstErrorLineAndAreNeverCached) {
   if (!have_nvcc()) GTEST_SKIP() << "no NVRTC or nvcc on this machine";
   Compiler compiler(fresh_cache("broken"));
   const CompileRequest request{kData / "broken.cu", 90, {}, {}, {}};
-  for (int attempt = 0; attempt < 2; ++attempt) { // the second answer comes from the cache
+  for (int attempt = 0; attempt < 2; ++attempt) {
     try {
       compiler.compile(request);
       FAIL() << "no error";
@@ -139,7 +143,163 @@ TEST(Compiler, CompileErrorsGiveTheFirstErrorLine) {
       EXPECT_EQ(message.find('\n'), std::string::npos);
     }
   }
-  EXPECT_EQ(compiler.compilations(), 1);
+  EXPECT_EQ(compiler.compilations(), 2); // the failure was compiled again, not served from the cache
+}
+
+// --- Hostile input: nothing the user wrote reaches a shell -----------------------------------
+
+/// A file that must not exist after the compile: a shell that ran the payload would create it.
+std::filesystem::path marker(const std::string& name) {
+  const auto path = std::filesystem::temp_directory_path() / ("cachewise-pwned-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  return path;
+}
+
+// transpose_template.cu holds host code, so it goes through nvcc, whose driver runs its steps
+// through a shell: a define's value must reach the preprocessor as text, never that shell.
+TEST(CompilerSecurity, DefineValuesNeverReachAShell) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc on this machine";
+  Compiler compiler(fresh_cache("defines-shell"));
+  const auto substitution = marker("substitution"), backtick = marker("backtick"), quote = marker("quote");
+  CompileRequest request{kExamples / "transpose_template.cu", 90, {}, "c++17", {"transpose_tiled<16, 4, 0>"}};
+  request.defines = {{"EXTRA", "$(touch " + substitution.string() + ")1"},
+                     {"OTHER", "`touch " + backtick.string() + "`"},
+                     {"QUOTED", "\"'; touch " + quote.string() + "; '\""}};
+  const CompiledKernel compiled = compiler.compile(request); // unused macros: the file compiles
+  EXPECT_EQ(compiled.compiler, "nvcc");
+  EXPECT_FALSE(std::filesystem::exists(substitution));
+  EXPECT_FALSE(std::filesystem::exists(backtick));
+  EXPECT_FALSE(std::filesystem::exists(quote));
+}
+
+TEST(CompilerSecurity, ACacheDirectoryNamedLikeACommandRunsNothing) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc on this machine";
+  const auto payload = marker("cache-dir");
+  const auto directory = fresh_cache("cache-name") / ("$(touch " + payload.string() + ")");
+  Compiler compiler(directory);
+  const CompileRequest request{kExamples / "transpose_template.cu", 90, {}, "c++17", {"transpose_tiled<16, 4, 0>"}};
+  EXPECT_EQ(compiler.compile(request).compiler, "nvcc");
+  EXPECT_FALSE(std::filesystem::exists(payload));
+  EXPECT_TRUE(compiler.compile(request).from_cache); // the odd name is still a working cache
+}
+
+TEST(CompilerSecurity, UnsafeDefinesOptionsAndPathsAreRefused) {
+  using test_support::error_of;
+  CompileRequest request{kData / "device_only.cu", 90, {}, {}, {}};
+  request.defines = {{"A", "1\n#include \"/etc/passwd\""}};
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "--define A: a macro value must be one line");
+  request.defines = {{"A", "1 \\"}};
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "--define A: a macro value must not end in a backslash");
+  request.defines = {{"E; int injected = 0; //", "1"}};
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "--define 'E; int injected = 0; //': a macro name must be an identifier");
+  request.defines = {};
+  request.language_standard = "c++17 -Xcompiler=$(id)";
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("--std 'c++17 -Xcompiler=$(id)': expected one of"), std::string::npos);
+  request.language_standard = {};
+  request.compiler_options = {"-Xcompiler=$(touch x)"};
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"), std::string::npos);
+  request.compiler_options = {"-maxrregcount=$(x)"}; // a known option with a value a shell reads
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"), std::string::npos);
+  request.compiler_options = {"-maxrregcount=64", "--use_fast_math"};
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "no error");
+  request.source = "/tmp/a\"b.cu";
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "/tmp/a\"b.cu: a source path must not hold a double quote or a line break");
+}
+
+// --- The cache: per user, atomic, checked on read ---------------------------------------------
+
+std::filesystem::path only_entry(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> entries;
+  for (const auto& file : std::filesystem::directory_iterator(directory)) entries.push_back(file.path());
+  EXPECT_EQ(entries.size(), 1u);
+  return entries.empty() ? std::filesystem::path() : entries.front();
+}
+
+TEST(CompilerCache, AnAlteredEntryIsAMissAndIsMadeAgain) {
+  if (!have_nvcc()) GTEST_SKIP() << "no NVRTC or nvcc on this machine";
+  const auto directory = fresh_cache("altered");
+  Compiler compiler(directory);
+  const CompileRequest request{kData / "device_only.cu", 90, {{"SCALE", "3.0f"}}, "c++17", {}};
+  const std::string ptx = compiler.compile(request).ptx;
+  const auto entry = only_entry(directory);
+  std::string text = read(entry);
+  const std::size_t at = text.find("mul.f32");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 7, "add.f32"); // a planted edit that changes the prediction
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << text;
+  const CompiledKernel again = compiler.compile(request);
+  EXPECT_FALSE(again.from_cache);
+  EXPECT_EQ(again.ptx, ptx);
+  EXPECT_EQ(compiler.compilations(), 2);
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() / 2); // truncated
+  EXPECT_FALSE(compiler.compile(request).from_cache);
+  EXPECT_TRUE(compiler.compile(request).from_cache);
+  EXPECT_EQ(compiler.compilations(), 3);
+}
+
+TEST(CompilerCache, AnUnusableDirectoryCompilesWithoutACache) {
+  if (!have_nvcc()) GTEST_SKIP() << "no NVRTC or nvcc on this machine";
+  const auto parent = fresh_cache("unusable");
+  std::filesystem::create_directories(parent);
+  std::ofstream(parent / "a-file") << "not a directory";
+  std::filesystem::create_directories(parent / "shared");
+  std::filesystem::permissions(parent / "shared", std::filesystem::perms::all); // 0777: others could plant entries
+  for (const auto& directory : {parent / "a-file", parent / "shared"}) {
+    Compiler compiler(directory);
+    const CompileRequest request{kData / "device_only.cu", 90, {}, "c++17", {}};
+    EXPECT_FALSE(compiler.compile(request).from_cache);
+    EXPECT_FALSE(compiler.compile(request).from_cache) << directory;
+    EXPECT_EQ(compiler.compilations(), 2);
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(parent / "shared"));
+}
+
+TEST(CompilerCache, NoSharedTemporaryFallback) {
+  const char* saved_home = std::getenv("HOME");
+  const std::string home = saved_home ? saved_home : "";
+  ::unsetenv("HOME");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::unsetenv("CACHEWISE_CACHE_DIR");
+  const std::filesystem::path directory = Compiler::default_cache_directory();
+  if (!home.empty()) ::setenv("HOME", home.c_str(), 1);
+  // The account's home from the password database, or no cache at all; never the shared /tmp.
+  EXPECT_EQ(directory.string().rfind(std::filesystem::temp_directory_path().string(), 0), std::string::npos) << directory;
+  if (!directory.empty()) {
+    EXPECT_EQ(directory.filename(), "cachewise");
+  }
+}
+
+// --- Limits: what the compiler is given to read, and how long it may run ----------------------
+
+TEST(CompilerLimits, IncludesOfDevicesAndPipesAreRefusedUnread) {
+  const auto directory = fresh_cache("special-includes");
+  std::filesystem::create_directories(directory);
+  ASSERT_EQ(::mkfifo((directory / "pipe").c_str(), 0600), 0);
+  Compiler compiler(directory / "cache");
+  std::ofstream(directory / "zero.cu") << "\n#include \"/dev/zero\"\n";
+  std::ofstream(directory / "fifo.cu") << "#  include \"pipe\"\n";
+  std::ofstream(directory / "long.cu") << "#include \"" << std::string(40000, 'a') << "\"\n";
+  using test_support::error_of;
+  EXPECT_EQ(error_of([&] { compiler.compile({directory / "zero.cu", 90, {}, {}, {}}); }),
+            (directory / "zero.cu").string() + ":2: #include /dev/zero: not a regular file");
+  EXPECT_EQ(error_of([&] { compiler.compile({directory / "fifo.cu", 90, {}, {}, {}}); }),
+            (directory / "fifo.cu").string() + ":1: #include " + (directory / "pipe").string() + ": not a regular file");
+  EXPECT_EQ(error_of([&] { compiler.compile({directory / "long.cu", 90, {}, {}, {}}); }),
+            (directory / "long.cu").string() + ":1: #include names a path longer than 4096 characters");
+  EXPECT_EQ(compiler.compilations(), 0);
+}
+
+TEST(CompilerLimits, ACompilerPastItsTimeoutIsKilledAndNotCached) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc on this machine";
+  ::setenv("CACHEWISE_COMPILE_TIMEOUT_S", "1", 1); // nvcc on a file with host code takes several seconds
+  Compiler compiler(fresh_cache("timeout"));
+  ::unsetenv("CACHEWISE_COMPILE_TIMEOUT_S");
+  const CompileRequest request{kExamples / "transpose_template.cu", 90, {}, "c++17", {"transpose_tiled<16, 4, 0>"}};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_EQ(test_support::error_of([&] { compiler.compile(request); }),
+              "nvcc did not finish within 1 s (CACHEWISE_COMPILE_TIMEOUT_S raises the limit)");
+  }
+  EXPECT_EQ(compiler.compilations(), 2);
 }
 
 } // namespace

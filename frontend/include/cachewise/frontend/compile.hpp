@@ -1,11 +1,13 @@
 // cachewise::frontend — compiling one candidate of a user's kernel to PTX for the profile's
 // architecture, with ptxas's resource report, cached by content hash. NVRTC in process when
 // the source is device-only; `nvcc -ptx` + `ptxas -v` when it holds host code NVRTC rejects.
+// No shell ever sees what the user wrote (docs/kernel-spec.md, "Compiling").
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,9 @@ std::string entry_instance_name(const std::string& mangled_entry);
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
                        const std::vector<std::int64_t>& template_arguments);
 
+/// The largest source or included file the compiler is given: larger is refused unread.
+inline constexpr std::uintmax_t kMaxSourceFileBytes = 16u << 20;
+
 struct CompileRequest {
   std::filesystem::path source;
   int compute_capability = 90; ///< 90 -> sm_90
@@ -38,7 +43,22 @@ struct CompileRequest {
   /// Name expressions to instantiate ("tiled<32, 1>"): a templated entry is compiled only
   /// where something instantiates it.
   std::vector<std::string> instantiations;
+  /// -I directories, searched after the source's own directory.
+  std::vector<std::filesystem::path> include_directories = {};
+  /// Code-generation options passed to both compilers (check_compiler_option lists them).
+  std::vector<std::string> compiler_options = {};
 };
+
+/// Throws InputError naming the first thing in `request` that cannot be compiled safely: a
+/// macro name that is no identifier, a macro value of several lines or ending in a backslash,
+/// an unknown language standard, an option outside check_compiler_option's list, an include
+/// directory that is none, a source path with a double quote or line break.
+void check_compile_request(const CompileRequest& request);
+
+/// Throws InputError unless `option` is one of the code-generation options cachewise passes to
+/// the compilers (-maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, -fmad=, ...)
+/// written in characters no shell reads specially.
+void check_compiler_option(const std::string& option);
 
 struct CompiledKernel {
   std::string ptx;
@@ -53,7 +73,9 @@ public:
   explicit Compiler(std::filesystem::path cache_directory = {});
 
   /// Thread-safe. Throws InputError with the compiler's first error line when the source
-  /// does not compile, and "built without NVRTC and no nvcc found" when neither exists.
+  /// does not compile (never cached: the next call compiles again), and "built without NVRTC
+  /// and no nvcc found" when neither exists. nvcc and ptxas are killed after
+  /// $CACHEWISE_COMPILE_TIMEOUT_S seconds (default 300).
   CompiledKernel compile(const CompileRequest& request);
 
   /// Whether a cache miss may compile with NVRTC in this process (default) or only with an nvcc
@@ -65,11 +87,22 @@ public:
   /// Compilations actually run (cache misses), failed ones included.
   std::int64_t compilations() const { return compilations_; }
 
-  /// $CACHEWISE_CACHE_DIR, else $XDG_CACHE_HOME/cachewise, else ~/.cache/cachewise.
+  /// $CACHEWISE_CACHE_DIR, else $XDG_CACHE_HOME/cachewise, else ~/.cache/cachewise ($HOME,
+  /// else the account's home); empty when there is no home: then nothing is cached. A directory
+  /// that is not this user's alone, cannot be written, or fills up also turns the cache off,
+  /// with one warning on stderr.
   static std::filesystem::path default_cache_directory();
 
 private:
   CompiledKernel compile_uncached(const CompileRequest& request);
+  /// The request's content hash: sources and the includes they reach, options, defines,
+  /// include directories, instantiations, the compilers and the environment they read.
+  std::string cache_key(const CompileRequest& request) const;
+  /// The entry under `key` when it is whole and its checksum holds; a corrupt one is removed.
+  std::optional<CompiledKernel> read_cached(const std::string& key);
+  /// Writes to a temporary file and renames it over the entry.
+  void write_cached(const std::string& key, const CompiledKernel& compiled);
+  void warn_without_cache(const std::string& why);
   /// `ptxas -v` of the PTX for sm_<compute_capability>: its resource report.
   std::string ptxas_report(const std::string& ptx, int compute_capability) const;
 
@@ -77,6 +110,8 @@ private:
   std::string compiler_identity_; ///< enters every cache key: NVRTC version, nvcc's path and size
   std::filesystem::path nvcc_;
   bool in_process_ = true;
+  int timeout_seconds_;
+  std::atomic<bool> cache_disabled_{false};
   std::atomic<std::int64_t> compilations_{0};
 };
 

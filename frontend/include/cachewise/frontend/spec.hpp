@@ -93,6 +93,10 @@ KernelSpec load_kernel_spec(const std::filesystem::path& path);
 /// buffers, contents, args and defines by name (a new name is appended); constraints replace the list.
 KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides);
 
+/// Throws InputError unless the macro name is an identifier and its value one line that does not
+/// end in a backslash: what a `#define` line can hold as given.
+void check_define(const Define& define);
+
 /// Throws InputError when a required field is missing, a name repeats, or contents are declared
 /// for a name that is no buffer or with an unknown element type.
 void validate_kernel_spec(const KernelSpec& spec);
