@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Issue 35's public-code table: every kernel of the fetched repositories that a spec here
+describes, run through `advisor suggest --spec S --json` unmodified except the #ifndef guards of
+scripts/corpus/corpus.json, cold (empty cache) and warm (the same cache again).
+
+  scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src \
+      [--work /tmp/ingest] [--timeout-s 600] [--out docs/measurements/public-kernels.md]
+
+The specs are the corpus's (scripts/corpus/specs, one per variant) and scripts/corpus/public.json
+(more kernels of the same repositories, at the authors' default parameters). Include folders
+are passed as `-I` when the advisor accepts it, else the run goes without (and the failure says
+so). Each failure is classified by its first error line: which front-end feature it needs.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import corpus_lib  # noqa: E402
+
+# First error line -> what would make the kernel go in (frontend35 adds -I, --compiler-option,
+# type/bool template arguments and files of many kernels).
+REASONS = [
+    (r"cannot open source file|No such file or directory|fatal error: .*\.h", "needs an include folder (-I, frontend35)"),
+    (r"unknown name '(float|double|int|true|false|unsigned)'", "needs type/bool template arguments (frontend35)"),
+    (r"undeclared register|ptx:\d+", "another kernel of the file breaks the extractor (one entry at a time, frontend35)"),
+    (r"is not an integer|must be an integer", "needs float arguments (frontend35)"),
+    (r"depends on a value loaded from memory", "data-dependent addresses or branches (declare contents)"),
+    (r"unsupported|not supported", "an instruction or construct the extractor does not follow"),
+    (r"timed out", "over the time limit"),
+]
+
+
+def public_kernels(src_root, work):
+    """(name, spec path, include folders) for the corpus's variant specs and public.json's."""
+    _, kernels = corpus_lib.load_corpus()
+    runnable = corpus_lib.materialize(kernels, src_root, Path(work) / "src")
+    public = json.loads((HERE / "public.json").read_text())["kernels"] if (HERE / "public.json").exists() else {}
+    extra = {}
+    for name, entry in public.items():
+        spec = dict(entry["spec"])
+        kernel = {"specs": {"": spec}, "guards": entry.get("guards", {}), "include_dirs": entry.get("include_dirs", [])}
+        extra[name] = kernel
+    runnable_extra = corpus_lib.materialize(extra, src_root, Path(work) / "src")
+    items = []
+    specs_dir = Path(work) / "specs"
+    specs_dir.mkdir(parents=True, exist_ok=True)
+    for group, specs, table in (("corpus", runnable, kernels), ("public", runnable_extra, extra)):
+        for name, variants in specs.items():
+            for variant, spec in variants.items():
+                label = name + (f"/{variant}" if variant else "")
+                path = specs_dir / (label.replace("/", "--") + ".json")
+                path.write_text(json.dumps(spec, indent=1))
+                original = table[name]["specs"][variant]["source"]
+                items.append({"name": label, "group": group, "spec": path, "source": original, "entry": spec["entry"],
+                              "parameters": spec.get("parameters", {}),
+                              "includes": corpus_lib.include_dirs(table[name], Path(work) / "src"),
+                              "guards": sorted({n for names in table[name].get("guards", {}).values() for n in names})})
+    return items
+
+
+def advisor_accepts_includes(advisor):
+    result = subprocess.run([advisor, "suggest", "--help"], capture_output=True, text=True)
+    return bool(re.search(r"(^|\s)-I[\s,]", result.stdout))
+
+
+def run_once(advisor, item, cache_dir, timeout_s, with_includes, profile):
+    command = [advisor, "suggest", "--spec", str(item["spec"]), "--json", "--top", "3"]
+    if profile:
+        command += ["--profile", profile]
+    if with_includes:
+        for folder in item["includes"]:
+            command += ["-I", folder]
+    environment = dict(os.environ, CACHEWISE_CACHE_DIR=str(cache_dir))
+    started = time.time()
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, env=environment)
+    except subprocess.TimeoutExpired:
+        return False, time.time() - started, f"timed out after {timeout_s} s"
+    seconds = time.time() - started
+    if result.returncode != 0:
+        lines = [line for line in result.stderr.splitlines() if line.strip()] or ["exit code %d" % result.returncode]
+        errors = [line for line in lines if "error" in line.lower()]
+        return False, seconds, (errors or lines)[0][:240]
+    return True, seconds, ""
+
+
+def classify(error):
+    for pattern, reason in REASONS:
+        if re.search(pattern, error):
+            return reason
+    return ""
+
+
+def write_table(rows, out, command, commit):
+    worked = [r for r in rows if r["worked"]]
+    lines = [
+        "# Public kernels through `advisor suggest`",
+        "",
+        "Kernels of NVIDIA/cuda-samples, PolyBench-ACC and Rodinia (fetched, never committed; commits in",
+        "scripts/corpus/corpus.json) run unmodified except `#ifndef` guards around the constants a user",
+        "tunes (scripts/corpus/corpus.json `guards`). The specs: scripts/corpus/specs (the measured corpus of",
+        "issue 37, one row per variant) and scripts/corpus/public.json. Cold: an empty cache; warm: the same",
+        "cache again. 'would fix' names the front-end feature the first error line asks for.",
+        "",
+        f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+        f"**{len(worked)} of {len(rows)} go in** "
+        f"({sum(r['group'] == 'corpus' and r['worked'] for r in rows)} of {sum(r['group'] == 'corpus' for r in rows)} corpus specs, "
+        f"{sum(r['group'] == 'public' and r['worked'] for r in rows)} of {sum(r['group'] == 'public' for r in rows)} others).",
+        "",
+    ]
+    reasons = {}
+    for r in rows:
+        if not r["worked"]:
+            reasons[r["reason"] or "other"] = reasons.get(r["reason"] or "other", 0) + 1
+    if reasons:
+        lines += ["| failures by reason | kernels |", "|---|---|"]
+        lines += [f"| {reason} | {count} |" for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])]
+        lines.append("")
+    lines += ["| file | entry | parameters | worked | cold s | warm s | first error line | would fix |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        parameters = ", ".join(f"{k}={'/'.join(str(v) for v in vs)}" for k, vs in r["parameters"].items()) or "-"
+        error = r["error"].replace("|", "\\|")
+        lines.append(f"| {r['source'].lstrip('@')} | `{r['entry']}` | {parameters} | {'yes' if r['worked'] else 'no'} | "
+                     f"{r['cold_s']:.1f} | {r['warm_s']:.1f} | {error} | {r['reason']} |")
+    Path(out).write_text("\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--advisor", default="build/bin/advisor")
+    parser.add_argument("--src", default=".corpus-src")
+    parser.add_argument("--work", default=None)
+    parser.add_argument("--timeout-s", type=float, default=600)
+    parser.add_argument("--profile", default="profiles/h200.json")
+    parser.add_argument("--only", nargs="*", help="names (or prefixes) of the rows to run")
+    parser.add_argument("--out", default="docs/measurements/public-kernels.md")
+    parser.add_argument("--json", default="docs/measurements/public-kernels.json")
+    args = parser.parse_args()
+    work = Path(args.work or tempfile.mkdtemp(prefix="cachewise-ingest-"))
+    items = public_kernels(args.src, work)
+    if args.only:
+        items = [i for i in items if any(i["name"].startswith(p) for p in args.only)]
+    with_includes = advisor_accepts_includes(args.advisor)
+    rows = []
+    for item in items:
+        cache = Path(tempfile.mkdtemp(prefix="cache-", dir=work))
+        worked, cold, error = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)
+        warm = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)[1] if worked else 0.0
+        reason = "" if worked else classify(error)
+        if not worked and item["includes"] and not with_includes and not reason:
+            reason = "needs an include folder (-I, frontend35)?"
+        rows.append(dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason))
+        print(f"{item['name']:40s} {'yes' if worked else 'no ':3s} {cold:6.1f} s {warm:6.1f} s {error[:100]}", flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    command = "python3 scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src"
+    write_table(rows, args.out, command, commit)
+    Path(args.json).write_text(json.dumps({"command": command, "commit": commit, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
