@@ -321,7 +321,7 @@ def sweep(args):
 
 def select(args):
     """Per kernel: the measured best, the median candidate and the slowest (plus, when given, the
-    predicted top 3 of --predicted {kernel: [candidate id, ...]})."""
+    predicted top 3 of --predicted {kernel: [candidate id, ...]}); with --all every candidate."""
     data = json.loads(Path(args.sweep).read_text())
     predicted = json.loads(Path(args.predicted).read_text()) if args.predicted else {}
     chosen = {}
@@ -330,6 +330,8 @@ def select(args):
         if not ok:
             continue
         ids = [ok[0]["id"], ok[len(ok) // 2]["id"], ok[-1]["id"]] + list(predicted.get(name, [])[:3])
+        if args.all:
+            ids = [c["id"] for c in ok]
         chosen[name] = list(dict.fromkeys(ids))
     Path(args.out).write_text(json.dumps(chosen, indent=1))
     print(f"select: {sum(len(v) for v in chosen.values())} candidates of {len(chosen)} kernels")
@@ -391,6 +393,7 @@ def main():
     parser.add_argument("--kernels", nargs="*")
     parser.add_argument("--sweep")
     parser.add_argument("--predicted")
+    parser.add_argument("--all", action="store_true", help="select: every candidate that ran")
     parser.add_argument("--select")
     parser.add_argument("--order")
     parser.add_argument("--compile", type=int, default=0)

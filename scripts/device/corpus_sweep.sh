@@ -7,7 +7,7 @@
 #         repositories, unmodified) into the carry folder;
 # There:  bash .carry-corpus/scripts/device/corpus_sweep.sh        ($OUT receives 6-7 files)
 # Knobs: SWEEPS (whole sweeps, default 1), DEADLINE_S (sweep stops timing after it, default 400), NCU_TIMEOUT_S (default 120),
-# PREDICTED (a JSON {kernel: [candidate id, ...]} of predicted top 3s to profile too).
+# NCU_ALL=1 (counters of every candidate), PREDICTED (a JSON {kernel: [candidate id, ...]} of predicted top 3s to profile too).
 set -u
 if [ "${1:-}" = "--carry" ]; then
   dest=$2 src=$3 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,7 +53,7 @@ kill "$logger"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/gpu.txt" 2>&1
 cat "$OUT/sweep-log.txt"
 
-$sweep select --sweep "$OUT/sweep.json" --out /tmp/corpus-select.json ${PREDICTED:+--predicted "$PREDICTED"}
+$sweep select --sweep "$OUT/sweep.json" --out /tmp/corpus-select.json ${PREDICTED:+--predicted "$PREDICTED"} ${NCU_ALL:+--all}
 regex=$(python3 -c "
 import json, sys
 sys.path.insert(0, '$carry/scripts/corpus')
