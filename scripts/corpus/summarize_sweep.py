@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Merge the device files of scripts/device/corpus_sweep.sh into the committed corpus data.
 
-  scripts/corpus/summarize_sweep.py --out docs/measurements/corpus PRIMARY_DIR [OTHER_DIR ...]
+  scripts/corpus/summarize_sweep.py --out docs/measurements/corpus [--ncu DIR ...] PRIMARY_DIR [OTHER_DIR ...]
 
 PRIMARY_DIR/sweep.json gives each candidate's median, min, max and runs; every other sweep
 (PRIMARY_DIR/sweep-run*.json, OTHER_DIR/sweep*.json) adds its median to `repeat_median_us`; the
-ncu CSVs add `counters` (the primary's first; units converted to bytes, microseconds, cycles).
+ncu CSVs of the --ncu folders (default: all the folders) add `counters`, the first folder's
+first (units converted to bytes, microseconds, cycles).
 """
 import argparse
 import csv
@@ -69,7 +70,7 @@ def main():
     parser.add_argument("primary")
     parser.add_argument("others", nargs="*")
     parser.add_argument("--out", default="docs/measurements/corpus")
-    parser.add_argument("--commit", default="")
+    parser.add_argument("--ncu", action="append", default=[], help="folders whose ncu.csv give counters, first wins")
     args = parser.parse_args()
     _, kernels = corpus_lib.load_corpus()
     primary = json.loads((Path(args.primary) / "sweep.json").read_text())
@@ -79,7 +80,7 @@ def main():
         sweep = json.loads(path.read_text())
         repeat_medians.append({(k, c["id"]): c.get("median_us") for k, v in sweep["kernels"].items() for c in v["candidates"]})
     counters = {}
-    for directory in reversed([args.primary, *args.others]):  # the primary's counters win
+    for directory in reversed(args.ncu or [args.primary, *args.others]):  # the first folder's counters win
         counters.update(read_ncu(directory))
     out = {"about": "Measured corpus of public kernels on one H200 (issue 37). Per kernel: its half of the split "
                     "(scripts/corpus/split.json), its spec, and per candidate the launch, ptxas resources, median/min/max "
@@ -87,7 +88,8 @@ def main():
                     "and ncu counters where taken. Kernels with `steps_per_launch` advance that many time steps per launch "
                     "(Rodinia's pyramid height): compare them by median_us / steps_per_launch.",
            "device": primary["meta"], "clocks": [clock_summary(d) for d in [args.primary, *args.others] if (Path(d) / "clocks.csv").exists()],
-           "repeat_sweeps": [str(p.parent.name + "/" + p.name) for p in repeats], "kernels": {}}
+           "repeat_sweeps": [str(p.parent.name + "/" + p.name) for p in repeats],
+           "counters_from": [str(Path(d).name + "/ncu.csv") for d in (args.ncu or [args.primary, *args.others])], "kernels": {}}
     flat = []
     for name, entry in primary["kernels"].items():
         kernel = kernels[name]

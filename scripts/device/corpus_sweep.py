@@ -25,6 +25,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -75,14 +76,17 @@ def _compile(candidate, spec, kernel, root, work, arch):
     cubin = folder / f"{key}.cubin"
     if cubin.exists():
         return str(cubin), None
-    unit_path = folder / f"{key}.cu"
+    # candidates that differ only in their scalar arguments share a cubin: each compile writes
+    # files of its own and renames the cubin into place (the same bytes whichever lands last)
+    unique = f"{key}.{os.getpid()}.{threading.get_ident()}"
+    unit_path = folder / f"{unique}.cu"
     unit_path.write_text(unit)
-    result = subprocess.run([nvcc_path(), *options, "-o", str(cubin) + ".tmp", str(unit_path)],
+    result = subprocess.run([nvcc_path(), *options, "-o", str(folder / f"{unique}.cubin"), str(unit_path)],
                             capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         lines = [line for line in (result.stderr + result.stdout).splitlines() if "error" in line] or result.stderr.splitlines() or ["?"]
         return None, lines[0][:300]
-    os.replace(str(cubin) + ".tmp", cubin)
+    os.replace(folder / f"{unique}.cubin", cubin)
     return str(cubin), None
 
 
