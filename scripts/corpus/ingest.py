@@ -12,6 +12,7 @@ are passed as `-I` when the advisor accepts it, else the run goes without (and t
 so). Each failure is classified by its first error line: which front-end feature it needs.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -52,14 +53,16 @@ def limit_candidates(spec, name, variant, most):
 def public_kernels(src_root, work, most):
     """(name, spec path, include folders) for the corpus's variant specs and public.json's."""
     _, kernels = corpus_lib.load_corpus()
-    runnable = corpus_lib.materialize(kernels, src_root, Path(work) / "src")
     public = json.loads((HERE / "public.json").read_text())["kernels"] if (HERE / "public.json").exists() else {}
     extra = {}
     for name, entry in public.items():
         spec = dict(entry["spec"])
         kernel = {"specs": {"": spec}, "guards": entry.get("guards", {}), "include_dirs": entry.get("include_dirs", [])}
         extra[name] = kernel
-    runnable_extra = corpus_lib.materialize(extra, src_root, Path(work) / "src")
+    # one materialization for all: the guards go on after every folder is copied
+    everything = corpus_lib.materialize({**kernels, **{"public " + n: k for n, k in extra.items()}}, src_root, Path(work) / "src")
+    runnable = {name: everything[name] for name in kernels}
+    runnable_extra = {name: everything["public " + name] for name in extra}
     items = []
     specs_dir = Path(work) / "specs"
     specs_dir.mkdir(parents=True, exist_ok=True)
@@ -113,7 +116,7 @@ def classify(error):
     return ""
 
 
-def write_table(rows, out, command, commit):
+def write_table(rows, out, command, commit, load):
     worked = [r for r in rows if r["worked"]]
     lines = [
         "# Public kernels through `advisor suggest`",
@@ -124,7 +127,7 @@ def write_table(rows, out, command, commit):
         "issue 37, one row per variant) and scripts/corpus/public.json. Cold: an empty cache; warm: the same",
         "cache again. 'would fix' names the front-end feature the first error line asks for.",
         "",
-        f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {load}.",
         "",
         f"**{len(worked)} of {len(rows)} go in** "
         f"({sum(r['group'] == 'corpus' and r['worked'] for r in rows)} of {sum(r['group'] == 'corpus' for r in rows)} corpus specs, "
@@ -161,6 +164,7 @@ def main():
     parser.add_argument("--timeout-s", type=float, default=600)
     parser.add_argument("--profile", default="profiles/h200.json")
     parser.add_argument("--only", nargs="*", help="names (or prefixes) of the rows to run")
+    parser.add_argument("--jobs", type=int, default=1, help="rows run at once (each advisor run also compiles on 2 threads)")
     parser.add_argument("--max-candidates", type=int, default=0, help="keep at most this many candidates per spec (0: all)")
     parser.add_argument("--out", default="docs/measurements/public-kernels.md")
     parser.add_argument("--json", default="docs/measurements/public-kernels.json")
@@ -170,8 +174,9 @@ def main():
     if args.only:
         items = [i for i in items if any(i["name"].startswith(p) for p in args.only)]
     with_includes = advisor_accepts_includes(args.advisor)
-    rows = []
-    for item in items:
+    load_before = os.getloadavg()[0]
+
+    def ingest(item):
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=work))
         worked, cold, error = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)
         warm = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)[1] if worked else 0.0
@@ -182,14 +187,23 @@ def main():
             ok, _, later = run_once(args.advisor, item, Path(tempfile.mkdtemp(prefix="cache-", dir=work)), args.timeout_s,
                                     False, args.profile, cpath=True)
             behind = "goes in" if ok else (classify(later) or "other") + ": " + later
-        rows.append(dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason,
-                         with_includes=behind))
         print(f"{item['name']:40s} {'yes' if worked else 'no ':3s} {cold:6.1f} s {warm:6.1f} s {error[:90]} | {behind[:90]}", flush=True)
+        return dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason,
+                    with_includes=behind)
+
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     command = "python3 scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src" + (
-        f" --max-candidates {args.max_candidates}" if args.max_candidates else "")
-    write_table(rows, args.out, command, commit)
-    Path(args.json).write_text(json.dumps({"command": command, "commit": commit, "rows": rows}, indent=1))
+        f" --max-candidates {args.max_candidates}" if args.max_candidates else "") + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
+    done = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(ingest, item): index for index, item in enumerate(items)}
+        for future in concurrent.futures.as_completed(futures):
+            done[futures[future]] = future.result()
+            rows = [done[i] for i in sorted(done)]  # the table so far, rewritten after every row
+            load = (f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores): the seconds are this "
+                    f"machine's under that load" + ("" if len(rows) == len(items) else f"; {len(rows)} of {len(items)} rows run so far"))
+            write_table(rows, args.out, command, commit, load)
+            Path(args.json).write_text(json.dumps({"command": command, "commit": commit, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
