@@ -55,11 +55,16 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   // A compiled user kernel also shows what ptxas reported, before the reason.
   const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
   if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");
+  // Several entries of a user kernel ranked together: the entry is a column of its own.
+  const bool entries = !suggestion.ranked.empty() && suggestion.ranked.front().config.word("entry") != nullptr;
+  if (entries) header.insert(header.begin() + 1, "entry");
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
     const advisor::Candidate& c = suggestion.ranked[i];
     const advisor::CounterSummary counters = advisor::summarize(c.prediction);
-    rows.push_back({std::to_string(i + 1), c.config.values().empty() ? suggestion.problem.family : c.config.to_string(),
+    Config config = c.config;
+    if (entries) config.erase("entry");
+    rows.push_back({std::to_string(i + 1), config.values().empty() ? (entries ? "-" : suggestion.problem.family) : config.to_string(),
                     time_text(c, unit), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
                     pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
@@ -69,6 +74,7 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
                                                      std::to_string(c.compiled->spill_store_bytes + c.compiled->spill_load_bytes) + "/" +
                                                      std::to_string(c.shared_bytes_per_block));
     }
+    if (entries) rows.back().insert(rows.back().begin() + 1, c.config.text("entry"));
   }
   // Widths in characters: UTF-8 continuation bytes ("µ") take no column.
   auto columns = [](const std::string& text) {
@@ -83,7 +89,7 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     for (std::size_t col = 0; col < row.size(); ++col) {
       const bool last = col + 1 == row.size();
       const std::string padding(last ? 0 : widths[col] - columns(row[col]), ' ');
-      const bool text_column = col == 1 || last;
+      const bool text_column = col == 1 || (entries && col == 2) || last;
       out << (text_column ? row[col] + padding : padding + row[col]) << (last ? "\n" : "  ");
     }
   };

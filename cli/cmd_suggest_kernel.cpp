@@ -8,7 +8,10 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
   const char* group = "User kernel (docs/kernel-spec.md)";
   command.add_option("--kernel", options.source, "CUDA source of the kernel to rank (.cu, host code allowed)")->group(group);
   command.add_option("--spec", options.spec_file, "Kernel spec JSON; the flags below override it")->group(group);
-  command.add_option("--entry", options.entry, "Kernel function, or NAME<EXPR, ...> for a template")->group(group);
+  command.add_option("--entry", options.entries,
+                     "Kernel function, or NAME<ARG, ...> for a template (integer expressions, true/false, types); "
+                     "repeat it to rank several entries in one table")
+      ->group(group);
   command.add_option("--param", options.parameters, "NAME=V1,V2,...: a parameter and its values (a macro unless a template argument)")
       ->group(group);
   command.add_option("--constraint", options.constraints, "Integer expression every candidate must satisfy")->group(group);
@@ -23,13 +26,23 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
   command.add_option("--arg", options.args, "NAME=N: a scalar kernel argument, usable in expressions")->group(group);
   command.add_option("--define", options.defines, "NAME[=VALUE]: an extra macro for the compiler")->group(group);
   command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
+  command.add_option("-I,--include-dir", options.include_directories, "DIR: an include directory for the compiler (repeatable)")
+      ->group(group);
+  command.add_option("--compiler-option", options.compiler_options,
+                     "OPT: an option for NVRTC and nvcc alike: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
+                     "-fmad=, -restrict, -extra-device-vectorization (repeatable)")
+      ->group(group);
 }
 
-frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
+namespace {
+
+frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   using namespace frontend;
   KernelSpec flags;
   flags.source = options.source;
-  flags.entry = options.entry;
+  if (!options.entries.empty()) flags.entry = options.entries.front();
+  for (const std::string& directory : options.include_directories) flags.include_directories.emplace_back(directory);
+  flags.compiler_options = options.compiler_options;
   flags.constraints = options.constraints;
   flags.grid = options.grid;
   flags.block = options.block;
@@ -44,14 +57,24 @@ frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
   return options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
 }
 
+} // namespace
+
+frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
+  if (options.entries.size() > 1) throw InputError("--entry: give one entry here (suggest ranks several in one table)");
+  return spec_from_options(options);
+}
+
 KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest) {
   using namespace frontend;
-  const KernelSpec spec = kernel_spec_from_options(options);
+  const KernelSpec spec = spec_from_options(options);
+  const std::vector<std::string> entries = options.entries.size() > 1 ? options.entries : std::vector<std::string>{spec.entry};
   Compiler compiler;
   KernelSuggestOptions kernel_options;
   kernel_options.suggest = suggest;
-  KernelSuggestion result = suggest_kernel(spec, profile, compiler, kernel_options);
-  return {std::move(result.suggestion), spec.entry + " in " + spec.source.string(), result.builds, result.compilations};
+  KernelSuggestion result = suggest_kernel_entries(spec, entries, profile, compiler, kernel_options);
+  std::string listed;
+  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
+  return {std::move(result.suggestion), listed + " in " + spec.source.string(), result.builds, result.compilations};
 }
 
 } // namespace cachewise::cli

@@ -15,7 +15,7 @@ namespace cachewise::cli {
 struct KernelOptions {
   std::string source;
   std::string spec_file;
-  std::string entry;
+  std::vector<std::string> entries; ///< --entry, repeatable: several are ranked in one table (suggest)
   std::vector<std::string> parameters;
   std::vector<std::string> constraints;
   std::string grid;
@@ -27,6 +27,8 @@ struct KernelOptions {
   std::vector<std::string> args;
   std::vector<std::string> defines;
   std::string language_standard;
+  std::vector<std::string> include_directories;
+  std::vector<std::string> compiler_options;
 
   bool given() const { return !source.empty() || !spec_file.empty(); }
 };
@@ -40,10 +42,11 @@ struct KernelRanking {
   std::int64_t compilations = 0;
 };
 
-/// The spec file (if any) with the flags over it.
+/// The spec file (if any) with the flags over it. Throws InputError when --entry is given more
+/// than once (only `suggest` ranks several entries).
 frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options);
 
-/// The spec file (if any) with the flags over it, ranked on `profile`.
+/// The spec file (if any) with the flags over it, ranked on `profile`; every --entry in one table.
 KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest);
 
 } // namespace cachewise::cli

@@ -28,7 +28,7 @@ std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& 
   out << "advisor tune";
   if (!args.kernel.spec_file.empty()) out << " --spec " << args.kernel.spec_file;
   if (!args.kernel.source.empty()) out << " --kernel " << args.kernel.source;
-  if (!args.kernel.entry.empty()) out << " --entry \"" << args.kernel.entry << "\"";
+  for (const std::string& entry : args.kernel.entries) out << " --entry \"" << entry << "\"";
   for (const std::string& p : args.kernel.parameters) out << " --param " << p;
   for (const std::string& a : args.kernel.args) out << " --arg " << a;
   for (const std::string& s : args.sizes) out << " --size " << s;

@@ -160,8 +160,8 @@ std::string difference(const Config& self, const Config& other) {
       mine += ',';
       theirs += ',';
     }
-    mine.append(key).append("=").append(std::to_string(value));
-    theirs.append(present ? std::to_string(other.get(key)) : "unset");
+    mine.append(key).append("=").append(self.text(key)); // a word (T=float) as the word
+    theirs.append(present ? other.text(key) : "unset");
   }
   if (mine.empty()) return {};
   return mine + " (vs " + theirs + ")";

@@ -17,7 +17,10 @@ nlohmann::json candidate_to_json(const Candidate& candidate) {
       {"reason", candidate.reason},
   };
   nlohmann::json values = nlohmann::json::object();
-  for (const auto& [key, value] : candidate.config.values()) values[key] = value;
+  for (const auto& [key, value] : candidate.config.values()) {
+    if (const std::string* word = candidate.config.word(key)) values[key] = *word; // a type or an entry
+    else values[key] = value;
+  }
   json["config_values"] = std::move(values);
   if (const auto& compiled = candidate.compiled) {
     json["compiler"] = {{"registers_per_thread", compiled->registers_per_thread},

@@ -16,6 +16,7 @@ Extractor::Extractor(const PtxModule& module, std::string_view entry_name, Launc
   const auto it = std::find_if(module.functions.begin(), module.functions.end(),
                                [&](const PtxFunction& f) { return f.is_entry && f.name == entry_name; });
   if (it == module.functions.end()) throw InputError("no entry '" + std::string(entry_name) + "' in the PTX");
+  if (!it->body_parsed) throw InputError("entry '" + std::string(entry_name) + "': its body was not parsed (parse_ptx's filter skipped it)");
   for (const std::int64_t extent : {args.grid.x, args.grid.y, args.grid.z, args.block.x, args.block.y, args.block.z})
     if (extent < 1 || extent > (std::int64_t{1} << 31)) throw InputError("launch dimensions must lie in 1 .. 2^31");
   if (args.block.count() > 1024) throw InputError("a block of " + std::to_string(args.block.count()) + " threads is more than 1024");

@@ -25,22 +25,18 @@ void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, c
   check_fits_device(shape, profile);
 }
 
-std::string instantiation(const std::string& function, const std::vector<std::int64_t>& arguments) {
-  std::string text = function + "<";
-  for (std::size_t i = 0; i < arguments.size(); ++i) text += (i ? ", " : "") + std::to_string(arguments[i]);
-  return text + ">";
-}
-
 CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry, int compute_capability) {
   CompileRequest request;
   request.source = spec.source;
   request.compute_capability = compute_capability;
   request.language_standard = spec.language_standard;
+  request.include_directories = spec.include_directories;
+  request.compiler_options = spec.compiler_options;
   request.defines = spec.defines;
   if (launch.template_arguments.empty()) {
-    for (const auto& [name, value] : launch.config.values()) request.defines.push_back({name, std::to_string(value)});
+    for (const auto& [name, value] : launch.config.values()) request.defines.push_back({name, launch.config.text(name)});
   } else {
-    request.instantiations.push_back(instantiation(entry.function, launch.template_arguments));
+    request.instantiations.push_back(instance_text(entry.function, launch.template_arguments));
   }
   return request;
 }
@@ -105,7 +101,7 @@ void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, con
 
 void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned, Compiler& compiler,
                     std::size_t threads) {
-  std::vector<std::vector<std::int64_t>> template_arguments(builds.size());
+  std::vector<std::vector<std::string>> template_arguments(builds.size());
   for (const Planned& plan : planned) template_arguments[plan.build] = plan.launch.template_arguments;
   advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
     Build& build = builds[i];
@@ -115,7 +111,10 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
       build.error = error.what();
       return;
     }
-    build.module = std::make_shared<const PtxModule>(parse_ptx(build.compiled->ptx));
+    // Only the entry's body is parsed: another kernel of the file the extractor cannot read
+    // does not matter.
+    const auto is_entry = [&](std::string_view name) { return is_entry_of(std::string(name), entry.function, template_arguments[i]); };
+    build.module = std::make_shared<const PtxModule>(parse_ptx(build.compiled->ptx, is_entry));
     build.entry = find_entry(entry_names(*build.module), entry.function, template_arguments[i]);
   });
 }
@@ -136,7 +135,7 @@ std::string describe_kernel(const KernelSpec& spec) { return spec.entry + " in "
 
 /// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
 void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
-           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile,
+           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile, bool name_entry_in_errors,
            advisor::CandidatePool& pool) {
   const CandidateLaunch& launch = plan.launch;
   if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
@@ -182,7 +181,14 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.candidate.registers_per_thread = resources.registers_per_thread;
   admitted.candidate.blocks_per_sm = resident_blocks;
   admitted.candidate.compiled = resources;
-  admitted.predict = [kernel, &profile](const SimulationOptions& simulation) { return simulate_traced(*kernel, profile, simulation); };
+  admitted.predict = [kernel, &profile, prefix = name_entry_in_errors ? spec.entry + ": " : std::string()](const SimulationOptions& simulation) {
+    try {
+      return simulate_traced(*kernel, profile, simulation);
+    } catch (const InputError& error) { // what the extractor cannot follow, named with its kernel
+      if (prefix.empty()) throw;
+      throw InputError(prefix + error.what());
+    }
+  };
   pool.admitted.push_back(std::move(admitted));
 }
 
@@ -193,34 +199,63 @@ CompileRequest candidate_compile_request(const KernelSpec& spec, const Candidate
   return request_for(spec, launch, entry, compute_capability);
 }
 
-KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
-                                const KernelSuggestOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+/// Item by item, what makes a --param unable to reach the code, found in the source text before
+/// anything compiles: a template parameter given as a macro, or a #define that overrides -D.
+void check_parameters_reach_code(const KernelSpec& spec, const EntryName& entry, std::string_view source) {
+  if (!entry.template_arguments.empty()) return; // the parameters are template arguments, not macros
+  const std::string file = spec.source.filename().string();
+  if (const std::optional<TemplateDeclaration> declaration = kernel_template(source, entry.function)) {
+    for (const std::string& name : declaration->parameters) {
+      if (std::ranges::none_of(spec.parameters, [&](const ParameterValues& p) { return p.name == name; })) continue;
+      throw InputError(file + ":" + std::to_string(declaration->line) + ": '" + entry.function + "' is a template over " + name +
+                       ", which a --param cannot reach as a macro: write --entry \"" + instance_text(entry.function, declaration->parameters) +
+                       "\"");
+    }
+  }
+  for (const ParameterValues& parameter : spec.parameters) {
+    if (const std::optional<int> line = unguarded_define_line(source, parameter.name)) {
+      throw InputError(file + ":" + std::to_string(*line) + ": '#define " + parameter.name + "' overrides --param " + parameter.name +
+                       ": guard it with #ifndef " + parameter.name + " ... #endif");
+    }
+  }
+}
+
+/// One entry's candidates, compiled and admitted into `pool`; with several entries, each
+/// candidate's config holds the key "entry" (the entry's index, shown as its text).
+struct EntryPool {
+  std::int64_t builds = 0;
+  std::int64_t compilations = 0;
+};
+
+EntryPool add_entry_candidates(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile,
+                               Compiler& compiler, const KernelSuggestOptions& options, advisor::CandidatePool& pool) {
   const LaunchModel model(spec);
   const EntryName entry = parse_entry_name(spec.entry);
   const advisor::SearchSpace space = model.search_space();
   // Without parameters the kernel is ranked alone: one candidate, the empty config.
   const std::vector<Config> configs = spec.parameters.empty() ? std::vector<Config>{Config{}} : space.enumerate();
   if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
-  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(read_file_bytes(spec.source), entry.function);
+  const std::string source = read_file_bytes(spec.source);
+  check_parameters_reach_code(spec, entry, source);
+  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(source, entry.function);
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
 
-  advisor::CandidatePool pool;
-  pool.problem.family = spec.entry;
-  pool.subject = describe_kernel(spec);
-  pool.space_size = space.unconstrained_size();
+  pool.space_size += space.unconstrained_size();
   std::vector<Planned> planned;
   std::vector<Build> builds;
   std::map<std::string, std::size_t> build_by_key;
   for (const Config& config : configs) {
     CandidateLaunch launch = model.evaluate(config);
+    CompileRequest request = request_for(spec, launch, entry, compute_capability);
+    if (entry_index) launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index), spec.entry); // a key of the table, not a macro
     try {
       check_launch_shape(spec, launch, profile);
     } catch (const InputError& error) {
-      pool.rejected.push_back({advisor::RejectionStage::device_limits, config, error.what()});
+      pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
       continue;
     }
-    CompileRequest request = request_for(spec, launch, entry, compute_capability);
     const auto [found, added] = build_by_key.try_emplace(request_key(request), builds.size());
     if (added) builds.push_back({std::move(request), std::nullopt, {}, {}, nullptr});
     planned.push_back({std::move(launch), found->second});
@@ -231,11 +266,44 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
     throw InputError(builds.front().error);
   }
   check_parameters_used(spec, model, planned, builds);
-  for (const Planned& plan : planned) admit(spec, plan, builds[plan.build], source_parameters, profile, pool);
+  for (const Planned& plan : planned) admit(spec, plan, builds[plan.build], source_parameters, profile, entry_index.has_value(), pool);
+  return {static_cast<std::int64_t>(builds.size()), compiler.compilations() - compilations_before};
+}
 
+} // namespace
+
+KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
+                                const KernelSuggestOptions& options) {
+  return suggest_kernel_entries(spec, {spec.entry}, profile, compiler, options);
+}
+
+KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries, const DeviceProfile& profile,
+                                        Compiler& compiler, const KernelSuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (entries.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
+  const bool several = entries.size() > 1;
+  if (several && std::ranges::any_of(spec.parameters, [](const ParameterValues& p) { return p.name == "entry"; })) {
+    throw InputError("--param entry: with several --entry, 'entry' names the table's entry column; rename the parameter");
+  }
+  advisor::CandidatePool pool;
+  std::string listed;
+  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
+  pool.problem.family = listed;
+  pool.subject = listed + " in " + spec.source.string();
   KernelSuggestion result;
-  result.builds = static_cast<std::int64_t>(builds.size());
-  result.compilations = compiler.compilations() - compilations_before;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    KernelSpec entry_spec = spec;
+    entry_spec.entry = entries[i];
+    try {
+      const EntryPool added = add_entry_candidates(entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler,
+                                                   options, pool);
+      result.builds += added.builds;
+      result.compilations += added.compilations;
+    } catch (const InputError& error) {
+      if (!several) throw;
+      throw InputError(entries[i] + ": " + error.what());
+    }
+  }
   result.suggestion = advisor::rank_pool(std::move(pool), profile, options.suggest);
   result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return result;

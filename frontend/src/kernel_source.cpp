@@ -1,6 +1,7 @@
 // Reading a __global__ function's parameter names from the source text.
 #include "cachewise/frontend/kernel_source.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,28 @@ std::vector<SourceParameter> split_parameters(std::string_view list) {
   return parameters;
 }
 
+struct KernelDeclaration {
+  std::size_t head_start = 0; ///< after the previous statement or block boundary
+  std::size_t name_at = 0;
+  std::size_t open = 0; ///< the parameter list's '('
+};
+
+/// The first __global__ function named `function` in comment-free `text`.
+std::optional<KernelDeclaration> find_kernel(const std::string& text, std::string_view function) {
+  for (std::size_t at = text.find(function); at != std::string::npos; at = text.find(function, at + 1)) {
+    const std::size_t end = at + function.size();
+    if ((at > 0 && is_identifier_char(text[at - 1])) || (end < text.size() && is_identifier_char(text[end]))) continue;
+    const std::size_t open = text.find_first_not_of(" \t\r\n", end);
+    if (open == std::string::npos || text[open] != '(') continue;
+    const std::size_t boundary = text.find_last_of(";{}", at);
+    const std::size_t head_start = boundary == std::string::npos ? 0 : boundary + 1;
+    const std::string_view head = std::string_view(text).substr(head_start, at - head_start);
+    if (head.find("__global__") == std::string_view::npos) continue;
+    return KernelDeclaration{head_start, at, open};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::string read_file_bytes(const std::filesystem::path& path) {
@@ -89,23 +112,66 @@ std::string read_file_bytes(const std::filesystem::path& path) {
 
 std::optional<std::vector<SourceParameter>> kernel_parameters(std::string_view source, std::string_view function) {
   const std::string text = without_comments(source);
-  for (std::size_t at = text.find(function); at != std::string::npos; at = text.find(function, at + 1)) {
-    const std::size_t end = at + function.size();
-    if ((at > 0 && is_identifier_char(text[at - 1])) || (end < text.size() && is_identifier_char(text[end]))) continue;
-    std::size_t open = text.find_first_not_of(" \t\r\n", end);
-    if (open == std::string::npos || text[open] != '(') continue;
-    // The declaration starts after the previous statement or block boundary.
-    const std::size_t boundary = text.find_last_of(";{}", at);
-    const std::size_t head_start = boundary == std::string::npos ? 0 : boundary + 1;
-    const std::string_view head = std::string_view(text).substr(head_start, at - head_start);
-    if (head.find("__global__") == std::string_view::npos) continue;
-    int depth = 0;
-    for (std::size_t close = open; close < text.size(); ++close) {
-      depth += text[close] == '(' ? 1 : text[close] == ')' ? -1 : 0;
-      if (depth == 0) return split_parameters(std::string_view(text).substr(open + 1, close - open - 1));
-    }
+  const std::optional<KernelDeclaration> declaration = find_kernel(text, function);
+  if (!declaration) return std::nullopt;
+  int depth = 0;
+  for (std::size_t close = declaration->open; close < text.size(); ++close) {
+    depth += text[close] == '(' ? 1 : text[close] == ')' ? -1 : 0;
+    if (depth == 0) return split_parameters(std::string_view(text).substr(declaration->open + 1, close - declaration->open - 1));
   }
   return std::nullopt;
+}
+
+std::optional<int> unguarded_define_line(std::string_view source, std::string_view name) {
+  const std::string text = without_comments(source);
+  // Per open #if: whether it guards `name` (#ifndef name, #if !defined(name)) on its current branch.
+  std::vector<bool> guards;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    const std::string directive = trim(line);
+    if (directive.empty() || directive[0] != '#') continue;
+    std::istringstream words(directive.substr(1)); // "# define N 4" as well as "#define N 4"
+    std::string word, first;
+    words >> word >> first;
+    std::string rest = first;
+    for (std::string more; words >> more;) rest += more; // "!defined ( N )" -> "!defined(N)"
+    if (word == "ifndef") guards.push_back(first == name);
+    else if (word == "if") guards.push_back(rest == "!defined(" + std::string(name) + ")" || rest == "!defined" + std::string(name));
+    else if (word == "ifdef") guards.push_back(false);
+    else if ((word == "else" || word == "elif") && !guards.empty()) guards.back() = false;
+    else if (word == "endif" && !guards.empty()) guards.pop_back();
+    else if (word == "define" && first.substr(0, first.find('(')) == name && std::ranges::none_of(guards, [](bool g) { return g; })) return number;
+  }
+  return std::nullopt;
+}
+
+std::optional<TemplateDeclaration> kernel_template(std::string_view source, std::string_view function) {
+  const std::string text = without_comments(source);
+  const std::optional<KernelDeclaration> declaration = find_kernel(text, function);
+  if (!declaration) return std::nullopt;
+  const std::string_view head = std::string_view(text).substr(declaration->head_start, declaration->name_at - declaration->head_start);
+  const std::size_t keyword = head.find("template");
+  const std::size_t open = head.find('<', keyword);
+  if (keyword == std::string_view::npos || open == std::string_view::npos) return std::nullopt;
+  TemplateDeclaration result;
+  result.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(declaration->name_at), '\n'));
+  int depth = 0;
+  std::size_t start = open + 1;
+  for (std::size_t i = open; i < head.size(); ++i) {
+    depth += head[i] == '<' || head[i] == '(' ? 1 : head[i] == '>' || head[i] == ')' ? -1 : 0;
+    const bool last = depth == 0;
+    if ((head[i] == ',' && depth == 1) || last) {
+      std::string parameter = trim(head.substr(start, i - start));
+      parameter = trim(parameter.substr(0, parameter.find('=')));
+      std::size_t name_start = parameter.size();
+      while (name_start > 0 && is_identifier_char(parameter[name_start - 1])) --name_start;
+      result.parameters.push_back(parameter.substr(name_start));
+      start = i + 1;
+    }
+    if (last) break;
+  }
+  return result;
 }
 
 } // namespace cachewise::frontend

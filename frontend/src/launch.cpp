@@ -41,6 +41,29 @@ Dim3 evaluate_dims(const std::vector<Expression>& dims, const Bindings& bindings
   return {values[0], values[1], values[2]};
 }
 
+std::optional<Expression> parsed_or_none(const std::string& text) {
+  try {
+    return Expression::parse(text, "--entry");
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+/// "true"/"false" and a type parameter's name are kept as text; an integer expression over
+/// known names is evaluated per candidate; anything else that reads as a type ("float",
+/// "unsigned int", "my::vec3") is passed to the compiler as written. What is left is an
+/// expression whose unknown names or syntax error are reported.
+LaunchModel::TemplateArgument template_argument(const std::string& text, const std::set<std::string>& known,
+                                                const std::set<std::string>& types) {
+  if (text == "true" || text == "false" || types.contains(text)) return {std::nullopt, text};
+  const std::optional<Expression> expression = parsed_or_none(text);
+  if (expression && std::ranges::all_of(expression->names(), [&](const std::string& n) { return known.contains(n); })) {
+    return {expression, text};
+  }
+  if (is_type_name(text)) return {std::nullopt, text};
+  return {Expression::parse(text, "--entry"), text};
+}
+
 } // namespace
 
 LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
@@ -54,11 +77,20 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   if (!spec_.useful_bytes.empty()) useful_.push_back(Expression::parse(spec_.useful_bytes, "--useful-bytes"));
   for (const BufferSpec& buffer : spec_.buffers) buffers_.push_back(Expression::parse(buffer.bytes, "--buffer " + buffer.name));
   for (const std::string& constraint : spec_.constraints) constraints_.push_back(Expression::parse(constraint, "--constraint"));
-  for (const std::string& argument : parse_entry_name(spec_.entry).template_arguments) {
-    template_arguments_.push_back(Expression::parse(argument, "--entry"));
+  std::set<std::string> types;
+  for (const ParameterValues& parameter : spec_.parameters) {
+    if (parameter.is_type()) types.insert(parameter.name);
   }
-  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &constraints_, &template_arguments_}) {
+  for (const std::string& argument : parse_entry_name(spec_.entry).template_arguments) {
+    template_arguments_.push_back(template_argument(argument, known, types));
+  }
+  // A type parameter has no integer value: expressions may not name it.
+  for (const std::string& type : types) known.erase(type);
+  for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &constraints_}) {
     for (const Expression& expression : *list) check_names(expression, known);
+  }
+  for (const TemplateArgument& argument : template_arguments_) {
+    if (argument.expression) check_names(*argument.expression, known);
   }
   if (!spec_.contents.empty() && known.contains("i")) {
     throw InputError("--contents: 'i' is the element index there; rename the parameter or arg 'i'");
@@ -92,11 +124,20 @@ advisor::SearchSpace LaunchModel::search_space() const {
   return space;
 }
 
+Config LaunchModel::with_types(Config config) const {
+  for (const ParameterValues& parameter : spec_.parameters) {
+    if (!parameter.is_type() || !config.has(parameter.name)) continue;
+    const std::int64_t index = config.get(parameter.name);
+    config.set_word(parameter.name, index, parameter.types.at(static_cast<std::size_t>(index)));
+  }
+  return config;
+}
+
 Bindings LaunchModel::bindings_for(const Config& config) const { return bindings_of(spec_.args, config); }
 
 CandidateLaunch LaunchModel::evaluate(const Config& config) const {
   CandidateLaunch launch;
-  launch.config = config;
+  launch.config = with_types(config);
   launch.bindings = bindings_for(config);
   launch.grid = evaluate_dims(grid_, launch.bindings, config);
   launch.block = evaluate_dims(block_, launch.bindings, config);
@@ -118,7 +159,10 @@ CandidateLaunch LaunchModel::evaluate(const Config& config) const {
     launch.buffer_bytes.push_back(bytes);
   }
   launch.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(launch.bindings);
-  for (const Expression& argument : template_arguments_) launch.template_arguments.push_back(argument.evaluate(launch.bindings));
+  for (const TemplateArgument& argument : template_arguments_) {
+    if (argument.expression) launch.template_arguments.push_back(std::to_string(argument.expression->evaluate(launch.bindings)));
+    else launch.template_arguments.push_back(launch.config.has(argument.text) ? launch.config.text(argument.text) : argument.text);
+  }
   for (std::size_t i = 0; i < contents_.size(); ++i) {
     const ContentsSpec& contents = spec_.contents[i];
     launch.contents.emplace_back(contents.name, contents_[i], contents_element_type(contents.type, "--contents " + contents.name), launch.bindings);

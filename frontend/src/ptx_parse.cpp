@@ -1,8 +1,10 @@
 // PTX text -> PtxModule: a statement scanner (statements end at ';', labels at ':', function
 // headers at '{', line directives at the end of the line) and the per-statement parsers.
 #include <cctype>
+#include <optional>
 #include <unordered_map>
 
+#include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/model.hpp"
 #include "ptx_syntax.hpp"
@@ -67,9 +69,8 @@ public:
     return statement;
   }
 
-  /// Skips a .section body: everything up to the '}' that closes the '{' just read.
-  void skip_block() {
-    int depth = 1;
+  /// Skips a body: everything up to the '}' that closes the `depth`-th '{' read so far.
+  void skip_block(int depth = 1) {
     while (pos_ < text_.size() && depth > 0) {
       const char c = text_[pos_++];
       if (c == '\n') ++line_;
@@ -261,7 +262,7 @@ void parse_file(std::string_view text, int line, PtxModule& module) {
 
 class ModuleParser {
 public:
-  explicit ModuleParser(std::string_view text) : scanner_(text) {}
+  ModuleParser(std::string_view text, const PtxBodyFilter& parse_body) : scanner_(text), parse_body_(parse_body) {}
 
   PtxModule parse() {
     for (Statement statement = scanner_.next(); statement.terminator != 0; statement = scanner_.next()) {
@@ -279,10 +280,20 @@ public:
         fail(statement.line, "unexpected '" + std::string(1, statement.terminator) + "' at module scope");
       }
     }
+    if (failure_) { // named once the .file table (at the module's end) is known
+      const std::string where = source_location(module_, failure_->location);
+      throw InputError(entry_instance_name(failure_->function) + (where.starts_with("ptx:") ? "" : " (" + where + ")") + ": " + failure_->message);
+    }
     return std::move(module_);
   }
 
 private:
+  struct BodyFailure {
+    std::string function;
+    PtxInstruction location; ///< the latest .loc before the failing statement
+    std::string message;
+  };
+
   void line_directive(const Statement& statement) {
     const std::vector<std::string> words = split_words(statement.text);
     if (words.empty()) return;
@@ -307,6 +318,13 @@ private:
 
   void function(const Statement& header) {
     PtxFunction function = parse_function_header(header.text, header.line);
+    if (parse_body_ && !parse_body_(function.name)) {
+      scanner_.skip_block();
+      function.body_parsed = false;
+      module_.functions.push_back(std::move(function));
+      return;
+    }
+    location_ = {}; // a function's line info starts with its own first .loc
     RegisterScope scope(function);
     int depth = 1;
     while (depth > 0) {
@@ -322,7 +340,14 @@ private:
         break;
       case ':': function.labels[statement.text] = static_cast<int>(function.instructions.size()); break;
       case '\n': line_directive(statement); break;
-      default: body_statement(statement, function, scope);
+      default:
+        try {
+          body_statement(statement, function, scope);
+        } catch (const InputError& error) {
+          if (!failure_) failure_ = BodyFailure{function.name, location_, error.what()};
+          scanner_.skip_block(depth);
+          depth = 0;
+        }
       }
     }
     module_.functions.push_back(std::move(function));
@@ -351,13 +376,15 @@ private:
   }
 
   Scanner scanner_;
+  const PtxBodyFilter& parse_body_;
+  std::optional<BodyFailure> failure_;
   PtxModule module_;
   PtxInstruction location_; ///< only its source fields: the latest .loc
 };
 
 } // namespace
 
-PtxModule parse_ptx(std::string text) { return ModuleParser(text).parse(); }
+PtxModule parse_ptx(std::string text, const PtxBodyFilter& parse_body) { return ModuleParser(text, parse_body).parse(); }
 
 std::vector<std::string> entry_names(const PtxModule& module) {
   std::vector<std::string> names;

@@ -54,7 +54,10 @@ bool is_special_register(std::string_view name) {
                                    "%globaltimer_hi", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge",
                                    "%lanemask_gt", "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size",
                                    "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-                                   "%cluster_nctarank", "%is_explicit_cluster"}) {
+                                   "%cluster_nctarank", "%is_explicit_cluster",
+                                   // shared memory the toolkit reserves (cooperative groups' multi-warp tiles)
+                                   "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
+                                   "%reserved_smem_offset_0", "%reserved_smem_offset_1"}) {
     if (name == special) return true;
     if (name.size() == special.size() + 2 && name.substr(0, special.size()) == special && name[special.size()] == '.') return true;
   }

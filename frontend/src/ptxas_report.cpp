@@ -23,14 +23,30 @@ std::string demangled(const std::string& name) {
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
-/// "void tiled<32u, true>(float*, ...)" -> "void tiled<32,1>(float*, ...)": template
-/// arguments as the user writes them (integers, no suffixes, no spaces).
+/// Integer literals without suffixes ("32u" -> "32"), as the user writes them.
+std::string without_suffixes(const std::string& text) {
+  static const std::regex suffix("(^|[^A-Za-z0-9_])(-?[0-9]+)(ull|ul|ll|u|l)\\b");
+  return std::regex_replace(text, suffix, "$1$2");
+}
+
+/// "void tiled<32u, true, unsigned int>(float*, ...)" -> "void tiled<32,1,unsigned int>(float*,...)":
+/// one spelling for matching the user's entry against the demangled names (integers without
+/// suffixes, bools as 1 and 0, no space after commas, common typedefs as the demangler spells them).
 std::string normalized(std::string text) {
-  text = std::regex_replace(text, std::regex(", "), ",");
-  text = std::regex_replace(text, std::regex("\\btrue\\b"), "1");
-  text = std::regex_replace(text, std::regex("\\bfalse\\b"), "0");
-  text = std::regex_replace(text, std::regex("\\(bool\\)"), "");
-  return std::regex_replace(text, std::regex("(-?[0-9]+)(ull|ul|ll|u|l)\\b"), "$1");
+  static const std::vector<std::pair<std::regex, std::string>> rewrites = {
+      {std::regex(",\\s+"), ","},
+      {std::regex("\\btrue\\b"), "1"},
+      {std::regex("\\bfalse\\b"), "0"},
+      {std::regex("\\(bool\\)"), ""},
+      {std::regex("\\bunsigned(?!\\s+(int|char|short|long)\\b)"), "unsigned int"},
+      {std::regex("\\buint32_t\\b"), "unsigned int"},
+      {std::regex("\\bint32_t\\b"), "int"},
+      {std::regex("\\b(uint64_t|size_t)\\b"), "unsigned long"},
+      {std::regex("\\bint64_t\\b"), "long"},
+      {std::regex("\\bhalf\\b"), "__half"},
+      {std::regex("\\s+>"), ">"}};
+  for (const auto& [pattern, replacement] : rewrites) text = std::regex_replace(text, pattern, replacement);
+  return without_suffixes(text);
 }
 
 bool names_function(const std::string& demangled_name, const std::string& target) {
@@ -40,14 +56,6 @@ bool names_function(const std::string& demangled_name, const std::string& target
     if (starts && (end == demangled_name.size() || demangled_name[end] == '(')) return true;
   }
   return false;
-}
-
-/// "void tiled<32,1>(float*, int)" -> "tiled<32,1>": how the user names it in --entry.
-std::string display_name(const std::string& entry) {
-  std::string text = normalized(demangled(entry));
-  text = text.substr(0, text.find('('));
-  const std::size_t name_start = text.rfind(' ', text.find('<'));
-  return name_start == std::string::npos ? text : text.substr(name_start + 1);
 }
 
 } // namespace
@@ -78,19 +86,27 @@ std::string entry_instance_name(const std::string& mangled_entry) {
   return text.substr(name_start, text.find('(', open) - name_start);
 }
 
+std::string instance_text(const std::string& function, const std::vector<std::string>& template_arguments) {
+  if (template_arguments.empty()) return function;
+  std::string text = function + "<";
+  for (std::size_t i = 0; i < template_arguments.size(); ++i) text += (i ? ", " : "") + template_arguments[i];
+  return text + ">";
+}
+
+bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments) {
+  const std::string target = instance_text(function, template_arguments);
+  return mangled_entry == target || names_function(normalized(demangled(mangled_entry)), normalized(target));
+}
+
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
-                       const std::vector<std::int64_t>& template_arguments) {
-  std::string target = function;
-  if (!template_arguments.empty()) {
-    target += "<";
-    for (std::size_t i = 0; i < template_arguments.size(); ++i) target += (i ? "," : "") + std::to_string(template_arguments[i]);
-    target += ">";
-  }
+                       const std::vector<std::string>& template_arguments) {
+  const std::string target = instance_text(function, template_arguments);
   for (const std::string& entry : entries) {
-    if (entry == target || names_function(normalized(demangled(entry)), target)) return entry;
+    if (is_entry_of(entry, function, template_arguments)) return entry;
   }
+  // Listed as --entry takes them: the demangled name and template arguments, no suffixes.
   std::string listed;
-  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + display_name(entry);
+  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + without_suffixes(entry_instance_name(entry));
   throw InputError("entry '" + target + "' not found (entries: " + (listed.empty() ? "none" : listed) + ")");
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/contents.hpp"
 #include "cachewise/model.hpp"
 
@@ -46,6 +47,29 @@ std::int64_t parse_integer(std::string_view text, const std::string& where) {
   return value;
 }
 
+bool is_integer_text(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && end == text.data() + text.size() && error != std::errc::invalid_argument;
+}
+
+ParameterValues integer_parameter(const std::string& name, const std::vector<std::string>& items, const std::string& where) {
+  ParameterValues parameter{name, {}, {}};
+  for (const std::string& item : items) parameter.values.push_back(parse_integer(item, where));
+  return parameter;
+}
+
+ParameterValues type_parameter(const std::string& name, const std::vector<std::string>& items, const std::string& where) {
+  ParameterValues parameter{name, {}, {}};
+  for (const std::string& item : items) {
+    if (is_integer_text(item)) throw InputError(where + ": mixes integers and types ('" + item + "'); a parameter's values are all integers or all types");
+    if (!is_type_name(item)) throw InputError(where + ": '" + item + "' is neither an integer nor a type name");
+    parameter.values.push_back(static_cast<std::int64_t>(parameter.types.size()));
+    parameter.types.push_back(item);
+  }
+  return parameter;
+}
+
 std::string json_text(const Json& value, const std::string& where) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
@@ -66,16 +90,21 @@ const Json& object_at(const Json& json, const char* key, const std::string& wher
   return value;
 }
 
-void read_collections(const Json& json, const std::string& where, KernelSpec& spec) {
+void read_collections(const Json& json, const std::filesystem::path& spec_directory, const std::string& where, KernelSpec& spec) {
   if (json.contains("parameters")) {
     for (const auto& [name, values] : object_at(json, "parameters", where).items()) {
       if (!values.is_array()) throw InputError(where + ": parameter '" + name + "' must list its values");
-      ParameterValues parameter{name, {}};
+      const std::string context = where + ": parameter '" + name + "'";
+      std::vector<std::string> items;
       for (const Json& value : values) {
-        if (!value.is_number_integer()) throw InputError(where + ": parameter '" + name + "': " + value.dump() + " is not an integer");
-        parameter.values.push_back(value.get<std::int64_t>());
+        if (!value.is_number_integer() && !value.is_string()) throw InputError(context + ": " + value.dump() + " is not an integer or a type");
+        items.push_back(value.is_string() ? value.get<std::string>() : std::to_string(value.get<std::int64_t>()));
       }
-      spec.parameters.push_back(std::move(parameter));
+      const bool types = !values.empty() && values.front().is_string();
+      if (!types && std::ranges::any_of(values, [](const Json& v) { return v.is_string(); })) {
+        throw InputError(context + ": mixes integers and types; a parameter's values are all integers or all types");
+      }
+      spec.parameters.push_back(types ? type_parameter(name, items, context) : integer_parameter(name, items, context));
     }
   }
   if (json.contains("constraints")) {
@@ -105,6 +134,17 @@ void read_collections(const Json& json, const std::string& where, KernelSpec& sp
       if (!value.is_number_integer()) throw InputError(where + ": arg '" + name + "' must be an integer, got " + value.dump());
       spec.args.push_back({name, value.get<std::int64_t>()});
     }
+  }
+  if (json.contains("include_dirs")) {
+    if (!json["include_dirs"].is_array()) throw InputError(where + ": 'include_dirs' must be a list of directories");
+    for (const Json& directory : json["include_dirs"]) {
+      const std::filesystem::path path = directory.get<std::string>();
+      spec.include_directories.push_back(path.is_absolute() ? path : spec_directory / path);
+    }
+  }
+  if (json.contains("compiler_options")) {
+    if (!json["compiler_options"].is_array()) throw InputError(where + ": 'compiler_options' must be a list of options");
+    for (const Json& option : json["compiler_options"]) spec.compiler_options.push_back(option.get<std::string>());
   }
   if (json.contains("defines")) {
     for (const auto& [name, value] : object_at(json, "defines", where).items())
@@ -142,15 +182,16 @@ void check_unique(const std::vector<Item>& items, const char* what, std::set<std
 
 ParameterValues parse_parameter_flag(std::string_view text) {
   auto [name, list] = split_assignment(text, "--param", true);
-  ParameterValues parameter{name, {}};
+  std::vector<std::string> items;
   std::string_view rest = list;
   for (;;) {
     const auto comma = rest.find(',');
-    parameter.values.push_back(parse_integer(rest.substr(0, comma), "--param " + name));
+    items.push_back(trim(rest.substr(0, comma)));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  return parameter;
+  const bool types = !items.empty() && !items.front().empty() && !is_integer_text(items.front());
+  return types ? type_parameter(name, items, "--param " + name) : integer_parameter(name, items, "--param " + name);
 }
 
 BufferSpec parse_buffer_flag(std::string_view text) {
@@ -186,7 +227,7 @@ Define parse_define_flag(std::string_view text) {
 KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory, const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
   static const std::set<std::string> known = {"source", "entry", "parameters", "constraints", "grid", "block", "shared_bytes",
-                                              "useful_bytes", "buffers", "contents", "args", "defines", "std",
+                                              "useful_bytes", "buffers", "contents", "args", "defines", "std", "include_dirs", "compiler_options",
                                               "reference", "outputs", "tolerance"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
@@ -203,7 +244,7 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
     if (json.contains("block")) spec.block = json_dims(json["block"], where + ": block");
     if (json.contains("shared_bytes")) spec.dynamic_shared_bytes = json_text(json["shared_bytes"], where + ": shared_bytes");
     if (json.contains("useful_bytes")) spec.useful_bytes = json_text(json["useful_bytes"], where + ": useful_bytes");
-    read_collections(json, where, spec);
+    read_collections(json, spec_directory, where, spec);
   } catch (const nlohmann::json::exception& error) {
     throw InputError(where + ": " + error.what());
   }
@@ -231,6 +272,9 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
     if (!source->empty()) *target = *source;
   }
   if (!overrides.constraints.empty()) base.constraints = overrides.constraints;
+  base.include_directories.insert(base.include_directories.end(), overrides.include_directories.begin(),
+                                  overrides.include_directories.end());
+  base.compiler_options.insert(base.compiler_options.end(), overrides.compiler_options.begin(), overrides.compiler_options.end());
   merge_by_name(base.parameters, overrides.parameters);
   merge_by_name(base.buffers, overrides.buffers);
   merge_by_name(base.contents, overrides.contents);
@@ -278,6 +322,16 @@ void validate_kernel_spec(const KernelSpec& spec) {
   for (const ParameterValues& parameter : spec.parameters) {
     if (parameter.values.empty()) throw InputError("kernel spec: parameter '" + parameter.name + "' has no values");
   }
+  CompileRequest compiled_as; // what reaches the compiler, checked before any candidate compiles
+  compiled_as.source = spec.source;
+  compiled_as.include_directories = spec.include_directories;
+  compiled_as.compiler_options = spec.compiler_options;
+  check_compile_request(compiled_as);
+}
+
+bool is_type_name(std::string_view text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text.front())) || text.front() == '_')) return false;
+  return std::ranges::all_of(text, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '*' || c == ' '; });
 }
 
 EntryName parse_entry_name(std::string_view entry) {
@@ -291,7 +345,7 @@ EntryName parse_entry_name(std::string_view entry) {
   std::size_t start = 0;
   for (std::size_t i = 0; i <= arguments.size(); ++i) {
     const char c = i < arguments.size() ? arguments[i] : ',';
-    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    depth += c == '(' || c == '<' ? 1 : c == ')' || c == '>' ? -1 : 0;
     if (c != ',' || depth > 0) continue;
     name.template_arguments.push_back(trim(arguments.substr(start, i - start)));
     if (name.template_arguments.back().empty()) throw InputError("--entry: empty template argument in '" + text + "'");

@@ -81,11 +81,31 @@ std::int64_t Config::get_or(std::string_view key, std::int64_t fallback) const {
   return found == values_.end() ? fallback : found->second;
 }
 
+void Config::set_word(std::string key, std::int64_t index, std::string word) {
+  values_[key] = index;
+  words_[std::move(key)] = std::move(word);
+}
+
+const std::string* Config::word(std::string_view key) const {
+  const auto found = words_.find(key);
+  return found == words_.end() ? nullptr : &found->second;
+}
+
+std::string Config::text(std::string_view key) const {
+  if (const std::string* shown = word(key)) return *shown;
+  return std::to_string(get(key));
+}
+
+void Config::erase(std::string_view key) {
+  if (const auto found = values_.find(key); found != values_.end()) values_.erase(found);
+  if (const auto found = words_.find(key); found != words_.end()) words_.erase(found);
+}
+
 std::string Config::to_string() const {
   std::string out;
   for (const auto& [key, value] : values_) {
     if (!out.empty()) out += ',';
-    out += key + '=' + std::to_string(value);
+    out += key + '=' + text(key);
   }
   return out;
 }

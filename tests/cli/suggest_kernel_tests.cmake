@@ -116,3 +116,53 @@ cachewise_kernel_test(suggest_kernel_define_reaches_no_shell EXIT 0 MUST_NOT_CRE
 cachewise_kernel_test(suggest_kernel_define_of_two_lines EXIT 2 STDERR "^advisor: --define EXTRA: a macro value must be one line\n$"
   ARGS suggest --spec ${cachewise_kernel_examples}/transpose_template.json --profile ${cachewise_example_profile}
   --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=1 "--define=EXTRA=1\n#include </etc/passwd>")
+# Real files as users have them (issue 35). several.cu holds kernels the parser (env_word) and
+# the extractor (carry_sum) cannot read; the entries asked for are ranked regardless.
+set(cachewise_kernel_several --profile ${cachewise_example_profile} --kernel ${PROJECT_SOURCE_DIR}/tests/frontend/kernels/several.cu
+  --arg n=1048576 --buffer "out=n * 8")
+# A type-and-bool template entry over a type parameter: FIRST_ADD makes every thread load
+# in[i] and in[i + 256]; a warp's 32 consecutive elements are 128 B (4 sectors) as float and
+# 256 B (8 sectors) as double; thread 0 alone stores out[blockIdx.x]: 1 sector per request.
+cachewise_kernel_test(suggest_kernel_type_and_bool_template EXIT 0
+  STDOUT ": 2 feasible of 2 candidates.*(\n[12]  T=float [^\n]* 4\\.0/1\\.0 [^\n]*\n[12]  T=double [^\n]* 8\\.0/1\\.0 |\n[12]  T=double [^\n]* 8\\.0/1\\.0 [^\n]*\n[12]  T=float [^\n]* 4\\.0/1\\.0 )"
+  ARGS suggest ${cachewise_kernel_several} --entry "pair_sum<T, 256, true>" --param T=float,double --grid "n / 512" --block 256
+  --buffer "in=n * 8")
+# Two entries in one table, with an entry column: the cooperative-groups reduction and the
+# shared-memory tree over the same launch (THREADS elements per block), 2 x 2 candidates.
+cachewise_kernel_test(suggest_kernel_several_entries EXIT 0
+  STDOUT "tile_sum, pair_sum<float, THREADS, false> in [^\n]*several.cu: 4 feasible of 4 candidates[^\n]*\n#  entry +config .*\n[1-4]  tile_sum +THREADS=(128|256) .*\n[1-4]  pair_sum<float, THREADS, false>  THREADS=(128|256) "
+  ARGS suggest ${cachewise_kernel_several} --entry tile_sum --entry "pair_sum<float, THREADS, false>" --param THREADS=128,256
+  --grid "n / THREADS" --block THREADS --buffer "in=n * 4")
+# The extractor's refusal in the entry asked for names the entry and the source line (the
+# asm statement at several.cu:13).
+cachewise_kernel_test(suggest_kernel_several_rejected_entry EXIT 2 STDERR "^advisor: carry_sum: several.cu:13: [^\n]*add[^\n]*\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${PROJECT_SOURCE_DIR}/tests/frontend/kernels/several.cu
+  --entry carry_sum --entry tile_sum --grid 8 --block 128 --buffer a=4096 --buffer b=4096 --buffer out=4096 --buffer in=4096)
+
+# Parameters that cannot reach the code, found before anything compiles (macro_params.cu).
+# ROWS is guarded (line 3), COLS is not (line 6).
+cachewise_kernel_test(suggest_kernel_unguarded_define EXIT 2
+  STDERR "^advisor: macro_params.cu:6: '#define COLS' overrides --param COLS: guard it with #ifndef COLS \\.\\.\\. #endif\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/macro_params.cu --entry scale_rows
+  --param ROWS=2,4 --param COLS=32 --grid 8 --block 32 --buffer "data=8 * ROWS * 32 * 4")
+cachewise_kernel_test(suggest_kernel_template_parameter_as_macro EXIT 2
+  STDERR "^advisor: macro_params.cu:9: 'scale_tile' is a template over BLOCK_SIZE, which a --param cannot reach as a macro: write --entry \"scale_tile<BLOCK_SIZE>\"\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/macro_params.cu --entry scale_tile
+  --param BLOCK_SIZE=64,128 --grid 8 --block BLOCK_SIZE --buffer "data=8 * BLOCK_SIZE * 4")
+# Compiler options reach nvcc, which runs through a shell: only known ones pass.
+cachewise_kernel_test(suggest_kernel_unknown_compiler_option EXIT 2
+  STDERR "^advisor: --compiler-option '-Xcompiler=-fopenmp': not an option cachewise passes on \\(allowed: -maxrregcount=N, [^\n]*\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --compiler-option=-Xcompiler=-fopenmp)
+cachewise_kernel_test(suggest_kernel_include_dir_missing EXIT 2 STDERR "^advisor: -I [^\n]*no-such-dir: not a directory\n$"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} -I ${cachewise_kernel_data}/no-such-dir)
+cachewise_kernel_test(suggest_kernel_entry_twice_elsewhere EXIT 2 STDERR "^advisor: --entry: give one entry here \\(suggest ranks several in one table\\)\n$"
+  ARGS validate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --entry a --entry b)
+# A file that needs -I: <stride_config.h> sets STRIDE_WORDS 2, so a warp's loads span 32 x 8 B
+# = 256 B (8 sectors) and its stores 128 B (4 sectors). Without -I the compile fails, and the
+# failure is not served from the cache to the run with -I.
+set(cachewise_kernel_strided --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/needs_include/strided.cu
+  --entry strided_copy --grid 64 --block 256 --buffer "in=64 * 256 * 8" --buffer "out=64 * 256 * 4")
+cachewise_kernel_test(suggest_kernel_needs_include_dir EXIT 0 STDOUT "\n1  strided_copy [^\n]* 8\\.0/4\\.0 "
+  ARGS suggest ${cachewise_kernel_strided} -I ${cachewise_kernel_data}/needs_include/include)
+cachewise_kernel_test(suggest_kernel_without_include_dir EXIT 2 STDERR "^advisor: [^\n]*stride_config.h[^\n]*\n$"
+  ARGS suggest ${cachewise_kernel_strided})

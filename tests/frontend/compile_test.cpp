@@ -48,14 +48,33 @@ TEST(PtxasReport, ReadsNvrtcStyleLines) {
 TEST(FindEntry, MatchesDemangledNames) {
   const std::vector<std::string> entries = {"_Z15transpose_tiledILi32ELi8ELi1EEvPfPKfii", "_Z15transpose_tiledILi16ELi4ELi0EEvPfPKfii",
                                             "_Z5naivePfPKfii", "plain_c"};
-  EXPECT_EQ(find_entry(entries, "transpose_tiled", {16, 4, 0}), entries[1]);
+  EXPECT_EQ(find_entry(entries, "transpose_tiled", {"16", "4", "0"}), entries[1]);
   EXPECT_EQ(find_entry(entries, "naive", {}), entries[2]);
   EXPECT_EQ(find_entry(entries, "plain_c", {}), entries[3]);
   try {
     find_entry(entries, "transpose", {});
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "entry 'transpose' not found (entries: transpose_tiled<32,8,1>, transpose_tiled<16,4,0>, naive, plain_c)");
+    EXPECT_STREQ(error.what(), "entry 'transpose' not found (entries: transpose_tiled<32, 8, 1>, transpose_tiled<16, 4, 0>, naive, plain_c)");
+  }
+}
+
+// Type and bool arguments: pair_sum<float, 256, true> and <double, 128, false>; tiled<unsigned
+// int, 32u>, asked for as "unsigned" and "uint32_t". Listed as --entry takes them.
+TEST(FindEntry, TypeAndBoolArguments) {
+  const std::vector<std::string> entries = {"_Z8pair_sumIfLi256ELb1EEvPKT_PS0_", "_Z8pair_sumIdLi128ELb0EEvPKT_PS0_", "_Z5tiledIjLj32EEvPT_"};
+  EXPECT_EQ(find_entry(entries, "pair_sum", {"float", "256", "true"}), entries[0]);
+  EXPECT_EQ(find_entry(entries, "pair_sum", {"double", "128", "0"}), entries[1]);
+  EXPECT_EQ(find_entry(entries, "tiled", {"unsigned", "32"}), entries[2]);
+  EXPECT_EQ(find_entry(entries, "tiled", {"uint32_t", "32"}), entries[2]);
+  EXPECT_TRUE(is_entry_of(entries[0], "pair_sum", {"float", "256", "true"}));
+  EXPECT_FALSE(is_entry_of(entries[0], "pair_sum", {"double", "256", "true"}));
+  try {
+    find_entry(entries, "pair_sum", {"float", "128", "true"});
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "entry 'pair_sum<float, 128, true>' not found (entries: pair_sum<float, 256, true>, "
+                               "pair_sum<double, 128, false>, tiled<unsigned int, 32>)");
   }
 }
 
@@ -123,7 +142,7 @@ TEST(Compiler, HostCodeFallsBackToNvccAndTemplatesAreInstantiated) {
   const CompiledKernel compiled = compiler.compile(request);
   EXPECT_EQ(compiled.compiler, "nvcc"); // NVRTC cannot open <cstdio>
   const std::vector<std::string> entries = entry_names(parse_ptx(compiled.ptx));
-  const std::string entry = find_entry(entries, "transpose_tiled", {16, 4, 0});
+  const std::string entry = find_entry(entries, "transpose_tiled", {"16", "4", "0"});
   EXPECT_EQ(entry, "_Z15transpose_tiledILi16ELi4ELi0EEvPfPKfii");
   // float tile[16][16 + 0]: 1024 bytes of static shared memory.
   EXPECT_EQ(parse_ptxas_resources(compiled.ptxas_log, entry).static_shared_bytes, 1024);

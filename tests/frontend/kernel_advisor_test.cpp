@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "frontend_test_support.hpp"
@@ -130,6 +132,53 @@ TEST(SuggestKernel, TemplateEntryPerCandidate) {
     EXPECT_STREQ(error.what(),
                  "parameter 'UNUSED' is used neither by the source (its values compile to identical PTX) nor by a launch expression");
   }
+}
+
+KernelSpec several(const std::string& entry) {
+  KernelSpec spec;
+  spec.source = std::filesystem::path(CACHEWISE_FRONTEND_TEST_DIR) / "kernels" / "several.cu";
+  spec.entry = entry;
+  spec.grid = "n / 512";
+  spec.block = "256";
+  spec.buffers = {{"in", "n * 8"}, {"out", "n * 8"}};
+  spec.args = {{"n", 1 << 20}};
+  return spec;
+}
+
+// pair_sum<T, 256, true>: each thread loads in[i] and in[i + 256], a warp 32 consecutive T:
+// 128 B = 4 sectors per request as float, 256 B = 8 as double. The file's other kernels
+// (env_word does not parse, carry_sum does not lower) do not matter.
+TEST(SuggestKernel, TypeParameterAndBoolTemplateArgument) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  KernelSpec spec = several("pair_sum<T, 256, true>");
+  spec.parameters = {{"T", {0, 1}, {"float", "double"}}};
+  Compiler compiler(fresh_cache("type-parameter"));
+  const KernelSuggestion result = suggest_kernel(spec, example_profile(), compiler);
+  ASSERT_EQ(result.suggestion.ranked.size(), 2u);
+  for (const advisor::Candidate& candidate : result.suggestion.ranked) {
+    const bool is_float = candidate.config.to_string() == "T=float";
+    EXPECT_TRUE(is_float || candidate.config.to_string() == "T=double") << candidate.config.to_string();
+    EXPECT_DOUBLE_EQ(advisor::summarize(candidate.prediction).load_sectors_per_request.value(), is_float ? 4.0 : 8.0);
+  }
+}
+
+// Two entries in one ranking: each candidate's config carries its entry as the word of "entry".
+TEST(SuggestKernel, SeveralEntriesInOneRanking) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  KernelSpec spec = several("");
+  spec.grid = "n / 256";
+  Compiler compiler(fresh_cache("several-entries"));
+  const KernelSuggestion result =
+      suggest_kernel_entries(spec, {"tile_sum", "pair_sum<float, 256, false>"}, example_profile(), compiler);
+  ASSERT_EQ(result.suggestion.ranked.size(), 2u);
+  std::set<std::string> entries;
+  for (const advisor::Candidate& candidate : result.suggestion.ranked) {
+    ASSERT_NE(candidate.config.word("entry"), nullptr);
+    entries.insert(*candidate.config.word("entry"));
+    // Both load 32 consecutive floats per warp request: 4 sectors.
+    EXPECT_DOUBLE_EQ(advisor::summarize(candidate.prediction).load_sectors_per_request.value(), 4.0);
+  }
+  EXPECT_EQ(entries, (std::set<std::string>{"tile_sum", "pair_sum<float, 256, false>"}));
 }
 
 } // namespace

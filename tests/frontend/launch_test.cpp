@@ -61,7 +61,7 @@ TEST(LaunchModel, TemplateArgumentsAndSharedBytes) {
   spec.dynamic_shared_bytes = "TILE_DIM * (TILE_DIM + PAD) * 4";
   const LaunchModel model(spec);
   const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 1}});
-  EXPECT_EQ(launch.template_arguments, (std::vector<std::int64_t>{16, 2}));
+  EXPECT_EQ(launch.template_arguments, (std::vector<std::string>{"16", "2"}));
   EXPECT_EQ(launch.dynamic_shared_bytes, 16 * 17 * 4);
   EXPECT_TRUE(model.templated());
 }
@@ -178,6 +178,64 @@ TEST(KernelParameters, ByNameOrInOrder) {
   const std::vector<SourceParameter> no_idata = {{"odata", true}, {"width", false}};
   EXPECT_EQ(error_of([&] { kernel_parameter_values({8, 4}, no_idata, spec, launch, bases); }),
             "--buffer idata: the entry has no pointer parameter 'idata' (parameters: odata, width)");
+}
+
+// A template entry over a type parameter, an expression, a bool and a fixed type: the type
+// parameter's value is its type (T index 1: double), 2 * R with R = 4 is 8, the rest as written.
+TEST(LaunchModel, TypeAndBoolTemplateArguments) {
+  KernelSpec spec = transpose_spec();
+  spec.entry = "tiled<T, 2 * R, true, unsigned int>";
+  spec.parameters = {{"T", {0, 1}, {"float", "double"}}, {"R", {4}}};
+  spec.constraints.clear();
+  spec.grid = "R";
+  spec.block = "32";
+  const LaunchModel model(spec);
+  Config config;
+  config.set("T", 1);
+  config.set("R", 4);
+  const CandidateLaunch launch = model.evaluate(config);
+  EXPECT_EQ(launch.template_arguments, (std::vector<std::string>{"double", "8", "true", "unsigned int"}));
+  EXPECT_EQ(launch.config.to_string(), "R=4,T=double");
+  // A type has no integer value: an expression may not name it.
+  spec.grid = "T";
+  EXPECT_EQ(error_of([&] { (void)LaunchModel(spec); }), "--grid: unknown name 'T' (known: R, height, width)");
+  // An expression with an unknown name is still an error, not a type.
+  spec.grid = "R";
+  spec.entry = "tiled<2 * Q>";
+  EXPECT_EQ(error_of([&] { (void)LaunchModel(spec); }), "--entry: unknown name 'Q' (known: R, height, width)");
+}
+
+TEST(KernelSource, UnguardedDefines) {
+  const std::string source = R"(
+    #ifndef A
+    #define A 1
+    #endif
+    #if !defined ( B )
+    # define B 2
+    #else
+    #define B 3
+    #endif
+    #define C(x) x // a function-like macro named C
+    /* #define D 4 */
+    #ifdef E
+    #define D 5
+    #endif
+  )";
+  EXPECT_FALSE(unguarded_define_line(source, "A").has_value());
+  EXPECT_EQ(unguarded_define_line(source, "B"), 8); // the #else branch is not guarded
+  EXPECT_EQ(unguarded_define_line(source, "C"), 10);
+  EXPECT_EQ(unguarded_define_line(source, "D"), 13); // the comment is not a define; #ifdef E guards nothing
+  EXPECT_FALSE(unguarded_define_line(source, "Z").has_value());
+}
+
+TEST(KernelSource, KernelTemplateParameters) {
+  const std::string source = "#include <x.h>\ntemplate <typename T, int BLOCK_SIZE = 16, bool F>\n__global__ void mm(T* c) {}\n"
+                             "__global__ void plain(float* c) {}\n";
+  const auto declaration = kernel_template(source, "mm");
+  ASSERT_TRUE(declaration.has_value());
+  EXPECT_EQ(declaration->line, 3);
+  EXPECT_EQ(declaration->parameters, (std::vector<std::string>{"T", "BLOCK_SIZE", "F"}));
+  EXPECT_FALSE(kernel_template(source, "plain").has_value());
 }
 
 } // namespace

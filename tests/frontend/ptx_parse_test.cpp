@@ -76,7 +76,34 @@ TEST(PtxParse, UndeclaredRegisterNamesLine) {
     (void)parse_ptx(kSmallModule);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "ptx:26: undeclared register '%f1'");
+    // Named with its function and the source line of the latest .loc (1 8: copy.cu:8).
+    EXPECT_EQ(std::string(e.what()), "copy_kernel (copy.cu:8): ptx:26: undeclared register '%f1'");
+  }
+}
+
+// A second entry whose body the parser cannot read (%bogus is no register): parsing only the
+// entry asked for succeeds, and the extractor refuses the entry whose body was skipped.
+TEST(PtxParse, OnlyTheSelectedBodiesAreParsed) {
+  std::string text = kSmallModule;
+  text.replace(text.find(".reg .b64"), 0, ".reg .f32 \t%f<3>;\n\t");
+  text.replace(text.find("\t.file"), 0, ".visible .entry other(\n\t.param .u64 other_param_0\n)\n{\n\t.reg .b32 %r<2>;\n"
+                                         "\tmov.u32 %r1, %bogus;\n\tret;\n}\n");
+  const PtxModule module = parse_ptx(text, [](std::string_view name) { return name == "copy_kernel"; });
+  ASSERT_EQ(entry_names(module), (std::vector<std::string>{"copy_kernel", "other"}));
+  EXPECT_TRUE(module.functions[0].body_parsed);
+  EXPECT_EQ(module.functions[0].instructions.size(), 9u);
+  EXPECT_FALSE(module.functions[1].body_parsed);
+  EXPECT_EQ(module.functions[1].params.size(), 1u); // the header still is
+  LaunchArgs args;
+  args.block = {32, 1, 1};
+  args.params = {std::uint64_t{1} << 30};
+  EXPECT_THROW((void)Extractor(module, "other", args), InputError);
+  try {
+    (void)parse_ptx(text); // every body: the other entry's fails, named; it has no .loc
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("other: ptx:", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("undeclared register '%bogus'"), std::string::npos) << e.what();
   }
 }
 

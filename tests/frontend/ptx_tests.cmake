@@ -28,6 +28,7 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(spmv spmv.cu)
   cachewise_test_ptx(control control.cu)
   cachewise_test_ptx(async_copy async_copy.cu)
+  cachewise_test_ptx(several several.cu)
   # The built-in kernels, compiled from kernels/src as they are (host launchers included, so
   # every instantiation the launchers make is in the PTX): nvcc takes host code NVRTC rejects.
   set(cachewise_builtin_ptx_options -ptx -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -lineinfo)
@@ -58,6 +59,7 @@ if(CACHEWISE_NVCC)
     extract_contents_test.cpp
     extract_control_test.cpp
     extract_async_test.cpp
+    extract_several_test.cpp
     builtin_crosscheck_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})

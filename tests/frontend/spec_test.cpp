@@ -104,7 +104,7 @@ TEST(KernelSpecJson, ReadsEveryField) {
 TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");
-  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer");
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer or a type");
   EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be an integer, got \"big\"");
   EXPECT_EQ(error_of([] { from_json(R"([1, 2])"); }), "t.json: a kernel spec is a JSON object");
   EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
@@ -155,6 +155,44 @@ TEST(EntryName, SplitsTemplateArguments) {
   EXPECT_EQ(templated.function, "tiled");
   EXPECT_EQ(templated.template_arguments, (std::vector<std::string>{"TILE_DIM", "min(PAD, 1)", "2 * R"}));
   EXPECT_EQ(error_of([] { parse_entry_name("tiled<T,>"); }), "--entry: empty template argument in 'tiled<T,>'");
+}
+
+// Type parameters: the types in order, their indices as the values.
+TEST(KernelSpecFlags, TypeParameters) {
+  const ParameterValues type = parse_parameter_flag("T=float, unsigned int,double");
+  EXPECT_TRUE(type.is_type());
+  EXPECT_EQ(type.types, (std::vector<std::string>{"float", "unsigned int", "double"}));
+  EXPECT_EQ(type.values, (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_FALSE(parse_parameter_flag("N=1,2").is_type());
+  EXPECT_EQ(error_of([] { parse_parameter_flag("T=float,4"); }),
+            "--param T: mixes integers and types ('4'); a parameter's values are all integers or all types");
+  EXPECT_EQ(error_of([] { parse_parameter_flag("T=float,a+b"); }), "--param T: 'a+b' is neither an integer nor a type name");
+  const KernelSpec spec = from_json(R"({"parameters": {"T": ["float", "double"], "N": [1]}})");
+  EXPECT_EQ(spec.parameters[0].types, (std::vector<std::string>{"float", "double"}));
+  EXPECT_FALSE(spec.parameters[1].is_type());
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [1, "float"]}})"); }),
+            "t.json: parameter 'T': mixes integers and types; a parameter's values are all integers or all types");
+}
+
+// Include directories are relative to the spec file; flags append theirs to the file's.
+TEST(KernelSpecJson, IncludeDirectoriesAndCompilerOptions) {
+  KernelSpec spec = from_json(R"({"include_dirs": ["inc", "/abs"], "compiler_options": ["-maxrregcount=64"]})");
+  EXPECT_EQ(spec.include_directories, (std::vector<std::filesystem::path>{"/specs/inc", "/abs"}));
+  EXPECT_EQ(spec.compiler_options, (std::vector<std::string>{"-maxrregcount=64"}));
+  KernelSpec flags;
+  flags.include_directories = {"more"};
+  flags.compiler_options = {"--use_fast_math"};
+  spec = merge_kernel_specs(spec, flags);
+  EXPECT_EQ(spec.include_directories, (std::vector<std::filesystem::path>{"/specs/inc", "/abs", "more"}));
+  EXPECT_EQ(spec.compiler_options, (std::vector<std::string>{"-maxrregcount=64", "--use_fast_math"}));
+  EXPECT_EQ(error_of([] { from_json(R"({"include_dirs": "inc"})"); }), "t.json: 'include_dirs' must be a list of directories");
+}
+
+// Template arguments may hold commas inside angle brackets and parentheses.
+TEST(EntryName, TypesAndNestedArguments) {
+  const EntryName name = parse_entry_name("reduce6<float, THREADS, true, vec<int, 2>, min(A, B)>");
+  EXPECT_EQ(name.function, "reduce6");
+  EXPECT_EQ(name.template_arguments, (std::vector<std::string>{"float", "THREADS", "true", "vec<int, 2>", "min(A, B)"}));
 }
 
 } // namespace

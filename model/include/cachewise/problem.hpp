@@ -29,7 +29,9 @@ struct ProblemSpec {
   friend bool operator==(const ProblemSpec&, const ProblemSpec&) = default;
 };
 
-/// Named integer parameters, e.g. "smem=1,tile=32,block_x=32,block_y=8,pad=1".
+/// Named integer parameters, e.g. "smem=1,tile=32,block_x=32,block_y=8,pad=1". A value may
+/// also be a word (a user kernel's type parameter "T=float", or its entry "entry=reduce2"): it
+/// is stored as its index among the parameter's values and printed as the word.
 class Config {
 public:
   Config() = default;
@@ -42,14 +44,25 @@ public:
   /// Throws InputError "config: missing key 'tile'" when absent.
   std::int64_t get(std::string_view key) const;
   std::int64_t get_or(std::string_view key, std::int64_t fallback) const;
-  void set(std::string key, std::int64_t value) { values_[std::move(key)] = value; }
+  void set(std::string key, std::int64_t value) {
+    words_.erase(key);
+    values_[std::move(key)] = value;
+  }
+  /// `key` takes value `index`, shown as `word`.
+  void set_word(std::string key, std::int64_t index, std::string word);
+  /// The word `key` holds; nullptr for a number or an absent key.
+  const std::string* word(std::string_view key) const;
+  /// The value as printed: its word, else the number.
+  std::string text(std::string_view key) const;
+  void erase(std::string_view key);
 
   const std::map<std::string, std::int64_t, std::less<>>& values() const { return values_; }
-  std::string to_string() const; ///< canonical form, keys sorted
+  std::string to_string() const; ///< canonical form, keys sorted, words as words
   friend bool operator==(const Config&, const Config&) = default;
 
 private:
   std::map<std::string, std::int64_t, std::less<>> values_;
+  std::map<std::string, std::string, std::less<>> words_;
 };
 
 } // namespace cachewise

@@ -27,7 +27,10 @@ CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::
   try {
     const frontend::CompiledKernel compiled =
         compiler.compile(frontend::candidate_compile_request(spec, candidate.launch, entry, compute_capability));
-    const frontend::PtxModule module = frontend::parse_ptx(compiled.ptx);
+    const auto is_entry = [&](std::string_view name) {
+      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments);
+    };
+    const frontend::PtxModule module = frontend::parse_ptx(compiled.ptx, is_entry); // other kernels' bodies cannot fail it
     candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function, candidate.launch.template_arguments);
     candidate.parameters = entry_parameters(module, candidate.entry);
     candidate.ptx = compiled.ptx;
@@ -35,6 +38,14 @@ CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::
     candidate.failure = std::string("does not compile: ") + error.what();
   }
   return candidate;
+}
+
+/// A config's key with every value as its number: a type parameter shown as its type ("T=float")
+/// and the index the enumeration gives it ("T=0") are the same candidate.
+std::string numeric_key(const Config& config) {
+  Config numbers;
+  for (const auto& [key, value] : config.values()) numbers.set(key, value);
+  return numbers.to_string();
 }
 
 void check_outputs(const frontend::KernelSpec& spec) {
@@ -113,7 +124,7 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
   if (std::ranges::all_of(compiled, [](const CompiledCandidate& c) { return c.ptx.empty(); })) {
     throw InputError("every candidate failed to compile; first: " + configs.front().to_string() + ": " + compiled.front().failure);
   }
-  for (std::size_t i = 0; i < configs.size(); ++i) by_config_.emplace(configs[i].to_string(), std::move(compiled[i]));
+  for (std::size_t i = 0; i < configs.size(); ++i) by_config_.emplace(numeric_key(configs[i]), std::move(compiled[i]));
 
   if (!spec_.reference.empty()) {
     Config reference;
@@ -130,7 +141,7 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
 }
 
 const CompiledCandidate& KernelCandidates::at(const Config& config) const {
-  const auto found = by_config_.find(config.to_string());
+  const auto found = by_config_.find(numeric_key(config));
   if (found == by_config_.end()) throw InputError(config.to_string() + " is not a candidate of " + spec_.entry);
   return found->second;
 }

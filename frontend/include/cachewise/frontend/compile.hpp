@@ -26,11 +26,18 @@ CompilerResources parse_ptxas_resources(std::string_view log, std::string_view e
 /// return type, scope or parameters: "transpose_shared<unsigned int, 4, 16>".
 std::string entry_instance_name(const std::string& mangled_entry);
 
-/// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {32, 1}) or,
-/// without arguments, of the plain function: matched on the demangled names. Throws
-/// InputError "entry 'x' not found (entries: a, b)".
+/// "tiled<float, 32, true>": the function with its template arguments, as C++ names it.
+std::string instance_text(const std::string& function, const std::vector<std::string>& template_arguments);
+
+/// Whether the (mangled) PTX entry is `function` instantiated with `template_arguments`.
+bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments);
+
+/// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {"float", "32",
+/// "true"}) or, without arguments, of the plain function: matched on the demangled names
+/// (integer suffixes, true/false as 1/0 and common typedefs folded). Throws InputError "entry 'x'
+/// not found (entries: a<float, 1>, b)", listing the entries as --entry takes them.
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
-                       const std::vector<std::int64_t>& template_arguments);
+                       const std::vector<std::string>& template_arguments);
 
 /// The largest source or included file the compiler is given: larger is refused unread.
 inline constexpr std::uintmax_t kMaxSourceFileBytes = 16u << 20;

@@ -33,6 +33,14 @@ struct KernelSuggestion {
 KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
                                 const KernelSuggestOptions& options = {});
 
+/// Several entries of the spec's file ranked in one table (`--entry A --entry B`), each over the
+/// spec's parameters: with more than one, every candidate's config holds the key "entry" (shown
+/// as the entry's text) and an error names the entry it comes from. Before compiling, a --param
+/// that cannot reach the code is an error naming the file and line: a template parameter given
+/// as a macro, or a #define of it that no #ifndef guards.
+KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries, const DeviceProfile& profile,
+                                        Compiler& compiler, const KernelSuggestOptions& options = {});
+
 /// The compile request of one candidate: its parameters as macros, or its template
 /// instantiation, for sm_<compute_capability> (shared with the tuner, which compiles the same builds).
 CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +29,8 @@ struct CandidateLaunch {
   std::vector<std::int64_t> buffer_bytes; ///< in the spec's buffer order
   std::vector<DeclaredContents> contents; ///< in the spec's contents order
   std::int64_t useful_bytes = 0;
-  std::vector<std::int64_t> template_arguments; ///< empty: parameters are macros
+  /// The C++ text of each template argument: "32", "true", "float"; empty: parameters are macros.
+  std::vector<std::string> template_arguments;
 };
 
 class LaunchModel {
@@ -40,6 +43,9 @@ public:
   /// The parameters with the spec's constraints.
   advisor::SearchSpace search_space() const;
 
+  /// `config` with its type parameters' values shown as their types (T=float).
+  Config with_types(Config config) const;
+
   /// Throws InputError on division by zero, overflow, a launch dimension below 1 or a
   /// buffer size below 1 (naming the expression and the config).
   CandidateLaunch evaluate(const Config& config) const;
@@ -48,6 +54,13 @@ public:
   bool launch_uses(std::string_view parameter) const;
 
   bool templated() const { return !template_arguments_.empty(); }
+
+  /// One template argument of the entry: an integer expression, or (no expression) a fixed
+  /// text ("true", "float") or a type parameter's name.
+  struct TemplateArgument {
+    std::optional<Expression> expression;
+    std::string text;
+  };
 
 private:
   Bindings bindings_for(const Config& config) const;
@@ -60,7 +73,7 @@ private:
   std::vector<Expression> buffers_;
   std::vector<Expression> contents_;
   std::vector<Expression> constraints_;
-  std::vector<Expression> template_arguments_;
+  std::vector<TemplateArgument> template_arguments_;
 };
 
 } // namespace cachewise::frontend

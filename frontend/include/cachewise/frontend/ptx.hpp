@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,6 +70,7 @@ struct PtxParam {
 struct PtxFunction {
   std::string name;
   bool is_entry = false;
+  bool body_parsed = true; ///< false: parse_ptx's filter skipped the body (name and params only)
   std::vector<PtxParam> params;
   std::vector<PtxRegister> registers;
   std::vector<PtxVariable> variables; ///< declared inside the body (.shared demoted, .local depot)
@@ -84,8 +87,14 @@ struct PtxModule {
   std::map<int, std::string> files; ///< .file index -> path
 };
 
-/// Parses PTX text; throws InputError "ptx:LINE: ..." on what it cannot parse.
-PtxModule parse_ptx(std::string text);
+/// Whether parse_ptx parses a function's body, by its (mangled) name.
+using PtxBodyFilter = std::function<bool(std::string_view function_name)>;
+
+/// Parses PTX text: every function's name and parameters, and the bodies `parse_body` selects
+/// (all without a filter), so that a function nothing asks for cannot fail the parse. Throws
+/// InputError on what it cannot parse; in a selected body "NAME (FILE:LINE): ptx:LINE: ...",
+/// naming the function as --entry takes it and the source line of the latest .loc.
+PtxModule parse_ptx(std::string text, const PtxBodyFilter& parse_body = {});
 
 /// The .entry names of the module, in order.
 std::vector<std::string> entry_names(const PtxModule& module);

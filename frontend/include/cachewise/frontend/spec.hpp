@@ -14,9 +14,14 @@
 
 namespace cachewise::frontend {
 
+/// A parameter and its values: integers, or types ("T=float,double": `types` holds them and
+/// `values` their indices 0, 1, ...).
 struct ParameterValues {
   std::string name;
   std::vector<std::int64_t> values;
+  std::vector<std::string> types = {}; ///< empty for an integer parameter
+
+  bool is_type() const { return !types.empty(); }
 };
 
 /// A global buffer: the kernel's pointer parameter of that name, sized by an expression.
@@ -65,6 +70,8 @@ struct KernelSpec {
   std::vector<NamedValue> args;
   std::vector<Define> defines;
   std::string language_standard; ///< "c++17"; empty: the compiler's default
+  std::vector<std::filesystem::path> include_directories; ///< -I DIR, searched in order
+  std::vector<std::string> compiler_options;              ///< checked by check_compiler_option (compile.hpp)
   /// Correctness check when measuring (advisor tune): the reference variant's parameter
   /// values, the buffers it must agree on, and the largest relative difference allowed.
   std::vector<NamedValue> reference;
@@ -83,6 +90,10 @@ NamedValue parse_arg_flag(std::string_view text);
 /// "K=V" or "K" (--define).
 Define parse_define_flag(std::string_view text);
 
+/// Whether `text` reads as a C++ type (a type parameter's value, a template argument): "float",
+/// "unsigned int", "float2", "my::vec3", "double*"; letters, digits, '_', ':', '*' and spaces.
+bool is_type_name(std::string_view text);
+
 /// The JSON form (docs/kernel-spec.md); a relative "source" is relative to `spec_directory`.
 /// Throws InputError "<where>: ..." on unknown keys, wrong types or missing fields.
 KernelSpec kernel_spec_from_json(const nlohmann::ordered_json& json, const std::filesystem::path& spec_directory,
@@ -90,19 +101,21 @@ KernelSpec kernel_spec_from_json(const nlohmann::ordered_json& json, const std::
 KernelSpec load_kernel_spec(const std::filesystem::path& path);
 
 /// `base` with every field `overrides` sets replaced: scalars when non-empty; parameters,
-/// buffers, contents, args and defines by name (a new name is appended); constraints replace the list.
+/// buffers, contents, args and defines by name (a new name is appended); constraints replace the
+/// list; include directories and compiler options are appended.
 KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides);
 
 /// Throws InputError unless the macro name is an identifier and its value one line that does not
 /// end in a backslash: what a `#define` line can hold as given.
 void check_define(const Define& define);
 
-/// Throws InputError when a required field is missing, a name repeats, or contents are declared
-/// for a name that is no buffer or with an unknown element type.
+/// Throws InputError when a required field is missing, a name repeats, contents are declared
+/// for a name that is no buffer or with an unknown element type, an include directory is not a
+/// directory, or a compiler option is not a known one (check_compile_request).
 void validate_kernel_spec(const KernelSpec& spec);
 
-/// The entry's function name and its template arguments ("tiled<TILE_DIM, PAD>" -> "tiled",
-/// {"TILE_DIM", "PAD"}); no template arguments for a plain name.
+/// The entry's function name and its template arguments ("tiled<float, TILE_DIM, true>" ->
+/// "tiled", {"float", "TILE_DIM", "true"}); no template arguments for a plain name.
 struct EntryName {
   std::string function;
   std::vector<std::string> template_arguments; ///< expression texts
