@@ -241,7 +241,10 @@ void write_entries_and_lookup(std::ostringstream& out, const std::vector<HeaderB
       out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
       first = false;
     }
-    for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
+    for (const auto& [key, value] : bucket.config.values()) {
+      out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
+      first = false;
+    }
     out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
   }
   out << "\n";
