@@ -147,7 +147,7 @@ TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer");
-  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be an integer, got \"big\"");
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be a number or, for a struct, an object of its fields, got \"big\"");
   EXPECT_EQ(error_of([] { from_json(R"([1, 2])"); }), "t.json: a kernel spec is a JSON object");
   EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
 }
