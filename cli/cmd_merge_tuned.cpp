@@ -6,6 +6,7 @@
 
 #include "cachewise/tuner/merged_header.hpp"
 #include "command.hpp"
+#include "common.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -18,10 +19,7 @@ struct MergeArguments {
 void run_merge_tuned(const MergeArguments& args) {
   std::vector<tuner::TunedResults> results;
   for (const std::string& input : args.inputs) results.push_back(tuner::read_tuned_results(input));
-  std::string command = "advisor merge-tuned";
-  for (const std::string& input : args.inputs) command += " " + input;
-  command += " --header " + args.header;
-  tuner::write_text_file(args.header, tuner::render_merged_header(results, command));
+  tuner::write_text_file(args.header, tuner::render_merged_header(results, command_line_text()));
   for (const tuner::TunedResults& r : results) {
     if (r.measured) {
       std::cout << r.device_name << ": " << r.buckets.size() << " size bucket(s) from " << r.source << ", -DCACHEWISE_TARGET_"

@@ -1,5 +1,6 @@
 // `advisor simulate --pattern FAMILY --n N --config k=v,... [--m M --k K --dtype T]
 //  [--pattern-file FILE] [--profile FILE] [--json]`: predicted counters and time of one config.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -10,7 +11,9 @@
 #include "cachewise/units.hpp"
 #include "cachewise/device_pattern.hpp"
 #include "command.hpp"
+#include "cachewise/frontend/kernel_advisor.hpp"
 #include "common.hpp"
+#include "suggest_kernel.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -20,6 +23,7 @@ struct SimulateArgs {
   std::string config;
   bool json = false;
   std::int64_t work_budget = SimulationOptions{}.work_budget;
+  KernelOptions kernel;
 };
 
 std::string fixed(double value, int precision) {
@@ -47,15 +51,24 @@ void print_time(const Prediction& prediction, std::ostream& out) {
       << "  (" << unit.name << ", each term summed over the waves; docs/glossary.md#time-terms)\n";
 }
 
-void print_prediction(const std::string& title, const KernelPattern& pattern, const Prediction& prediction,
-                      const LoadedProfile& profile) {
+/// The launch a prediction is for: its grid, block and shared memory per block.
+struct LaunchShown {
+  Dim3 grid;
+  Dim3 block;
+  std::int64_t shared_bytes_per_block = 0;
+};
+
+/// `extra` lines go after the launch line (a compiled kernel's resources and trace summary).
+void print_prediction(const std::string& title, const LaunchShown& launch, const Prediction& prediction, const LoadedProfile& profile,
+                      const std::string& extra = {}) {
   std::cout << title << '\n'
             << "profile " << profile.path.string() << " [" << profile.source << "]\n"
-            << "grid " << pattern.grid.x << " x " << pattern.grid.y << " x " << pattern.grid.z << " (" << prediction.grid_blocks
-            << " blocks), block " << pattern.block.x << " x " << pattern.block.y << " x " << pattern.block.z << "; up to "
+            << "grid " << launch.grid.x << " x " << launch.grid.y << " x " << launch.grid.z << " (" << prediction.grid_blocks
+            << " blocks), block " << launch.block.x << " x " << launch.block.y << " x " << launch.block.z << "; up to "
             << prediction.blocks_per_sm << " blocks resident per SM, " << prediction.waves
-            << (prediction.waves == 1 ? " wave, " : " waves, ") << advisor::bytes_text(static_cast<double>(shared_bytes_per_block(pattern)))
-            << " shared per block\n";
+            << (prediction.waves == 1 ? " wave, " : " waves, ") << advisor::bytes_text(static_cast<double>(launch.shared_bytes_per_block))
+            << " shared per block\n"
+            << extra;
   if (prediction.sampled) {
     std::cout << "counts extrapolated from a sample: " << fixed(100.0 * prediction.simulated_fraction, 1)
               << "% of the work simulated, scaled x" << fixed(1.0 / prediction.simulated_fraction, 1) << '\n';
@@ -77,7 +90,64 @@ void print_prediction(const std::string& title, const KernelPattern& pattern, co
   }
 }
 
+/// `simulate --kernel/--spec`: the spec's one configuration (--config pins the parameters).
+void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
+  if (!args.problem.family.empty() || !args.problem.pattern_file.empty()) {
+    throw InputError("simulate: give one of --pattern, --pattern-file or --kernel/--spec");
+  }
+  reject_flags(command, {"--n", "--m", "--k", "--dtype"}, "with --kernel/--spec (a kernel spec has --param and --arg)");
+  if (args.work_budget < 0) throw InputError("simulate: --work-budget must be >= 0 (0 simulates everything)");
+  frontend::KernelSpec spec = kernel_spec_from_options(args.kernel);
+  const Config pinned = Config::parse(args.config);
+  for (const auto& [name, value] : pinned.values()) { // --config k=v: one value per parameter
+    const auto parameter = std::ranges::find(spec.parameters, name, &frontend::ParameterValues::name);
+    if (parameter == spec.parameters.end()) throw InputError("simulate: --config " + name + ": the kernel spec has no parameter '" + name + "'");
+    parameter->values = {value};
+  }
+  const LoadedProfile profile = load_profile_for_cli(args.problem.profile);
+  frontend::Compiler compiler;
+  SimulationOptions simulation;
+  simulation.work_budget = args.work_budget;
+  const frontend::KernelSimulation result = frontend::simulate_kernel(spec, profile.profile, compiler, simulation);
+  const Prediction& prediction = result.prediction;
+  warn_about_grid(prediction, profile.profile);
+  const Calibration& calibration = profile.profile.calibration;
+  const std::string subject = spec.entry + " in " + spec.source.string();
+  const std::string config = result.launch.config.to_string();
+  const TracedFacts& facts = result.facts;
+  if (args.json) {
+    nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION}, {"kernel", subject}, {"config", config}, {"profile", profile_json(profile)}};
+    json.update(prediction_to_json(prediction));
+    json.update(time_interval_json(calibration, kAllFamiliesBand, prediction.time_us));
+    json["compiler"] = {{"registers_per_thread", result.compiled.registers_per_thread},
+                        {"stack_frame_bytes", result.compiled.stack_frame_bytes},
+                        {"spill_store_bytes", result.compiled.spill_store_bytes},
+                        {"spill_load_bytes", result.compiled.spill_load_bytes},
+                        {"static_shared_bytes", result.compiled.static_shared_bytes}};
+    json["trace"] = {{"warp_instructions", facts.warp_instructions},
+                     {"memory_instructions", facts.memory_instructions},
+                     {"flops", facts.flops},
+                     {"active_lane_fraction", result.active_lane_fraction},
+                     {"loads_in_flight_mean", facts.loads_in_flight},
+                     {"loads_in_flight_max", result.max_loads_in_flight},
+                     {"store_burst", facts.store_burst}};
+    print_json(json);
+    return;
+  }
+  std::ostringstream extra;
+  extra << "compiled: " << result.compiled.registers_per_thread << " registers per thread, "
+        << result.compiled.spill_store_bytes + result.compiled.spill_load_bytes << " B spilled, " << result.compiled.stack_frame_bytes
+        << " B stack frame, " << result.compiled.static_shared_bytes << " B static shared\n"
+        << "trace: " << fixed(facts.warp_instructions, 0) << " warp instructions (" << fixed(facts.memory_instructions, 0)
+        << " memory), " << fixed(100.0 * result.active_lane_fraction, 1) << "% of lanes active per memory instruction, "
+        << fixed(facts.loads_in_flight, 2) << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
+  const LaunchShown launch{result.launch.grid, result.launch.block, result.shared_bytes_per_block};
+  print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile, extra.str());
+  std::cout << "error band: " << time_interval_text(calibration, kAllFamiliesBand, prediction.time_us) << '\n';
+}
+
 void run_simulate(const CLI::App& command, const SimulateArgs& args) {
+  if (args.kernel.given()) return run_simulate_kernel(command, args);
   const ProblemOptions& options = args.problem;
   check_pattern_choice(command, options);
   if (!options.pattern_file.empty()) {
@@ -117,7 +187,7 @@ void run_simulate(const CLI::App& command, const SimulateArgs& args) {
     json.update(time_interval_json(calibration, family, prediction.time_us));
     print_json(json);
   } else {
-    print_prediction(title, pattern, prediction, profile);
+    print_prediction(title, {pattern.grid, pattern.block, shared_bytes_per_block(pattern)}, prediction, profile);
     std::cout << "error band: " << time_interval_text(calibration, family, prediction.time_us) << '\n';
   }
 }
@@ -130,6 +200,7 @@ void add_simulate(CLI::App& root) {
   command->add_flag("--json", args->json, "Print the prediction as JSON (metrics under their CUPTI names)");
   command->add_option("--work-budget", args->work_budget,
                       "Simulation work before steady-state sampling scales the counts (0 = simulate everything)");
+  add_kernel_options(*command, args->kernel);
   command->callback([args, command] { run_simulate(*command, *args); });
 }
 

@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/suggestion_plot.hpp"
+#include "cachewise/tuner/tuned_header.hpp"
 #include "cachewise/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
@@ -23,8 +26,14 @@ struct SuggestArguments {
   std::string fix;
   bool json = false;
   bool verbose = false;
+  bool wide = false;
+  bool progress = false;
+  std::string plot;
   KernelOptions kernel;
 };
+
+/// The default width of `suggest --kernel`'s table, in columns (--wide: every column, unbounded).
+constexpr std::size_t kTableColumns = 100;
 
 std::string fixed_text(std::optional<double> value, int precision) {
   if (!value) return "-";
@@ -44,6 +53,95 @@ std::string time_text(const advisor::Candidate& c, const advisor::TimeUnit& unit
     text += " (" + advisor::time_value(c.time_band->low_us, unit) + "-" + advisor::time_value(c.time_band->high_us, unit) + ")";
   }
   return c.tie_with_best ? text + " tie" : text;
+}
+
+/// Widths in characters: UTF-8 continuation bytes ("µ") take no column.
+std::size_t columns(const std::string& text) {
+  return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+/// Rows under a header, each column as wide as its widest cell: text columns left-aligned, the
+/// others right-aligned, two spaces apart.
+void print_aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& text_column, std::ostream& out, const std::vector<std::string>& after_row = {}) {
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t col = 0; col < header.size(); ++col) {
+    widths[col] = columns(header[col]);
+    for (const auto& row : rows) widths[col] = std::max(widths[col], columns(row[col]));
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    for (std::size_t col = 0; col < row.size(); ++col) {
+      const bool last = col + 1 == row.size();
+      const std::string padding(last ? 0 : widths[col] - columns(row[col]), ' ');
+      out << (text_column[col] ? row[col] + padding : padding + row[col]) << (last ? "\n" : "  ");
+    }
+  };
+  print_row(header);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    print_row(rows[i]);
+    if (i < after_row.size()) out << after_row[i];
+  }
+}
+
+/// A reason cut to `width` columns, keeping its verdict after the last "; " ("3.9x faster").
+std::string shortened(const std::string& reason, std::size_t width) {
+  if (columns(reason) <= width) return reason;
+  const std::size_t verdict = reason.rfind("; ");
+  const std::string tail = verdict == std::string::npos || reason.size() - verdict > width / 2 ? std::string() : reason.substr(verdict);
+  std::string head = reason.substr(0, verdict == std::string::npos ? reason.size() : verdict);
+  while (!head.empty() && columns(head) + columns(tail) + 3 > width) {
+    head.pop_back();
+    while (!head.empty() && (static_cast<unsigned char>(head.back()) & 0xC0) == 0x80) head.pop_back(); // whole characters
+  }
+  return head + "..." + tail;
+}
+
+/// `suggest --kernel`'s default table, for people: parameters with one value printed once above
+/// it, one column per other parameter in the order given, the counters that explain a ranking,
+/// and each row's reason on the line below it, all within kTableColumns.
+void print_kernel_table(const advisor::Suggestion& suggestion, const std::vector<frontend::ParameterValues>& parameters, std::ostream& out) {
+  std::string fixed;
+  std::vector<std::string> varied;
+  for (const frontend::ParameterValues& parameter : parameters) {
+    if (parameter.values.size() == 1) {
+      const std::string value = parameter.is_type() ? parameter.types.front() : std::to_string(parameter.values.front());
+      fixed += (fixed.empty() ? "" : ", ") + parameter.name + "=" + value;
+    } else {
+      varied.push_back(parameter.name);
+    }
+  }
+  if (!fixed.empty()) out << "every candidate: " << fixed << '\n';
+  const advisor::TimeUnit unit =
+      advisor::time_unit_for(suggestion.ranked.empty() ? 0.0 : suggestion.ranked.front().prediction.time_us);
+  // Several entries ranked together: the entry is a column of its own.
+  const bool entries = !suggestion.ranked.empty() && suggestion.ranked.front().config.word("entry") != nullptr;
+  if (entries) varied.insert(varied.begin(), "entry");
+  std::vector<std::string> header = {"#"};
+  header.insert(header.end(), varied.begin(), varied.end());
+  for (const char* name : {"time", "GB/s", "sect ld/st", "ways ld/st", "blk/SM", "regs/spill/smem"}) header.emplace_back(name);
+  header[varied.size() + 1] += std::string(" ") + unit.name;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> reasons;
+  const std::string indent = "   ";
+  for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
+    const advisor::Candidate& c = suggestion.ranked[i];
+    const advisor::CounterSummary counters = advisor::summarize(c.prediction);
+    std::vector<std::string> row = {std::to_string(i + 1)};
+    for (const std::string& name : varied) row.push_back(c.config.text(name));
+    const std::int64_t spill = c.compiled ? c.compiled->spill_store_bytes + c.compiled->spill_load_bytes : 0;
+    row.insert(row.end(), {advisor::time_value(c.prediction.time_us, unit) + (c.tie_with_best ? " tie" : ""),
+                           fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                           pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
+                           pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), std::to_string(c.blocks_per_sm),
+                           (c.compiled ? std::to_string(c.compiled->registers_per_thread) : std::string("-")) + "/" +
+                               std::to_string(spill) + "/" + std::to_string(c.shared_bytes_per_block)});
+    rows.push_back(std::move(row));
+    reasons.push_back(indent + shortened(c.reason, kTableColumns - indent.size()) + '\n');
+  }
+  std::vector<bool> text_column(header.size(), false);
+  if (entries) text_column[1] = true;
+  print_aligned(header, rows, text_column, out, reasons);
+  out << "(predicted; --wide: every column, error bands, whole reasons; columns: docs/glossary.md)\n";
 }
 
 void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
@@ -76,25 +174,10 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     }
     if (entries) rows.back().insert(rows.back().begin() + 1, c.config.text("entry"));
   }
-  // Widths in characters: UTF-8 continuation bytes ("µ") take no column.
-  auto columns = [](const std::string& text) {
-    return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-  };
-  std::vector<std::size_t> widths(header.size());
-  for (std::size_t col = 0; col < header.size(); ++col) {
-    widths[col] = columns(header[col]);
-    for (const auto& row : rows) widths[col] = std::max(widths[col], columns(row[col]));
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    for (std::size_t col = 0; col < row.size(); ++col) {
-      const bool last = col + 1 == row.size();
-      const std::string padding(last ? 0 : widths[col] - columns(row[col]), ' ');
-      const bool text_column = col == 1 || (entries && col == 2) || last;
-      out << (text_column ? row[col] + padding : padding + row[col]) << (last ? "\n" : "  ");
-    }
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
+  std::vector<bool> text_column(header.size(), false);
+  text_column[1] = text_column.back() = true; // the config (or the entry) and the reason
+  if (entries) text_column[2] = true;
+  print_aligned(header, rows, text_column, out);
   out << "(predicted on the profile; the columns are explained in docs/glossary.md)\n";
 }
 
@@ -125,20 +208,24 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   if (!args.kernel.given()) check_pattern_choice(command, problem_options);
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
-  options.top = static_cast<std::size_t>(args.top);
+  // The plot shows every feasible candidate; the table and JSON still show --top.
+  options.top = args.plot.empty() ? static_cast<std::size_t>(args.top) : std::numeric_limits<std::size_t>::max();
 
   advisor::Suggestion suggestion;
   LoadedProfile loaded;
   std::string subject;
   std::string compile_note;
+  std::vector<frontend::ParameterValues> parameters; // a kernel spec's, in the order given
   if (args.kernel.given()) {
     if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
       throw InputError("--n/--m/--k/--fix describe a built-in pattern; a kernel spec has --param and --arg");
     }
     loaded = load_profile_for_cli(problem_options.profile);
-    KernelRanking ranking = rank_kernel(args.kernel, loaded.profile, options);
+    Progress progress(args.progress, !args.json);
+    KernelRanking ranking = rank_kernel(args.kernel, loaded.profile, options, progress);
     suggestion = std::move(ranking.suggestion);
     subject = ranking.subject;
+    parameters = std::move(ranking.parameters);
     compile_note = "compiled: " + std::to_string(ranking.compilations) + " of " + std::to_string(ranking.builds) +
                    " builds (the rest from the cache)\n";
   } else if (!problem_options.pattern_file.empty()) {
@@ -152,6 +239,18 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     loaded = load_profile_for_cli(problem_options.profile);
     suggestion = advisor::suggest(problem, loaded.profile, options);
     warn_about_size(problem);
+  }
+  if (!args.plot.empty()) {
+    std::vector<std::string> order; // a kernel spec's parameters as given; a family's keys as its configs list them
+    for (const frontend::ParameterValues& parameter : parameters) order.push_back(parameter.name);
+    if (order.empty() && !suggestion.ranked.empty()) {
+      for (const auto& [name, value] : suggestion.ranked.front().config.values()) order.push_back(name);
+    }
+    const std::string title = subject.empty() ? (problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem)
+                                                                                      : problem_options.pattern_file)
+                                              : subject;
+    tuner::write_text_file(args.plot, advisor::suggestion_svg(suggestion, title + " on " + loaded.profile.device.name, order));
+    suggestion.ranked.resize(std::min(suggestion.ranked.size(), static_cast<std::size_t>(args.top)));
   }
   if (!suggestion.ranked.empty()) {
     warn_about_grid(suggestion.ranked.front().prediction, loaded.profile, suggestion.ranked.size() > 1 ? "top-1: " : "");
@@ -173,7 +272,11 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     }
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
               << " candidates, ranked by predicted time\n";
-    print_table(suggestion, std::cout);
+    if (args.kernel.given() && !args.wide) {
+      print_kernel_table(suggestion, parameters, std::cout);
+    } else {
+      print_table(suggestion, std::cout);
+    }
   }
   if (args.verbose) {
     std::cout.flush(); // the table first, then the details on stderr
@@ -190,6 +293,9 @@ void add_suggest(CLI::App& root) {
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
+  command->add_option("--plot", args->plot, "Also draw every feasible candidate's predicted time and band (and a heat map over two varied parameters) as SVG here");
+  command->add_flag("--progress", args->progress, "--kernel: report progress on stderr after 2 s even with --json or when stderr is no terminal");
+  command->add_flag("--wide", args->wide, "--kernel: the full table (every column, error bands, whole reasons) instead of 100 columns");
   add_kernel_options(*command, args->kernel);
   command->callback([args, command] { run_suggest(*command, *args); });
 }

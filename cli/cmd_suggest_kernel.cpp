@@ -23,7 +23,7 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
   command.add_option("--contents", options.contents,
                      "NAME[:TYPE]=EXPR: what an index buffer holds, element i (expression of i; TYPE i32, u32, i64, u64)")
       ->group(group);
-  command.add_option("--arg", options.args, "NAME=N: a scalar kernel argument, usable in expressions")->group(group);
+  command.add_option("--arg", options.args, "NAME=N (an integer, usable in expressions), NAME=2.5 (floating-point), S.FIELD=V or 'S={F=V, ...}' (a struct's fields)")->group(group);
   command.add_option("--define", options.defines, "NAME[=VALUE]: an extra macro for the compiler")->group(group);
   command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
   command.add_option("-I,--include-dir", options.include_directories, "DIR: an include directory for the compiler (repeatable)")
@@ -52,7 +52,11 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   for (const std::string& text : options.parameters) flags.parameters.push_back(parse_parameter_flag(text));
   for (const std::string& text : options.buffers) flags.buffers.push_back(parse_buffer_flag(text));
   for (const std::string& text : options.contents) flags.contents.push_back(parse_contents_flag(text));
-  for (const std::string& text : options.args) flags.args.push_back(parse_arg_flag(text));
+  for (const std::string& text : options.args) {
+    ArgFlag arg = parse_kernel_arg_flag(text);
+    flags.args.insert(flags.args.end(), arg.integers.begin(), arg.integers.end());
+    flags.value_args.insert(flags.value_args.end(), arg.values.begin(), arg.values.end());
+  }
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
   return options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
 }
@@ -64,17 +68,19 @@ frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
   return spec_from_options(options);
 }
 
-KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest) {
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest, Progress& progress) {
   using namespace frontend;
   const KernelSpec spec = spec_from_options(options);
   const std::vector<std::string> entries = options.entries.size() > 1 ? options.entries : std::vector<std::string>{spec.entry};
   Compiler compiler;
   KernelSuggestOptions kernel_options;
-  kernel_options.suggest = suggest;
+  suggest.on_simulated = [&progress](std::size_t done, std::size_t total) { progress.simulated(done, total); };
+  kernel_options.suggest = std::move(suggest);
+  kernel_options.on_compiled = [&progress](std::size_t done, std::size_t total) { progress.compiled(done, total); };
   KernelSuggestion result = suggest_kernel_entries(spec, entries, profile, compiler, kernel_options);
   std::string listed;
   for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
-  return {std::move(result.suggestion), listed + " in " + spec.source.string(), result.builds, result.compilations};
+  return {std::move(result.suggestion), listed + " in " + spec.source.string(), spec.parameters, result.builds, result.compilations};
 }
 
 } // namespace cachewise::cli

@@ -44,21 +44,6 @@ void run_tune_kernel_with(const TuneArguments& args) {
   run_tune_kernel(args.kernel, args, args.problem.profile);
 }
 
-/// The command that regenerates the header, for its first comment line.
-std::string command_text(const TuneArguments& args) {
-  std::ostringstream out;
-  out << "advisor tune --pattern " << args.problem.family;
-  for (const std::int64_t n : args.sizes) out << " --n " << n;
-  if (args.problem.m != 0) out << " --m " << args.problem.m;
-  if (args.problem.k != 0) out << " --k " << args.problem.k;
-  out << " --dtype " << args.problem.dtype;
-  if (!args.fix.empty()) out << " --fix " << args.fix;
-  out << " --strategy " << args.strategy;
-  if (args.strategy == "random") out << " --seed " << args.seed;
-  if (args.budget != 0) out << " --budget " << args.budget;
-  return out.str();
-}
-
 /// The advisor's view of one problem: the feasible configs, best predicted first.
 struct RankedSpace {
   ProblemSpec problem;
@@ -305,7 +290,7 @@ void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::Meas
                                          : "static (advisor's model ranking)";
   if (!args.header.empty()) {
     const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
-                                 profile_path.string(), strategy, command_text(args)};
+                                 profile_path.string(), strategy, command_line_text()};
     tuner::write_text_file(args.header, tuner::render_header(entries, info));
   }
   if (!args.json.empty()) {

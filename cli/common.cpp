@@ -1,6 +1,10 @@
 #include "common.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "cachewise/notes.hpp"
 
@@ -29,6 +33,34 @@ LoadedProfile load_profile_for_cli(const std::string& explicit_path) {
 }
 
 void print_json(const nlohmann::json& json) { std::cout << json.dump(2) << '\n'; }
+
+namespace {
+std::vector<std::string>& recorded_command_line() {
+  static std::vector<std::string> words;
+  return words;
+}
+} // namespace
+
+void set_command_line(int argc, const char* const* argv) { recorded_command_line().assign(argv, argv + argc); }
+
+std::string command_line_text() {
+  std::string text = "advisor";
+  const std::vector<std::string>& words = recorded_command_line();
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+      text += " " + word;
+      continue;
+    }
+    text += " '";
+    for (const char c : word) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += "'";
+  }
+  return text;
+}
 
 void warn(const std::string& message) { std::cerr << "advisor: warning: " << message << '\n'; }
 

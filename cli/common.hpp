@@ -27,6 +27,13 @@ std::string local_device_name();
 
 void print_json(const nlohmann::json& json);
 
+/// The process's argv, kept by main() for the generated headers' regeneration comment.
+void set_command_line(int argc, const char* const* argv);
+/// The command line as a POSIX shell would take it back, for display only (never run): the
+/// program as `advisor`, every other word single-quoted unless it is plain
+/// ("--grid 'width / 32, height / 32'", "--define 'MSG=it'\''s'").
+std::string command_line_text();
+
 /// "advisor: warning: <message>" on stderr: something that changes what the output means.
 void warn(const std::string& message);
 

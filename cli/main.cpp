@@ -10,6 +10,7 @@
 
 #include "cachewise/model.hpp"
 #include "command.hpp"
+#include "common.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     std::cerr << "advisor: unknown subcommand '" << argv[1] << "' (valid: " << valid << ")\n";
     return kBadInput;
   }
+  cachewise::cli::set_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) { // --help, --version

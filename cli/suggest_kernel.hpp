@@ -9,6 +9,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/frontend/spec.hpp"
+#include "progress.hpp"
 
 namespace cachewise::cli {
 
@@ -38,6 +39,7 @@ void add_kernel_options(CLI::App& command, KernelOptions& options);
 struct KernelRanking {
   advisor::Suggestion suggestion;
   std::string subject; ///< "transpose_tiled in transpose.cu"
+  std::vector<frontend::ParameterValues> parameters; ///< the spec's, in the order given
   std::int64_t builds = 0;
   std::int64_t compilations = 0;
 };
@@ -46,7 +48,8 @@ struct KernelRanking {
 /// than once (only `suggest` ranks several entries).
 frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options);
 
-/// The spec file (if any) with the flags over it, ranked on `profile`; every --entry in one table.
-KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, const advisor::SuggestOptions& suggest);
+/// The spec file (if any) with the flags over it, ranked on `profile`, every --entry in one
+/// table, reporting to `progress`.
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest, Progress& progress);
 
 } // namespace cachewise::cli

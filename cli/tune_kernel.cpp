@@ -23,26 +23,13 @@
 namespace cachewise::cli {
 namespace {
 
-std::string command_text(const KernelTuneArguments& args, const TuneRunOptions& run) {
-  std::ostringstream out;
-  out << "advisor tune";
-  if (!args.kernel.spec_file.empty()) out << " --spec " << args.kernel.spec_file;
-  if (!args.kernel.source.empty()) out << " --kernel " << args.kernel.source;
-  for (const std::string& entry : args.kernel.entries) out << " --entry \"" << entry << "\"";
-  for (const std::string& p : args.kernel.parameters) out << " --param " << p;
-  for (const std::string& a : args.kernel.args) out << " --arg " << a;
-  for (const std::string& s : args.sizes) out << " --size " << s;
-  out << " --strategy " << run.strategy;
-  if (run.budget != 0) out << " --budget " << run.budget;
-  return out.str();
-}
-
 std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, const frontend::KernelSpec& spec) {
   std::vector<tuner::SizeBucket> buckets;
   for (const std::string& text : args.sizes) buckets.push_back(tuner::parse_size_bucket(text));
   if (buckets.empty()) {
-    if (spec.args.empty()) throw InputError("tune: the kernel spec has no args to size it: give --size NAME=N[,NAME=N...]");
-    buckets.push_back({spec.args}); // the spec's own args are the one bucket
+    // The spec's own sizes are the one bucket: its args, else its integer defines (sizes given
+    // as macros), else none (sizes that are constants of the source: the header's `fixed`).
+    buckets.push_back({spec.args.empty() ? frontend::integer_defines(spec) : spec.args});
   }
   for (const tuner::SizeBucket& bucket : buckets) {
     if (bucket.args.size() != buckets.front().args.size()) throw InputError("tune: every --size must name the same args");
@@ -266,7 +253,7 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
     outcome.json["bucket"] = tuned_bucket_json(outcome.header.sizes);
     outcome.json["config"] = outcome.header.config.to_string();
     outcome.json["time_ms"] = outcome.header.time_ms;
-    std::cout << function << " " << buckets[i].label() << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
+    std::cout << tuner::kernel_problem(sized, buckets[i]).family << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
               << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
     header_buckets.push_back(std::move(outcome.header));
     sizes_json.push_back(std::move(outcome.json));
@@ -275,7 +262,7 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
   const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
   if (!run.header.empty()) {
     const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
-                                 command_text(args, run)};
+                                 command_line_text()};
     tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
   }
   if (!run.json.empty()) {

@@ -267,16 +267,23 @@ Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const Sug
   // and a refined prediction of different configs are never compared.
   suggestion.screening = options.screening;
   suggestion.refinement = options.refinement;
-  in_parallel(admitted.size(), options.threads,
-              [&](std::size_t i) { admitted[i].candidate.prediction = admitted[i].predict(options.screening); });
-  std::ranges::sort(admitted, [](const auto& a, const auto& b) { return ranks_before(a.candidate, b.candidate); });
   const std::size_t refined = options.refined.value_or(
       static_cast<std::size_t>(profile.calibration.screening_refined_candidates.value));
   const std::size_t refine = refined == 0 ? 0 : std::min(admitted.size(), std::max(refined, options.top));
+  std::atomic<std::size_t> simulated{0};
+  auto count_one = [&] {
+    const std::size_t done = ++simulated;
+    if (options.on_simulated) options.on_simulated(done, admitted.size() + refine);
+  };
+  in_parallel(admitted.size(), options.threads, [&](std::size_t i) {
+    admitted[i].candidate.prediction = admitted[i].predict(options.screening);
+    count_one();
+  });
+  std::ranges::sort(admitted, [](const auto& a, const auto& b) { return ranks_before(a.candidate, b.candidate); });
   in_parallel(refine, options.threads, [&](std::size_t i) {
     // An unsampled screening prediction is already exact: refining cannot change it.
-    if (!admitted[i].candidate.prediction.sampled) return;
-    admitted[i].candidate.prediction = admitted[i].predict(options.refinement);
+    if (admitted[i].candidate.prediction.sampled) admitted[i].candidate.prediction = admitted[i].predict(options.refinement);
+    count_one();
   });
   suggestion.refined = static_cast<std::int64_t>(refine);
 

@@ -3,6 +3,8 @@
 #include "cachewise/frontend/kernel_advisor.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <map>
 #include <memory>
 #include <set>
@@ -100,17 +102,19 @@ void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, con
 }
 
 void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned, Compiler& compiler,
-                    std::size_t threads) {
+                    std::size_t threads, const std::function<void(std::size_t, std::size_t)>& on_compiled = {}) {
   std::vector<std::vector<std::string>> template_arguments(builds.size());
   for (const Planned& plan : planned) template_arguments[plan.build] = plan.launch.template_arguments;
+  std::atomic<std::size_t> compiled{0};
   advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
     Build& build = builds[i];
     try {
       build.compiled = compiler.compile(build.request);
     } catch (const InputError& error) {
       build.error = error.what();
-      return;
     }
+    if (on_compiled) on_compiled(++compiled, builds.size());
+    if (!build.compiled) return;
     // Only the entry's body is parsed: another kernel of the file the extractor cannot read
     // does not matter.
     const auto is_entry = [&](std::string_view name) { return is_entry_of(std::string(name), entry.function, template_arguments[i]); };
@@ -133,26 +137,29 @@ std::vector<KnownContents> known_contents(const KernelSpec& spec, const Candidat
 
 std::string describe_kernel(const KernelSpec& spec) { return spec.entry + " in " + spec.source.string(); }
 
-/// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
-void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
-           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile, bool name_entry_in_errors,
-           advisor::CandidatePool& pool) {
-  const CandidateLaunch& launch = plan.launch;
-  if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
-  const CompilerResources resources = parse_ptxas_resources(build.compiled->ptxas_log, build.entry);
+/// A candidate's kernel as the simulator takes it, with the extractor behind its traces.
+struct TracedCandidate {
+  std::shared_ptr<TracedKernel> kernel;
+  std::shared_ptr<const Extractor> extractor;
+  CompilerResources resources;
+};
+
+TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& launch, const Build& build,
+                                 const std::optional<std::vector<SourceParameter>>& source_parameters) {
+  TracedCandidate traced;
+  traced.resources = parse_ptxas_resources(build.compiled->ptxas_log, build.entry);
   auto kernel = std::make_shared<TracedKernel>();
   kernel->name = spec.entry;
   kernel->grid = launch.grid;
   kernel->block = launch.block;
-  kernel->shared_bytes_per_block = resources.static_shared_bytes + launch.dynamic_shared_bytes;
-  kernel->registers_per_thread = resources.registers_per_thread;
-  kernel->local_bytes_per_thread = resources.stack_frame_bytes;
+  kernel->shared_bytes_per_block = traced.resources.static_shared_bytes + launch.dynamic_shared_bytes;
+  kernel->registers_per_thread = traced.resources.registers_per_thread;
+  kernel->local_bytes_per_thread = traced.resources.stack_frame_bytes;
   kernel->useful_bytes = launch.useful_bytes;
   const std::vector<std::uint64_t> bases = buffer_base_addresses(launch.buffer_bytes);
-  std::vector<int> parameter_bytes;
+  std::vector<PtxParam> parameters;
   for (const PtxFunction& function : build.module->functions) {
-    if (function.name != build.entry) continue;
-    for (const PtxParam& parameter : function.params) parameter_bytes.push_back(static_cast<int>(parameter.bytes));
+    if (function.name == build.entry) parameters = function.params;
   }
   for (std::size_t i = 0; i < spec.buffers.size(); ++i) kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
   LaunchArgs args;
@@ -160,10 +167,26 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   args.block = launch.block;
   args.dynamic_shared_bytes = launch.dynamic_shared_bytes;
   args.buffers = kernel->buffers;
-  args.params = kernel_parameter_values(parameter_bytes, source_parameters, spec, launch, bases);
+  args.param_bytes = kernel_parameter_values(parameters, source_parameters, spec, launch, bases);
+  args.params.assign(args.param_bytes.size(), 0); // every value is in param_bytes
   args.contents = known_contents(spec, launch, bases);
-  auto extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
-  kernel->trace_block = [extractor, module = build.module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
+  kernel->trace_block = [extractor = traced.extractor, module = build.module](const std::array<std::int64_t, 3>& index) {
+    return extractor->trace_block(index);
+  };
+  traced.kernel = std::move(kernel);
+  return traced;
+}
+
+/// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
+void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
+           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile, bool name_entry_in_errors,
+           advisor::CandidatePool& pool) {
+  const CandidateLaunch& launch = plan.launch;
+  if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
+  const TracedCandidate traced = traced_candidate(spec, launch, build, source_parameters);
+  const std::shared_ptr<TracedKernel>& kernel = traced.kernel;
+  const CompilerResources& resources = traced.resources;
   try {
     check_fits_device(*kernel, profile);
   } catch (const InputError& error) {
@@ -261,7 +284,7 @@ EntryPool add_entry_candidates(const KernelSpec& spec, std::optional<std::size_t
     planned.push_back({std::move(launch), found->second});
   }
   const std::int64_t compilations_before = compiler.compilations();
-  compile_builds(builds, entry, planned, compiler, options.compile_threads);
+  compile_builds(builds, entry, planned, compiler, options.compile_threads, options.on_compiled);
   if (!builds.empty() && std::ranges::none_of(builds, [](const Build& b) { return b.compiled.has_value(); })) {
     throw InputError(builds.front().error);
   }
@@ -306,6 +329,64 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
   }
   result.suggestion = advisor::rank_pool(std::move(pool), profile, options.suggest);
   result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return result;
+}
+
+KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
+                                 const SimulationOptions& options) {
+  const LaunchModel model(spec);
+  Config config;
+  for (const ParameterValues& parameter : spec.parameters) {
+    if (parameter.values.size() != 1) {
+      std::string values;
+      const auto value_text = [&](std::size_t i) {
+        return parameter.is_type() ? parameter.types.at(i) : std::to_string(parameter.values.at(i));
+      };
+      for (std::size_t i = 0; i < parameter.values.size(); ++i) values += (values.empty() ? "" : ",") + value_text(i);
+      throw InputError("simulate: parameter '" + parameter.name + "' has " + std::to_string(parameter.values.size()) + " values (" + values +
+                       "); simulate takes one per parameter: give --param " + parameter.name + "=" + value_text(0) +
+                       " (advisor suggest ranks them all)");
+    }
+    config.set(parameter.name, parameter.values.front());
+  }
+  if (!spec.parameters.empty() && model.search_space().enumerate().empty()) {
+    throw InputError("simulate: " + config.to_string() + " breaks the spec's constraints");
+  }
+  const EntryName entry = parse_entry_name(spec.entry);
+  const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
+  std::vector<Planned> planned = {{model.evaluate(config), 0}};
+  check_launch_shape(spec, planned.front().launch, profile);
+  std::vector<Build> builds = {{request_for(spec, planned.front().launch, entry, compute_capability), std::nullopt, {}, {}, nullptr}};
+  compile_builds(builds, entry, planned, compiler, 1);
+  if (!builds.front().compiled) throw InputError(builds.front().error);
+  const TracedCandidate traced = traced_candidate(spec, planned.front().launch, builds.front(),
+                                                  kernel_parameters(read_file_bytes(spec.source), entry.function));
+
+  // The active lanes of every memory instruction the simulator traces (its sampled blocks).
+  struct LaneTally {
+    std::atomic<std::int64_t> active_lanes{0};
+    std::atomic<std::int64_t> lane_slots{0};
+  };
+  auto lanes = std::make_shared<LaneTally>();
+  TracedKernel kernel = *traced.kernel;
+  kernel.trace_block = [inner = traced.kernel->trace_block, lanes](const std::array<std::int64_t, 3>& index) {
+    BlockTrace trace = inner(index);
+    for (const WarpTrace& warp : trace.warps) {
+      for (const TraceStep& step : warp.steps) {
+        if (step.kind != TraceStep::Kind::access) continue;
+        lanes->active_lanes += std::popcount(step.active_mask);
+        lanes->lane_slots += 32;
+      }
+    }
+    return trace;
+  };
+  KernelSimulation result;
+  result.launch = planned.front().launch;
+  result.compiled = traced.resources;
+  result.shared_bytes_per_block = kernel.shared_bytes_per_block;
+  result.prediction = simulate_traced(kernel, profile, options, &result.facts);
+  result.max_loads_in_flight = traced.extractor->facts().max_loads_in_flight;
+  result.active_lane_fraction = lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -40,6 +41,27 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
 }
 
+/// The type's words without qualifiers and `struct`, one space apart: "const unsigned  int" ->
+/// "unsigned int".
+std::string canonical_type(std::string_view text) {
+  std::string type, word;
+  auto flush = [&] {
+    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" && word != "struct" && word != "class") {
+      type += (type.empty() ? "" : " ") + word;
+    }
+    word.clear();
+  };
+  for (const char c : text) {
+    if (is_identifier_char(c) || c == ':') {
+      word += c;
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return type;
+}
+
 SourceParameter read_parameter(std::string text) {
   int depth = 0;
   for (std::size_t i = 0; i < text.size(); ++i) { // a default value is not part of the declarator
@@ -60,6 +82,7 @@ SourceParameter read_parameter(std::string text) {
   // lone type ("int") has no name.
   const bool only_type = start == 0 || last == "__restrict__" || last == "const" || last == "volatile";
   parameter.name = only_type ? std::string() : last;
+  parameter.type = canonical_type(only_type ? text : text.substr(0, start));
   return parameter;
 }
 
@@ -100,7 +123,94 @@ std::optional<KernelDeclaration> find_kernel(const std::string& text, std::strin
   return std::nullopt;
 }
 
+/// The `{...}` body that starts at `open`, without the braces (npos-safe: to the end).
+std::string_view braced_body(std::string_view text, std::size_t open) {
+  int depth = 0;
+  for (std::size_t close = open; close < text.size(); ++close) {
+    depth += text[close] == '{' ? 1 : text[close] == '}' ? -1 : 0;
+    if (depth == 0) return text.substr(open + 1, close - open - 1);
+  }
+  return text.substr(open + 1);
+}
+
+/// The body of NAME's definition: `struct NAME {` or `typedef struct [TAG] { ... } NAME;`.
+std::optional<std::string_view> struct_body(std::string_view text, std::string_view name) {
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && is_identifier_char(text[at - 1])) || (end < text.size() && is_identifier_char(text[end]))) continue;
+    const std::size_t next = text.find_first_not_of(" \t\r\n", end);
+    const std::size_t before = text.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
+    if (next != std::string_view::npos && text[next] == '{' && before != std::string_view::npos && before >= 5 &&
+        (text.substr(before - 5, 6) == "struct" || text.substr(before - 4, 5) == "class")) {
+      return braced_body(text, next);
+    }
+    if (next != std::string_view::npos && text[next] == ';' && before != std::string_view::npos && text[before] == '}') {
+      int depth = 0; // back to the body's opening brace, then "typedef struct" before it
+      for (std::size_t open = before + 1; open-- > 0;) {
+        depth += text[open] == '}' ? 1 : text[open] == '{' ? -1 : 0;
+        if (depth != 0) continue;
+        const std::size_t head = open == 0 ? std::string_view::npos : text.find_last_of(";{}", open - 1);
+        const std::size_t from = head == std::string_view::npos ? 0 : head + 1;
+        const std::string_view declaration = text.substr(from, open - from);
+        if (declaration.find("typedef") != std::string_view::npos) return braced_body(text, open);
+        break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
+
+bool names_identifier(std::string_view source, std::string_view name) {
+  const std::string text = without_comments(source);
+  for (std::size_t at = text.find(name); !name.empty() && at != std::string::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || !is_identifier_char(text[at - 1])) && (end == text.size() || !is_identifier_char(text[end]))) return true;
+  }
+  return false;
+}
+
+std::optional<std::vector<SourceField>> struct_fields(std::string_view source, std::string_view type_name) {
+  const std::string text = without_comments(source);
+  const std::optional<std::string_view> body = struct_body(text, type_name);
+  if (!body) return std::nullopt;
+  std::vector<SourceField> fields;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < body->size(); ++i) {
+    depth += (*body)[i] == '{' || (*body)[i] == '(' ? 1 : (*body)[i] == '}' || (*body)[i] == ')' ? -1 : 0;
+    if ((*body)[i] != ';' || depth != 0) continue;
+    std::string declaration = trim(body->substr(start, i - start));
+    start = i + 1;
+    // A member function's body ends in '}' with no ';': what precedes the next field is dropped.
+    if (const std::size_t brace = declaration.find_last_of('}'); brace != std::string::npos) declaration = trim(declaration.substr(brace + 1));
+    if (declaration.empty() || declaration.find('(') != std::string::npos || declaration.starts_with("static ") ||
+        declaration.starts_with("public") || declaration.starts_with("private")) {
+      continue;
+    }
+    // "int width, height" or "float w[4]": the type, then declarators.
+    std::vector<std::string> declarators;
+    std::size_t from = 0;
+    for (std::size_t comma = declaration.find(','); ; comma = declaration.find(',', from)) {
+      declarators.push_back(declaration.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    const SourceParameter first = read_parameter(declarators.front());
+    for (std::size_t d = 0; d < declarators.size(); ++d) {
+      const std::string& declarator = declarators[d];
+      SourceParameter field = d == 0 ? first : read_parameter(first.type + " " + declarator);
+      if (field.pointer && declarator.find('*') != std::string::npos) field.type += " *";
+      std::int64_t elements = 1;
+      for (std::size_t open = declarator.find('['); open != std::string::npos; open = declarator.find('[', open + 1)) {
+        elements *= std::max<std::int64_t>(1, std::atoll(declarator.c_str() + open + 1));
+      }
+      fields.push_back({field.name, field.type, elements});
+    }
+  }
+  return fields;
+}
 
 std::string read_file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -117,7 +227,13 @@ std::optional<std::vector<SourceParameter>> kernel_parameters(std::string_view s
   int depth = 0;
   for (std::size_t close = declaration->open; close < text.size(); ++close) {
     depth += text[close] == '(' ? 1 : text[close] == ')' ? -1 : 0;
-    if (depth == 0) return split_parameters(std::string_view(text).substr(declaration->open + 1, close - declaration->open - 1));
+    if (depth != 0) continue;
+    std::vector<SourceParameter> parameters =
+        split_parameters(std::string_view(text).substr(declaration->open + 1, close - declaration->open - 1));
+    for (SourceParameter& parameter : parameters) {
+      if (!parameter.pointer && !parameter.type.empty()) parameter.fields = struct_fields(source, parameter.type);
+    }
+    return parameters;
   }
   return std::nullopt;
 }

@@ -7,16 +7,27 @@
 namespace cachewise::frontend {
 namespace {
 
-Bindings bindings_of(const std::vector<NamedValue>& args, const Config& config) {
+/// The names every candidate shares: the args and the defines whose value is an integer (a
+/// size #define'd for the kernel, "--define N=4096", may size the grid too).
+Bindings constant_bindings(const KernelSpec& spec) {
   Bindings bindings;
-  for (const NamedValue& arg : args) bindings[arg.name] = arg.value;
-  for (const auto& [name, value] : config.values()) bindings[name] = value;
+  for (const NamedValue& define : integer_defines(spec)) bindings[define.name] = define.value;
+  for (const NamedValue& arg : spec.args) bindings[arg.name] = arg.value;
   return bindings;
 }
 
-void check_names(const Expression& expression, const std::set<std::string>& known) {
+Bindings bindings_of(Bindings constants, const Config& config) {
+  for (const auto& [name, value] : config.values()) constants[name] = value;
+  return constants;
+}
+
+void check_names(const Expression& expression, const std::set<std::string>& known, const std::vector<ArgumentText>& value_args = {}) {
   for (const std::string& name : expression.names()) {
     if (known.contains(name)) continue;
+    if (std::ranges::find(value_args, name, &ArgumentText::name) != value_args.end()) {
+      throw InputError(expression.context() + ": '" + name + "' is a floating-point arg; expressions are integer (give --arg " + name +
+                       "=N with an integer to use it here)");
+    }
     std::string listed;
     for (const std::string& k : known) listed += (listed.empty() ? "" : ", ") + k;
     throw InputError(expression.context() + ": unknown name '" + name + "' (known: " + (listed.empty() ? "none" : listed) + ")");
@@ -70,7 +81,7 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   validate_kernel_spec(spec_);
   std::set<std::string> known;
   for (const ParameterValues& parameter : spec_.parameters) known.insert(parameter.name);
-  for (const NamedValue& arg : spec_.args) known.insert(arg.name);
+  for (const auto& [name, value] : constant_bindings(spec_)) known.insert(name);
   grid_ = parse_dims(spec_.grid, "--grid");
   block_ = parse_dims(spec_.block, "--block");
   if (!spec_.dynamic_shared_bytes.empty()) dynamic_shared_.push_back(Expression::parse(spec_.dynamic_shared_bytes, "--shared"));
@@ -87,10 +98,10 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   // A type parameter has no integer value: expressions may not name it.
   for (const std::string& type : types) known.erase(type);
   for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &constraints_}) {
-    for (const Expression& expression : *list) check_names(expression, known);
+    for (const Expression& expression : *list) check_names(expression, known, spec_.value_args);
   }
   for (const TemplateArgument& argument : template_arguments_) {
-    if (argument.expression) check_names(*argument.expression, known);
+    if (argument.expression) check_names(*argument.expression, known, spec_.value_args);
   }
   if (!spec_.contents.empty() && known.contains("i")) {
     throw InputError("--contents: 'i' is the element index there; rename the parameter or arg 'i'");
@@ -118,7 +129,7 @@ advisor::SearchSpace LaunchModel::search_space() const {
     if (used.empty()) throw InputError("--constraint: '" + constraint.text() + "' names no parameter");
     // By value, not `this`: the space outlives the model (KernelCandidates keeps only the space).
     space.add_constraint(
-        used, [args = spec_.args, constraint](const Config& config) { return constraint.evaluate(bindings_of(args, config)) != 0; },
+        used, [constants = constant_bindings(spec_), constraint](const Config& config) { return constraint.evaluate(bindings_of(constants, config)) != 0; },
         constraint.text());
   }
   return space;
@@ -133,7 +144,7 @@ Config LaunchModel::with_types(Config config) const {
   return config;
 }
 
-Bindings LaunchModel::bindings_for(const Config& config) const { return bindings_of(spec_.args, config); }
+Bindings LaunchModel::bindings_for(const Config& config) const { return bindings_of(constant_bindings(spec_), config); }
 
 CandidateLaunch LaunchModel::evaluate(const Config& config) const {
   CandidateLaunch launch;

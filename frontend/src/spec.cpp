@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -25,16 +27,40 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+bool is_name(std::string_view name) {
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+         std::ranges::all_of(name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+/// Whether the whole text is a finite number ("2.5", "-1e-3", "4").
+bool is_number(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
+}
+
 std::pair<std::string, std::string> split_assignment(std::string_view text, const std::string& flag, bool value_required) {
   const auto equals = text.find('=');
   const std::string name = trim(text.substr(0, equals));
   if (name.empty() || (equals == std::string_view::npos && value_required)) {
     throw InputError(flag + ": expected NAME=VALUE, got '" + std::string(text) + "'");
   }
-  const bool identifier = std::ranges::all_of(name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
-                          !std::isdigit(static_cast<unsigned char>(name[0]));
-  if (!identifier) throw InputError(flag + ": '" + name + "' is not a name");
+  if (!is_name(name)) throw InputError(flag + ": '" + name + "' is not a name");
   return {name, equals == std::string_view::npos ? std::string() : trim(text.substr(equals + 1))};
+}
+
+/// An arg's value: an integer arg when it is one and names no field, else text read by type.
+void add_arg(ArgFlag& flag, const std::string& name, const std::string& value, const std::string& where) {
+  std::int64_t integer = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), integer);
+  const bool whole = !value.empty() && error == std::errc() && end == value.data() + value.size();
+  if (name.find('.') == std::string::npos) {
+    if (whole) return flag.integers.push_back({name, integer});
+    if (!is_number(value)) throw InputError(where + ": expected a number, got '" + value + "'");
+  } else if (value.empty()) {
+    throw InputError(where + ": expected a value after '='");
+  }
+  flag.values.push_back({name, value});
 }
 
 std::int64_t parse_integer(std::string_view text, const std::string& where) {
@@ -131,8 +157,20 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
   }
   if (json.contains("args")) {
     for (const auto& [name, value] : object_at(json, "args", where).items()) {
-      if (!value.is_number_integer()) throw InputError(where + ": arg '" + name + "' must be an integer, got " + value.dump());
-      spec.args.push_back({name, value.get<std::int64_t>()});
+      if (value.is_number_integer()) {
+        spec.args.push_back({name, value.get<std::int64_t>()});
+      } else if (value.is_number_float()) {
+        spec.value_args.push_back({name, value.dump()});
+      } else if (value.is_object()) { // a struct argument: {"width": 4096, "scale": 2.0}
+        for (const auto& [field, field_value] : value.items()) {
+          if (!field_value.is_number() && !field_value.is_string()) {
+            throw InputError(where + ": arg '" + name + "." + field + "' must be a number or an expression, got " + field_value.dump());
+          }
+          spec.value_args.push_back({name + "." + field, field_value.is_string() ? field_value.get<std::string>() : field_value.dump()});
+        }
+      } else {
+        throw InputError(where + ": arg '" + name + "' must be a number or, for a struct, an object of its fields, got " + value.dump());
+      }
     }
   }
   if (json.contains("include_dirs")) {
@@ -219,6 +257,36 @@ NamedValue parse_arg_flag(std::string_view text) {
   return {name, parse_integer(value, "--arg " + name)};
 }
 
+ArgFlag parse_kernel_arg_flag(std::string_view text) {
+  const auto equals = text.find('=');
+  const std::string name = trim(text.substr(0, equals));
+  const auto dot = name.find('.');
+  const bool field = dot != std::string::npos && is_name(name.substr(0, dot)) && is_name(name.substr(dot + 1));
+  if (equals == std::string_view::npos || (!is_name(name) && !field)) {
+    throw InputError("--arg: expected NAME=VALUE or STRUCT.FIELD=VALUE, got '" + std::string(text) + "'");
+  }
+  const std::string value = trim(text.substr(equals + 1));
+  ArgFlag flag;
+  if (value.starts_with('{')) { // "p={width=4096, scale=2.0}": one entry per field
+    if (field || !value.ends_with('}')) throw InputError("--arg " + name + ": expected " + name + "={FIELD=VALUE, ...}, got '" + value + "'");
+    const std::string inner = value.substr(1, value.size() - 2);
+    for (std::size_t start = 0; start <= inner.size();) {
+      const std::size_t comma = std::min(inner.find(',', start), inner.size());
+      const std::string item = trim(std::string_view(inner).substr(start, comma - start));
+      const auto item_equals = item.find('=');
+      const std::string field_name = trim(std::string_view(item).substr(0, item_equals));
+      if (item_equals == std::string::npos || !is_name(field_name)) {
+        throw InputError("--arg " + name + ": expected FIELD=VALUE inside {...}, got '" + item + "'");
+      }
+      add_arg(flag, name + "." + field_name, trim(std::string_view(item).substr(item_equals + 1)), "--arg " + name + "." + field_name);
+      start = comma + 1;
+    }
+    return flag;
+  }
+  add_arg(flag, name, value, "--arg " + name);
+  return flag;
+}
+
 Define parse_define_flag(std::string_view text) {
   auto [name, value] = split_assignment(text, "--define", false);
   return {name, value};
@@ -278,7 +346,11 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   merge_by_name(base.parameters, overrides.parameters);
   merge_by_name(base.buffers, overrides.buffers);
   merge_by_name(base.contents, overrides.contents);
+  // An arg given anew replaces the file's of that name, integer or not.
+  std::erase_if(base.args, [&](const NamedValue& arg) { return std::ranges::find(overrides.value_args, arg.name, &ArgumentText::name) != overrides.value_args.end(); });
+  std::erase_if(base.value_args, [&](const ArgumentText& arg) { return std::ranges::find(overrides.args, arg.name, &NamedValue::name) != overrides.args.end(); });
   merge_by_name(base.args, overrides.args);
+  merge_by_name(base.value_args, overrides.value_args);
   merge_by_name(base.defines, overrides.defines);
   merge_by_name(base.reference, overrides.reference);
   merge_by_name(base.outputs, overrides.outputs);
@@ -297,6 +369,16 @@ void check_define(const Define& define) {
   if (!define.value.empty() && define.value.back() == '\\') throw InputError("--define " + define.name + ": a macro value must not end in a backslash");
 }
 
+std::vector<NamedValue> integer_defines(const KernelSpec& spec) {
+  std::vector<NamedValue> values;
+  for (const Define& define : spec.defines) {
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(define.value.data(), define.value.data() + define.value.size(), value);
+    if (!define.value.empty() && error == std::errc() && end == define.value.data() + define.value.size()) values.push_back({define.name, value});
+  }
+  return values;
+}
+
 void validate_kernel_spec(const KernelSpec& spec) {
   if (spec.source.empty()) throw InputError("kernel spec: no source (--kernel FILE.cu or \"source\")");
   if (spec.entry.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
@@ -305,6 +387,7 @@ void validate_kernel_spec(const KernelSpec& spec) {
   std::set<std::string> names;
   check_unique(spec.parameters, "parameter", names);
   check_unique(spec.args, "arg", names);
+  check_unique(spec.value_args, "arg", names);
   std::set<std::string> buffers;
   check_unique(spec.buffers, "buffer", buffers);
   std::set<std::string> declared;

@@ -16,15 +16,15 @@ endfunction()
 # (row stride 32 words); PAD=1 makes the stride 33 words, 32 distinct banks. The winner pads.
 cachewise_kernel_test(suggest_kernel_transpose EXIT 0
   STDOUT "transpose_tiled in [^\n]*transpose.cu: 18 feasible of 18 candidates.*regs/spill B/smem B.*\n1  BLOCK_ROWS=[0-9]+,PAD=1,TILE_DIM=[0-9]+ [^\n]*removes the 32-way bank conflict of shared loads"
-  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --top 3)
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --top 3 --wide)
 # Flags over the spec file: one tile and row count left, so the two pads; 32 x 33 x 4 B of shared.
 cachewise_kernel_test(suggest_kernel_flags_override_spec EXIT 0
   STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_ROWS=8,PAD=1,TILE_DIM=32 [^\n]*/0/4224  .*\n2  BLOCK_ROWS=8,PAD=0,TILE_DIM=32 [^\n]*/0/4096  [^\n]*32-way bank conflict on shared loads"
-  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8 --wide)
 # Template arguments in a .cu with host code: instantiated per candidate, compiled by nvcc.
 cachewise_kernel_test(suggest_kernel_template_host_code EXIT 0
   STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_ROWS=8,PAD=1,TILE_DIM=32 "
-  ARGS suggest --spec ${cachewise_kernel_examples}/transpose_template.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose_template.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8 --wide)
 cachewise_kernel_test(suggest_kernel_json EXIT 0
   STDOUT "\"kernel\": \"transpose_tiled in .*\"compiler\": {[^}]*\"registers_per_thread\": [1-9][^}]*\"static_shared_bytes\": 4224"
   ARGS suggest ${cachewise_kernel_transpose} --param TILE_DIM=32 --param BLOCK_ROWS=8 --param PAD=1 --json)
@@ -41,7 +41,7 @@ cachewise_kernel_test(suggest_kernel_candidate_fails_to_compile EXIT 0 STDOUT ":
 # 8 sectors each) and x (11 consecutive words: 2 sectors): (3 + 8 * 18) / 26 = 5.7; lane 0 of 4 stores: 1.
 cachewise_kernel_test(suggest_kernel_spmv_contents EXIT 0
   STDOUT "csr_spmv in [^\n]*spmv.cu: 9 feasible of 9 candidates.*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=4 [^\n]* 5.7/1.0 .*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=1 [^\n]* 22.6/4.0 "
-  ARGS suggest --spec ${cachewise_kernel_examples}/spmv.json --profile ${cachewise_example_profile})
+  ARGS suggest --spec ${cachewise_kernel_examples}/spmv.json --profile ${cachewise_example_profile} --wide)
 # The same kernel from flags, over the block size alone (THREADS_PER_ROW=1 by default): the
 # accesses per warp do not change with the block, 22.6/4.0 for both.
 set(cachewise_kernel_spmv --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_examples}/spmv.cu --entry csr_spmv
@@ -49,7 +49,7 @@ set(cachewise_kernel_spmv --profile ${cachewise_example_profile} --kernel ${cach
   --buffer "row_ptr=(rows + 1) * 4" --buffer "col=rows * 32 * 4" --buffer "val=rows * 32 * 4" --buffer "x=rows * 4" --buffer "y=rows * 4")
 cachewise_kernel_test(suggest_kernel_spmv_contents_flags EXIT 0
   STDOUT ": 2 feasible of 2 candidates.*\n1  BLOCK_SIZE=[0-9]+ [^\n]* 22.6/4.0 [^\n]*\n2  BLOCK_SIZE=[0-9]+ [^\n]* 22.6/4.0 "
-  ARGS suggest ${cachewise_kernel_spmv} --contents "row_ptr=i * 32" --contents "col=(i / 32 + i % 32) % rows")
+  ARGS suggest ${cachewise_kernel_spmv} --contents "row_ptr=i * 32" --contents "col=(i / 32 + i % 32) % rows" --wide)
 
 # Bad input: one line, exit 2.
 cachewise_kernel_test(suggest_kernel_all_fail_to_compile EXIT 2 STDERR "^advisor: [^\n]*copy_width.cu[(:]3[):][^\n]*error[^\n]*WIDTH above 2 is not supported\n$"
@@ -166,3 +166,86 @@ cachewise_kernel_test(suggest_kernel_needs_include_dir EXIT 0 STDOUT "\n1  strid
   ARGS suggest ${cachewise_kernel_strided} -I ${cachewise_kernel_data}/needs_include/include)
 cachewise_kernel_test(suggest_kernel_without_include_dir EXIT 2 STDERR "^advisor: [^\n]*stride_config.h[^\n]*\n$"
   ARGS suggest ${cachewise_kernel_strided})
+
+# The default table fits 100 columns: transpose.json's 18 candidates vary TILE_DIM, BLOCK_ROWS and
+# PAD, so three parameter columns in that order (the spec's, not alphabetical), each as wide as
+# its name. The header is then 2 ("18") + 8 + 10 + 3 + 9 ("time µs", or "12.34 tie") + 4 +
+# 10 ("sect ld/st") + 10 ("ways ld/st") + 6 + 15 ("regs/spill/smem") + 9 gaps of 2 = 95 columns
+# (96 bytes: "µ" takes 2); the rows' cells are no wider, and each reason has a line of its own,
+# cut to 97 after a 3-space indent. A table line (a row, the header, a reason: they start with a
+# space, a digit or '#') of 101 bytes fails the test; the profile line above names a path and is
+# no table line.
+string(REPEAT "[^\n]" 100 cachewise_line_over_100)
+set(cachewise_line_over_100 "\n[ #0-9]${cachewise_line_over_100}")
+cachewise_kernel_test(suggest_kernel_table_fits_100_columns EXIT 0
+  STDOUT "\n *#  TILE_DIM  BLOCK_ROWS  PAD  time [^\n]*\n *1 [^\n]*\n   [^\n]*(faster|slower|same|within)"
+  NOT_STDOUT "${cachewise_line_over_100}"
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --top 18)
+# A parameter with one value is printed once above the table, not as a column.
+cachewise_kernel_test(suggest_kernel_table_fixed_parameters EXIT 0
+  STDOUT "\nevery candidate: TILE_DIM=32, BLOCK_ROWS=8\n#  PAD  time "
+  ARGS suggest --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+
+# Arguments by type. A float scalar by value: alpha=2.5 is encoded as a float (the unit test
+# checks the bits); the kernel ranks. An int parameter given 2.5 says which parameter and what to give.
+set(cachewise_saxpy --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/saxpy.cu --entry saxpy
+  --grid 4 --block 256 --buffer y=4096 --buffer x=4096)
+cachewise_kernel_test(suggest_kernel_float_scalar EXIT 0 STDOUT "saxpy in [^\n]*saxpy.cu: 1 feasible of 1 candidates"
+  ARGS suggest ${cachewise_saxpy} --arg alpha=2.5 --arg n=1024)
+cachewise_kernel_test(suggest_kernel_float_for_int EXIT 2 STDERR "^advisor: kernel parameter 'n' is int: give it an integer, not '2.5'\n$"
+  ARGS suggest ${cachewise_saxpy} --arg alpha=2.5 --arg n=2.5)
+cachewise_kernel_test(suggest_kernel_arg_not_a_number EXIT 2 STDERR "^advisor: --arg alpha: expected a number, got 'two'\n$"
+  ARGS suggest ${cachewise_saxpy} --arg alpha=two --arg n=1024)
+
+# A struct by value (struct_stride.cu: Shape {int width; int stride; float scale}, 12 bytes).
+# One block of 64 threads, width 48, stride 2: warp 0 loads in[2i] for 32 lanes, 8 B apart: 256 B,
+# 8 sectors; warp 1 has lanes 32..47 active (16 lanes, 128 B: 4 sectors). Loads: 12 sectors in 2
+# requests = 6.0 per request; stores: 4 + 2 sectors in 2 requests = 3.0. Had stride not reached
+# byte 4 of p (read as 0), every lane would load in[0]: 1 sector per request.
+set(cachewise_struct_stride --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/struct_stride.cu
+  --entry scale_strided --grid 1 --block 64 --buffer out=256 --buffer in=512)
+cachewise_kernel_test(suggest_kernel_struct_argument EXIT 0 STDOUT "\n1  [^\n]* 6.0/3.0 "
+  ARGS suggest ${cachewise_struct_stride} --arg p.width=48 --arg p.stride=2 --arg p.scale=0.5)
+cachewise_kernel_test(suggest_kernel_struct_braces EXIT 0 STDOUT "\n1  [^\n]* 6.0/3.0 "
+  ARGS suggest ${cachewise_struct_stride} "--arg" "p={width=48, stride=2, scale=0.5}")
+cachewise_kernel_test(suggest_kernel_struct_given_scalar EXIT 2
+  STDERR "^advisor: kernel parameter 'p' \\(struct Shape\\) is a struct passed by value, not a scalar: give its fields: --arg p.width=VALUE --arg p.stride=VALUE --arg p.scale=VALUE\n$"
+  ARGS suggest ${cachewise_struct_stride} --arg p=48)
+cachewise_kernel_test(suggest_kernel_struct_unknown_field EXIT 2
+  STDERR "^advisor: --arg p.height: struct Shape has no field 'height' \\(fields: width, stride, scale\\)\n$"
+  ARGS suggest ${cachewise_struct_stride} --arg p.width=48 --arg p.stride=2 --arg p.scale=0.5 --arg p.height=3)
+
+# simulate --kernel: one configuration's counters. copy.cu, 4 blocks of 256 threads, 4 B each:
+# 32 warps, each one request of 128 contiguous aligned bytes = 4 sectors, for the load and the
+# store: 32 requests and 128 sectors each; every sector read once, so 0% L1 hits and
+# 128 x 32 = 4096 DRAM bytes read. Two memory instructions per warp (64 in all), every
+# lane active, one load per round.
+set(cachewise_copy_simulate simulate --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy.cu --entry copy
+  --grid 4 --block 256 --buffer out=4096 --buffer in=4096)
+cachewise_kernel_test(simulate_kernel_copy_counters EXIT 0
+  STDOUT "copy in [^\n]*copy.cu  config \\(no parameters\\)\n.*grid 4 x 1 x 1 \\(4 blocks\\), block 256 x 1 x 1.*\ntrace: [0-9]+ warp instructions \\(64 memory\\), 100.0% of lanes active per memory instruction, 1.00 global loads in flight per round \\(at most 1\\)\n.*predicted time .*dram__bytes_read.sum +4096\n.*l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum +32\n.*l1tex__t_requests_pipe_lsu_mem_global_op_st.sum +32\n.*l1tex__t_sector_hit_rate.pct +0.00\n.*l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum +128\n.*l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum +128\n.*error band: "
+  ARGS ${cachewise_copy_simulate})
+cachewise_kernel_test(simulate_kernel_copy_json EXIT 0
+  STDOUT "\"kernel\": \"copy in .*\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 128(\\.0)?,.*\"trace\": {[^}]*\"active_lane_fraction\": 1.0,[^}]*\"memory_instructions\": 64.0"
+  ARGS ${cachewise_copy_simulate} --json)
+# The struct kernel's one configuration: 96 of 128 lane slots active (warp 1 has 16 of 32 lanes
+# for its load and its store) = 75.0%.
+cachewise_kernel_test(simulate_kernel_struct_lanes EXIT 0 STDOUT "\ntrace: [^\n]*\\(4 memory\\), 75.0% of lanes active per memory instruction"
+  ARGS simulate ${cachewise_struct_stride} --arg p.width=48 --arg p.stride=2 --arg p.scale=0.5)
+cachewise_kernel_test(simulate_kernel_needs_one_value EXIT 2
+  STDERR "^advisor: simulate: parameter 'PAD' has 2 values \\(0,1\\); simulate takes one per parameter: give --param PAD=0 \\(advisor suggest ranks them all\\)\n$"
+  ARGS simulate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
+cachewise_kernel_test(simulate_kernel_config_pins EXIT 0 STDOUT "transpose_tiled in [^\n]*  config BLOCK_ROWS=8,PAD=1,TILE_DIM=32\n"
+  ARGS simulate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --config TILE_DIM=32,BLOCK_ROWS=8,PAD=1)
+
+# Sizes as macros (Kernel Tuner's style): copy_defined_size.cu reads N and BLOCK, takes no scalar;
+# a --define with an integer value is a name the launch expressions may use.
+cachewise_kernel_test(suggest_kernel_size_as_define EXIT 0 STDOUT "copy_fixed in [^\n]*: 2 feasible of 2 candidates"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_defined_size.cu --entry copy_fixed
+  --param BLOCK=128,256 --define N=8192 --grid "ceil_div(N, BLOCK)" --block BLOCK --buffer "out=N * 4" --buffer "in=N * 4")
+
+add_test(NAME cli.suggest_kernel_plot
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${cachewise_kernel_examples}/transpose.json
+    -DPROFILE=${cachewise_example_profile} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/suggest-plot
+    -P ${PROJECT_SOURCE_DIR}/tests/frontend/suggest_plot_check.cmake)
+set_tests_properties(cli.suggest_kernel_plot PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")

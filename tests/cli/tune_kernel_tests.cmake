@@ -6,7 +6,7 @@ set(cachewise_transpose_spec ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.js
 set(cachewise_tuner_kernels ${PROJECT_SOURCE_DIR}/tests/tuner/data/kernels)
 
 cachewise_cli_test(tune_kernel_unknown_size_arg EXIT 2
-  STDERR "^advisor: size bucket widht=64: 'widht' is not an arg of the kernel spec \\(args: width, height\\)\n$"
+  STDERR "^advisor: size bucket widht=64: 'widht' is no arg or define of the kernel spec \\(width, height\\) and no name in transpose.cu\n$"
   ARGS tune --spec ${cachewise_transpose_spec} --size widht=64)
 cachewise_cli_test(tune_kernel_size_twice EXIT 2 STDERR "^advisor: --size: 'width' is given twice\n$"
   ARGS tune --spec ${cachewise_transpose_spec} --size width=64,width=128)
@@ -65,3 +65,15 @@ if(CACHEWISE_WITH_CUDA)
       -DWORK_DIR=${cachewise_tune_kernel_out}/spmv-gpu -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_spmv_on_gpu.cmake)
   set_tests_properties(cli.tune_spmv_contents_on_gpu PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
 endif()
+
+# The header's recorded command, run again as argv, writes the same header; the kernel's size is
+# a macro (copy_defined_size.cu's N), set per bucket by --size N=... though N is no argument.
+add_test(NAME cli.tune_kernel_header_command_reruns
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+    -DKERNEL=${PROJECT_SOURCE_DIR}/tests/frontend/data/copy_defined_size.cu -DWORK_DIR=${cachewise_tune_kernel_out}/rerun
+    -P ${PROJECT_SOURCE_DIR}/tests/tuner/header_command_rerun.cmake)
+# Sizes fixed in the source (no arg, no define, no --size): one bucket, `fixed`, config_for().
+cachewise_cli_test(tune_kernel_sizes_fixed_in_source EXIT 0 STDOUT "^copy_fixed: BLOCK=(128|256)  [0-9.e-]+ ms (predicted|measured)"
+  ARGS tune --kernel ${PROJECT_SOURCE_DIR}/tests/frontend/data/copy_defined_size.cu --entry copy_fixed --param BLOCK=128,256
+       --grid "4096 / BLOCK" --block BLOCK --buffer out=16384 --buffer in=16384 --profile ${cachewise_example_profile}
+       --header ${cachewise_tune_kernel_out}/fixed.h)

@@ -164,19 +164,35 @@ TEST(KernelParameters, BuffersFromOneGibAlignedToOneMib) {
             (std::vector<std::uint64_t>{1ULL << 30, (1ULL << 30) + (64ULL << 20), (1ULL << 30) + (65ULL << 20)}));
 }
 
+/// The compiled parameters (PTX types and sizes) of a signature: "u64" 8, "u32" 4, "f32" 4 ...
+std::vector<PtxParam> compiled(std::initializer_list<std::pair<const char*, std::int64_t>> types) {
+  std::vector<PtxParam> params;
+  for (const auto& [type, bytes] : types) params.push_back({"p" + std::to_string(params.size()), type, bytes, std::min<std::int64_t>(bytes, 8)});
+  return params;
+}
+
+std::vector<std::uint8_t> little_endian(std::uint64_t value, int size) {
+  std::vector<std::uint8_t> out;
+  for (int b = 0; b < size; ++b) out.push_back(static_cast<std::uint8_t>(value >> (8 * b)));
+  return out;
+}
+
 TEST(KernelParameters, ByNameOrInOrder) {
   const KernelSpec spec = transpose_spec();
   const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}});
   const std::vector<std::uint64_t> bases = {1000, 2000}; // odata, idata
   const std::vector<SourceParameter> signature = {{"idata", true}, {"odata", true}, {"height", false}, {"TILE_DIM", false}};
-  EXPECT_EQ(kernel_parameter_values({8, 8, 4, 4}, signature, spec, launch, bases), (std::vector<std::uint64_t>{2000, 1000, 2048, 32}));
+  const auto four = compiled({{"u64", 8}, {"u64", 8}, {"u32", 4}, {"u32", 4}});
+  EXPECT_EQ(kernel_parameter_values(four, signature, spec, launch, bases),
+            (std::vector<std::vector<std::uint8_t>>{little_endian(2000, 8), little_endian(1000, 8), little_endian(2048, 4), little_endian(32, 4)}));
   // Unknown signature: 8-byte parameters take the buffers in order, the rest the args in order.
-  EXPECT_EQ(kernel_parameter_values({8, 8, 4, 4}, std::nullopt, spec, launch, bases), (std::vector<std::uint64_t>{1000, 2000, 4096, 2048}));
+  EXPECT_EQ(kernel_parameter_values(four, std::nullopt, spec, launch, bases),
+            (std::vector<std::vector<std::uint8_t>>{little_endian(1000, 8), little_endian(2000, 8), little_endian(4096, 4), little_endian(2048, 4)}));
   const std::vector<SourceParameter> extra_pointer = {{"odata", true}, {"idata", true}, {"scratch", true}, {"width", false}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values({8, 8, 8, 4}, extra_pointer, spec, launch, bases); }),
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(compiled({{"u64", 8}, {"u64", 8}, {"u64", 8}, {"u32", 4}}), extra_pointer, spec, launch, bases); }),
             "kernel parameter 'scratch' is a pointer with no buffer: give --buffer scratch=BYTES");
   const std::vector<SourceParameter> no_idata = {{"odata", true}, {"width", false}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values({8, 4}, no_idata, spec, launch, bases); }),
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(compiled({{"u64", 8}, {"u32", 4}}), no_idata, spec, launch, bases); }),
             "--buffer idata: the entry has no pointer parameter 'idata' (parameters: odata, width)");
 }
 
@@ -236,6 +252,111 @@ TEST(KernelSource, KernelTemplateParameters) {
   EXPECT_EQ(declaration->line, 3);
   EXPECT_EQ(declaration->parameters, (std::vector<std::string>{"T", "BLOCK_SIZE", "F"}));
   EXPECT_FALSE(kernel_template(source, "plain").has_value());
+}
+
+KernelSpec scale_spec() {
+  KernelSpec spec;
+  spec.source = "scale.cu";
+  spec.entry = "scale";
+  spec.grid = "1";
+  spec.block = "32";
+  spec.buffers = {{"out", "128"}};
+  spec.args = {{"n", 32}};
+  return spec;
+}
+
+TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
+  KernelSpec spec = scale_spec();
+  spec.value_args = {{"alpha", "2.5"}, {"beta", "-0.125"}};
+  spec.args.push_back({"gamma", 3});
+  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  // 2.5f = 0x40200000; -0.125 as a double = 0xBFC0000000000000; the integer 3 given to a float = 3.0f = 0x40400000.
+  const std::vector<SourceParameter> signature = {{"out", true, "float"}, {"alpha", false, "float"}, {"beta", false, "double"},
+                                                  {"gamma", false, "float"}, {"n", false, "int"}};
+  const auto params = compiled({{"u64", 8}, {"f32", 4}, {"f64", 8}, {"f32", 4}, {"u32", 4}});
+  const auto values = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30});
+  EXPECT_EQ(values[1], little_endian(0x40200000, 4));
+  EXPECT_EQ(values[2], little_endian(0xBFC0000000000000ULL, 8));
+  EXPECT_EQ(values[3], little_endian(0x40400000, 4));
+  EXPECT_EQ(values[4], little_endian(32, 4));
+  // A template's `T alpha` is read by its compiled type: .f32.
+  const std::vector<SourceParameter> templated = {{"out", true, "T"}, {"alpha", false, "T"}, {"beta", false, "double"},
+                                                  {"gamma", false, "T"}, {"n", false, "int"}};
+  EXPECT_EQ(kernel_parameter_values(params, templated, spec, launch, {1ULL << 30})[1], little_endian(0x40200000, 4));
+  // A non-integer for an integer parameter, and an integer that does not fit: each names the fix.
+  spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}, {"n", "2.5"}};
+  spec.args = {{"gamma", 3}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+            "kernel parameter 'n' is int: give it an integer, not '2.5'");
+  spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}};
+  spec.args = {{"gamma", 3}, {"n", 1LL << 31}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+            "kernel parameter 'n': 2147483648 does not fit int");
+}
+
+TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
+  // struct Params { int width; double scale; short tag; float alpha; }: width at 0, scale at 8
+  // (double alignment), tag at 16, alpha at 20 (float alignment after 18); size 24, a multiple of 8.
+  const std::string source = R"(
+    typedef struct { int width; double scale; short tag; float alpha; } Params;
+    __global__ void scale(float* out, const Params p) {}
+  )";
+  const auto signature = kernel_parameters(source, "scale");
+  ASSERT_TRUE(signature && (*signature)[1].fields);
+  EXPECT_EQ((*signature)[1].type, "Params");
+  KernelSpec spec = scale_spec();
+  spec.args = {{"w", 4096}};
+  spec.value_args = {{"p.width", "w / 2"}, {"p.scale", "0.5"}, {"p.tag", "-2"}, {"p.alpha", "1"}};
+  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  const std::vector<PtxParam> params = {{"out", "u64", 8, 8}, {"p", "b8", 24, 8}};
+  const std::vector<std::uint8_t> bytes = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30})[1];
+  std::vector<std::uint8_t> expected(24, 0);
+  auto put = [&](std::size_t at, std::uint64_t value, int size) {
+    for (int b = 0; b < size; ++b) expected[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(value >> (8 * b));
+  };
+  put(0, 2048, 4);                   // w / 2
+  put(8, 0x3FE0000000000000ULL, 8);  // 0.5 as a double
+  put(16, 0xFFFE, 2);                // -2 as a short
+  put(20, 0x3F800000, 4);            // 1.0f
+  EXPECT_EQ(bytes, expected);
+
+  // A scalar for the struct, a missing field, an unknown field, a size the C rules do not give.
+  spec.value_args = {};
+  spec.args = {{"p", 1}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+            "kernel parameter 'p' (struct Params) is a struct passed by value, not a scalar: give its fields: "
+            "--arg p.width=VALUE --arg p.scale=VALUE --arg p.tag=VALUE --arg p.alpha=VALUE");
+  spec.args = {};
+  spec.value_args = {{"p.width", "1"}, {"p.scale", "0.5"}, {"p.alpha", "1"}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, launch, {1ULL << 30}); }),
+            "kernel parameter 'p' (struct Params): field 'tag' has no value: give "
+            "--arg p.width=VALUE --arg p.scale=VALUE --arg p.tag=VALUE --arg p.alpha=VALUE");
+  spec.value_args = {{"p.width", "1"}, {"p.scale", "0.5"}, {"p.tag", "1"}, {"p.alpha", "1"}, {"p.height", "3"}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, launch, {1ULL << 30}); }),
+            "--arg p.height: struct Params has no field 'height' (fields: width, scale, tag, alpha)");
+  spec.value_args.pop_back();
+  const std::vector<PtxParam> packed = {{"out", "u64", 8, 8}, {"p", "b8", 18, 1}};
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(packed, signature, spec, launch, {1ULL << 30}); }),
+            "kernel parameter 'p' (struct Params): its fields lay out to 24 bytes by the C rules, the compiled parameter has 18 "
+            "(a packed or over-aligned struct cannot be placed)");
+}
+
+TEST(KernelSource, StructFieldsOfBothDefinitions) {
+  const std::string source = R"(
+    struct Box { int x, y; float w[2]; __device__ int area() const { return x * y; } static const int kind = 3; };
+    typedef struct Tagged { unsigned long long id; } Id;
+  )";
+  const auto box = struct_fields(source, "Box");
+  ASSERT_TRUE(box.has_value());
+  ASSERT_EQ(box->size(), 3U);
+  EXPECT_EQ((*box)[1].name, "y");
+  EXPECT_EQ((*box)[1].type, "int");
+  EXPECT_EQ((*box)[2].elements, 2);
+  const auto id = struct_fields(source, "Id");
+  ASSERT_TRUE(id.has_value());
+  ASSERT_EQ(id->size(), 1U);
+  EXPECT_EQ((*id)[0].type, "unsigned long long");
+  EXPECT_FALSE(struct_fields(source, "Missing").has_value());
 }
 
 } // namespace

@@ -37,6 +37,48 @@ TEST(KernelSpecFlags, BadFlagsNameTheProblem) {
   EXPECT_EQ(error_of([] { parse_buffer_flag("odata="); }), "--buffer odata: expected a size expression after '='");
 }
 
+TEST(KernelSpecFlags, ArgsByKind) {
+  // An integer is an arg expressions may use; a fraction, a field or a struct in braces is text
+  // read later by the parameter's type.
+  const ArgFlag width = parse_kernel_arg_flag("width=4096");
+  ASSERT_EQ(width.integers.size(), 1U);
+  EXPECT_EQ(width.integers[0].value, 4096);
+  EXPECT_TRUE(width.values.empty());
+  const ArgFlag alpha = parse_kernel_arg_flag("alpha=-2.5e-1");
+  ASSERT_EQ(alpha.values.size(), 1U);
+  EXPECT_EQ(alpha.values[0].text, "-2.5e-1");
+  const ArgFlag field = parse_kernel_arg_flag("p.width=w / 2");
+  ASSERT_EQ(field.values.size(), 1U);
+  EXPECT_EQ(field.values[0].name, "p.width");
+  EXPECT_EQ(field.values[0].text, "w / 2");
+  const ArgFlag braces = parse_kernel_arg_flag("p={width=4096, scale=2.0}");
+  ASSERT_EQ(braces.values.size(), 2U);
+  EXPECT_EQ(braces.values[1].name, "p.scale");
+  EXPECT_EQ(braces.values[1].text, "2.0");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("alpha=fast"); }), "--arg alpha: expected a number, got 'fast'");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p.=1"); }), "--arg: expected NAME=VALUE or STRUCT.FIELD=VALUE, got 'p.=1'");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p={width}"); }), "--arg p: expected FIELD=VALUE inside {...}, got 'width'");
+}
+
+TEST(KernelSpecJson, FloatAndStructArgs) {
+  const KernelSpec spec = from_json(R"({"args": {"n": 64, "alpha": 2.5, "p": {"width": 4096, "scale": 0.5, "height": "n * 2"}}})");
+  ASSERT_EQ(spec.args.size(), 1U);
+  ASSERT_EQ(spec.value_args.size(), 4U);
+  EXPECT_EQ(spec.value_args[0].name, "alpha");
+  EXPECT_EQ(spec.value_args[0].text, "2.5");
+  EXPECT_EQ(spec.value_args[1].name, "p.width");
+  EXPECT_EQ(spec.value_args[1].text, "4096");
+  EXPECT_EQ(spec.value_args[3].text, "n * 2");
+  // A flag replaces the file's arg of that name whatever its kind: alpha becomes an integer.
+  KernelSpec flags;
+  flags.args = {{"alpha", 3}};
+  const KernelSpec merged = merge_kernel_specs(spec, flags);
+  EXPECT_EQ(merged.value_args.size(), 3U);
+  EXPECT_EQ(merged.args.size(), 2U);
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"flag": true}})"); }),
+            "t.json: arg 'flag' must be a number or, for a struct, an object of its fields, got true");
+}
+
 TEST(KernelSpecFlags, ContentsWithAnOptionalType) {
   const ContentsSpec col = parse_contents_flag("col = (i * 37) % n");
   EXPECT_EQ(col.name, "col");
@@ -105,7 +147,7 @@ TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer or a type");
-  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be an integer, got \"big\"");
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be a number or, for a struct, an object of its fields, got \"big\"");
   EXPECT_EQ(error_of([] { from_json(R"([1, 2])"); }), "t.json: a kernel spec is a JSON object");
   EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
 }

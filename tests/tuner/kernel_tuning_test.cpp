@@ -259,17 +259,29 @@ TEST(KernelTuning, EveryCandidateFailingToCompileIsOneError) {
 TEST(SizeBuckets, ParseAndApply) {
   const SizeBucket bucket = parse_size_bucket("n=1024,offset=5");
   EXPECT_EQ(bucket.label(), "n=1024,offset=5");
+  const std::filesystem::path source = std::filesystem::temp_directory_path() / "cachewise_size_buckets.cu";
+  std::ofstream(source) << "#ifndef HEIGHT\n#define HEIGHT 64\n#endif\n// WIDTH only in a comment\n";
   frontend::KernelSpec spec;
+  spec.source = source;
   spec.args = {{"n", 4096}, {"offset", 3}};
+  spec.defines = {{"DEPTH", "8"}};
   const frontend::KernelSpec sized = with_size_bucket(spec, bucket);
   EXPECT_EQ(sized.args[0].value, 1024);
   EXPECT_EQ(sized.args[1].value, 5);
+  // A size as a macro: a define of the spec gets the value, a name the source reads becomes one.
+  const frontend::KernelSpec macros = with_size_bucket(spec, parse_size_bucket("DEPTH=16,HEIGHT=256"));
+  ASSERT_EQ(macros.defines.size(), 2U);
+  EXPECT_EQ(macros.defines[0].value, "16");
+  EXPECT_EQ(macros.defines[1].name, "HEIGHT");
+  EXPECT_EQ(macros.defines[1].value, "256");
   try {
-    with_size_bucket(spec, parse_size_bucket("width=64"));
+    with_size_bucket(spec, parse_size_bucket("WIDTH=64"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "size bucket width=64: 'width' is not an arg of the kernel spec (args: n, offset)");
+    EXPECT_STREQ(e.what(), "size bucket WIDTH=64: 'WIDTH' is no arg or define of the kernel spec (n, offset, DEPTH) and no name in "
+                           "cachewise_size_buckets.cu");
   }
+  std::filesystem::remove(source);
   EXPECT_THROW(parse_size_bucket("n=1,n=2"), InputError);
   EXPECT_THROW(parse_size_bucket("n"), InputError);
   spec.entry = "shift_copy";

@@ -140,6 +140,7 @@ std::vector<std::string> config_keys(const Config& config) {
 }
 
 std::string bucket_name(const HeaderBucket& bucket) {
+  if (bucket.sizes.empty()) return "fixed"; // sizes that are compile-time constants of the kernel
   std::string name;
   for (const auto& [key, value] : bucket.sizes) name += (name.empty() ? "" : "_") + key + std::to_string(value);
   return name;
@@ -147,6 +148,7 @@ std::string bucket_name(const HeaderBucket& bucket) {
 
 std::string bucket_label(const HeaderBucket& bucket) {
   if (!bucket.label.empty()) return bucket.label;
+  if (bucket.sizes.empty()) return "sizes fixed in the kernel";
   std::string label;
   for (const auto& [key, value] : bucket.sizes) label += (label.empty() ? "" : ", ") + key + " = " + std::to_string(value);
   return label;
@@ -163,7 +165,8 @@ void check_buckets(const std::string& scope, const std::vector<HeaderBucket>& bu
     if (value < 1) throw InputError("tuned header: size " + key + " = " + std::to_string(value) + " must be positive");
     size_keys.insert(key);
   }
-  if (size_keys.empty() || size_keys.size() != first.sizes.size()) throw InputError("tuned header: bucket size keys missing or repeated");
+  if (size_keys.size() != first.sizes.size()) throw InputError("tuned header: bucket size keys repeated");
+  if (size_keys.empty() && buckets.size() > 1) throw InputError("tuned header: several buckets need size keys to tell them apart");
   for (const HeaderBucket& bucket : buckets) {
     if (bucket.measured != first.measured) throw InputError("tuned header: entries mix measured and static configs");
     std::vector<std::string> bucket_keys;
@@ -238,11 +241,17 @@ void write_entries_and_lookup(std::ostringstream& out, const std::vector<HeaderB
       out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
       first = false;
     }
-    for (const auto& [key, value] : bucket.config.values()) out << ", /*" << key << "*/ " << value;
+    for (const auto& [key, value] : bucket.config.values()) {
+      out << (first ? "" : ", ") << "/*" << key << "*/ " << value;
+      first = false;
+    }
     out << ", /*time_ms*/ " << number_text(bucket.time_ms) << "};\n";
   }
   out << "\n";
-  if (buckets.front().sizes.size() == 1) {
+  if (buckets.front().sizes.empty()) {
+    out << "/// The one entry: the kernel's sizes are compile-time constants.\n"
+        << "constexpr const Config& config_for() { return " << bucket_name(buckets.front()) << "; }\n\n";
+  } else if (buckets.front().sizes.size() == 1) {
     write_one_key_lookup(out, buckets);
   } else {
     write_many_key_lookup(out, buckets);

@@ -45,6 +45,9 @@ struct SuggestOptions {
   /// predictor must then be safe to call concurrently (model simulate is).
   std::size_t threads = 0;
   Predictor predictor; ///< empty: model simulate
+  /// Called after each simulation (screening and refinement alike) with how many are done and
+  /// how many there will be, from the simulating threads (it must be thread-safe).
+  std::function<void(std::size_t simulated, std::size_t total)> on_simulated;
 };
 
 /// The counters the suggest table shows, derived from a prediction's CUPTI-named metrics

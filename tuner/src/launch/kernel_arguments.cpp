@@ -10,18 +10,9 @@ namespace {
 
 std::string dims(const Dim3& d) { return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z); }
 
-bool fits(std::uint64_t value, std::int64_t bytes) {
-  if (bytes >= 8) return true;
-  const auto signed_value = static_cast<std::int64_t>(value);
-  const std::int64_t bits = bytes * 8;
-  // Either a signed value of that width or an unsigned one: both are what C++ would pass.
-  return (signed_value >= -(std::int64_t{1} << (bits - 1)) && signed_value < (std::int64_t{1} << (bits - 1))) ||
-         value < (std::uint64_t{1} << bits);
-}
-
 } // namespace
 
-PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, const std::vector<std::uint64_t>& values) {
+PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, const std::vector<std::vector<std::uint8_t>>& values) {
   if (parameters.size() != values.size()) {
     throw InputError("kernel arguments: " + std::to_string(values.size()) + " values for " + std::to_string(parameters.size()) +
                      " parameters");
@@ -29,23 +20,17 @@ PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, c
   PackedArguments packed;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const KernelParameter& parameter = parameters[i];
-    if (parameter.bytes < 1 || parameter.bytes > 8) {
-      throw InputError("kernel parameter '" + parameter.name + "' is " + std::to_string(parameter.bytes) +
-                       " bytes: only scalars and pointers (1 to 8 bytes) can be passed");
+    if (parameter.bytes < 1 || static_cast<std::size_t>(parameter.bytes) != values[i].size()) {
+      throw InputError("kernel parameter '" + parameter.name + "' is " + std::to_string(parameter.bytes) + " bytes, its value " +
+                       std::to_string(values[i].size()));
     }
     if (parameter.align < 1 || !std::has_single_bit(static_cast<std::uint64_t>(parameter.align))) {
       throw InputError("kernel parameter '" + parameter.name + "': alignment " + std::to_string(parameter.align) + " is not a power of two");
     }
-    if (!fits(values[i], parameter.bytes)) {
-      throw InputError("kernel parameter '" + parameter.name + "': " + std::to_string(static_cast<std::int64_t>(values[i])) +
-                       " does not fit in " + std::to_string(parameter.bytes) + " bytes");
-    }
     const auto align = static_cast<std::size_t>(parameter.align);
     const std::size_t offset = (packed.bytes.size() + align - 1) / align * align;
-    packed.bytes.resize(offset + static_cast<std::size_t>(parameter.bytes), std::byte{0});
-    for (std::int64_t b = 0; b < parameter.bytes; ++b) {
-      packed.bytes[offset + static_cast<std::size_t>(b)] = static_cast<std::byte>((values[i] >> (8 * b)) & 0xFF);
-    }
+    packed.bytes.resize(offset + values[i].size(), std::byte{0});
+    for (std::size_t b = 0; b < values[i].size(); ++b) packed.bytes[offset + b] = static_cast<std::byte>(values[i][b]);
     packed.offsets.push_back(offset);
   }
   return packed;

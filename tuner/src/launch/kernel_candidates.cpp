@@ -14,7 +14,7 @@ std::vector<KernelParameter> entry_parameters(const frontend::PtxModule& module,
   for (const frontend::PtxFunction& function : module.functions) {
     if (!function.is_entry || function.name != entry) continue;
     std::vector<KernelParameter> parameters;
-    for (const frontend::PtxParam& param : function.params) parameters.push_back({param.name, param.bytes, param.align});
+    for (const frontend::PtxParam& param : function.params) parameters.push_back({param.name, param.bytes, param.align, param.type});
     return parameters;
   }
   throw InputError("entry '" + entry + "' not in the compiled PTX");
@@ -87,22 +87,34 @@ SizeBucket parse_size_bucket(std::string_view text) {
 }
 
 frontend::KernelSpec with_size_bucket(frontend::KernelSpec spec, const SizeBucket& bucket) {
+  std::optional<std::string> source; // read only when a size is no arg
   for (const frontend::NamedValue& arg : bucket.args) {
-    const auto found = std::ranges::find(spec.args, arg.name, &frontend::NamedValue::name);
-    if (found == spec.args.end()) {
-      std::string known;
-      for (const frontend::NamedValue& a : spec.args) known += (known.empty() ? "" : ", ") + a.name;
-      throw InputError("size bucket " + bucket.label() + ": '" + arg.name + "' is not an arg of the kernel spec (args: " +
-                       (known.empty() ? "none" : known) + ")");
+    if (const auto found = std::ranges::find(spec.args, arg.name, &frontend::NamedValue::name); found != spec.args.end()) {
+      found->value = arg.value;
+      continue;
     }
-    found->value = arg.value;
+    // A size the kernel takes as a macro (Kernel Tuner's style: sizes #define'd, guarded by #ifndef).
+    if (const auto found = std::ranges::find(spec.defines, arg.name, &frontend::Define::name); found != spec.defines.end()) {
+      found->value = std::to_string(arg.value);
+      continue;
+    }
+    if (!source) source = frontend::read_file_bytes(spec.source);
+    if (frontend::names_identifier(*source, arg.name)) {
+      spec.defines.push_back({arg.name, std::to_string(arg.value)});
+      continue;
+    }
+    std::string known;
+    for (const frontend::NamedValue& a : spec.args) known += (known.empty() ? "" : ", ") + a.name;
+    for (const frontend::Define& d : spec.defines) known += (known.empty() ? "" : ", ") + d.name;
+    throw InputError("size bucket " + bucket.label() + ": '" + arg.name + "' is no arg or define of the kernel spec (" +
+                     (known.empty() ? "none" : known) + ") and no name in " + spec.source.filename().string());
   }
   return spec;
 }
 
 ProblemSpec kernel_problem(const frontend::KernelSpec& spec, const SizeBucket& bucket) {
   ProblemSpec problem;
-  problem.family = frontend::parse_entry_name(spec.entry).function + " " + bucket.label();
+  problem.family = frontend::parse_entry_name(spec.entry).function + (bucket.args.empty() ? "" : " " + bucket.label());
   return problem;
 }
 

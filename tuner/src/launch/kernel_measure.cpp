@@ -97,9 +97,9 @@ void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
 PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const {
   std::vector<std::uint64_t> addresses;
   for (const DeviceBuffer& buffer : buffers) addresses.push_back(buffer.address);
-  std::vector<int> parameter_bytes;
-  for (const KernelParameter& parameter : kernel.parameters) parameter_bytes.push_back(static_cast<int>(parameter.bytes));
-  return pack_arguments(kernel.parameters, frontend::kernel_parameter_values(parameter_bytes, candidates_.source_parameters(),
+  std::vector<frontend::PtxParam> compiled;
+  for (const KernelParameter& parameter : kernel.parameters) compiled.push_back({parameter.name, parameter.type, parameter.bytes, parameter.align});
+  return pack_arguments(kernel.parameters, frontend::kernel_parameter_values(compiled, candidates_.source_parameters(),
                                                                               candidates_.spec(), kernel.launch, addresses));
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
 #include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/ptx.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/kernel_trace.hpp"
 
@@ -20,6 +22,9 @@ namespace cachewise::frontend {
 struct KernelSuggestOptions {
   advisor::SuggestOptions suggest;
   std::size_t compile_threads = 2;
+  /// Called after each distinct build is compiled or found in the cache, from the compiling
+  /// threads (it must be thread-safe).
+  std::function<void(std::size_t compiled, std::size_t total)> on_compiled;
 };
 
 struct KernelSuggestion {
@@ -40,6 +45,23 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
 /// as a macro, or a #define of it that no #ifndef guards.
 KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries, const DeviceProfile& profile,
                                         Compiler& compiler, const KernelSuggestOptions& options = {});
+/// One configuration of a user kernel, simulated on its own (`advisor simulate --kernel`).
+struct KernelSimulation {
+  CandidateLaunch launch;
+  CompilerResources compiled;
+  std::int64_t shared_bytes_per_block = 0; ///< static (ptxas) + dynamic
+  Prediction prediction;
+  TracedFacts facts;                   ///< what the time model read off the traced blocks
+  std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
+  /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
+  double active_lane_fraction = 0.0;
+};
+
+/// Compiles, extracts and simulates the spec's one configuration: every parameter must have
+/// exactly one value (else InputError naming it and the flag to give). Throws InputError as
+/// suggest_kernel does, and when the configuration breaks a constraint or does not fit the device.
+KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
+                                 const SimulationOptions& options = {});
 
 /// The compile request of one candidate: its parameters as macros, or its template
 /// instantiation, for sm_<compute_capability> (shared with the tuner, which compiles the same builds).
@@ -50,13 +72,17 @@ CompileRequest candidate_compile_request(const KernelSpec& spec, const Candidate
 /// the previous rounded up to 1 MiB (the simulator's own convention for pattern arrays).
 std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>& buffer_bytes);
 
-/// One value per kernel parameter, in order: a pointer parameter gets its buffer's base
-/// address (the --buffer of its name), any other the --arg or parameter of its name. When the
-/// source's parameter list is unknown (or its length differs from the compiled one), the
-/// 8-byte parameters take the buffers in the order given, and the others the args in order.
-std::vector<std::uint64_t> kernel_parameter_values(const std::vector<int>& parameter_bytes,
-                                                   const std::optional<std::vector<SourceParameter>>& source_parameters,
-                                                   const KernelSpec& spec, const CandidateLaunch& launch,
-                                                   const std::vector<std::uint64_t>& buffer_bases);
+/// Each kernel parameter's bytes, as many as the compiled parameter has, little-endian: a
+/// pointer parameter gets its buffer's base address (the --buffer of its name); a scalar the
+/// --arg or parameter of its name, encoded as its type (the source's, else the compiled one's:
+/// .f32/.f64 are floating-point); a struct defined in the source its fields' --arg NAME.FIELD
+/// values at their C-layout offsets, checked against the compiled size. When the source's
+/// parameter list is unknown (or its length differs from the compiled one), the 8-byte
+/// parameters take the buffers in the order given, and the others the integer args in order.
+/// Throws InputError naming the parameter and the flag that fixes it.
+std::vector<std::vector<std::uint8_t>> kernel_parameter_values(const std::vector<PtxParam>& parameters,
+                                                               const std::optional<std::vector<SourceParameter>>& source_parameters,
+                                                               const KernelSpec& spec, const CandidateLaunch& launch,
+                                                               const std::vector<std::uint64_t>& buffer_bases);
 
 } // namespace cachewise::frontend

@@ -1,9 +1,12 @@
 // cachewise::frontend — what the front end reads from the CUDA source text itself: the entry's
-// parameter names, so that --buffer odata=... can name the pointer parameter `odata`, and what
-// makes a --param unable to reach the code (a #define that overrides it, a template parameter
-// given as a macro). Everything about the kernel's behaviour comes from the compiled code.
+// parameter names and types, so that --buffer odata=... can name the pointer parameter `odata`
+// and --arg alpha=2.5 or --arg p.width=4096 can be encoded as the parameter's type; the fields
+// of a struct passed by value; and what makes a --param unable to reach the code (a #define
+// that overrides it, a template parameter given as a macro). Everything about the kernel's
+// behaviour comes from the compiled code, never from here.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,9 +15,19 @@
 
 namespace cachewise::frontend {
 
+/// One field of a struct definition, in declaration order.
+struct SourceField {
+  std::string name;
+  std::string type;          ///< as for SourceParameter::type; a pointer's ends in " *"
+  std::int64_t elements = 1; ///< an array field "int dims[3]": 3
+};
+
 struct SourceParameter {
   std::string name; ///< empty for an unnamed parameter
   bool pointer = false;
+  std::string type; ///< without qualifiers and `struct`: "float", "unsigned int", "Params"; empty when unknown
+  /// A struct passed by value whose definition is in the source: its fields.
+  std::optional<std::vector<SourceField>> fields;
 };
 
 /// The file's bytes; throws InputError "PATH: cannot open file".
@@ -35,5 +48,12 @@ struct TemplateDeclaration {
   std::vector<std::string> parameters;
 };
 std::optional<TemplateDeclaration> kernel_template(std::string_view source, std::string_view function);
+/// Whether `source` names the identifier `name` outside comments (a macro a size may set).
+bool names_identifier(std::string_view source, std::string_view name);
+
+/// The data fields of `struct NAME { ... }` or `typedef struct { ... } NAME;` in `source`
+/// (comments ignored; member functions and static members skipped), or nullopt when there is
+/// no such definition.
+std::optional<std::vector<SourceField>> struct_fields(std::string_view source, std::string_view type_name);
 
 } // namespace cachewise::frontend

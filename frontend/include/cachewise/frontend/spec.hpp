@@ -43,6 +43,15 @@ struct NamedValue {
   std::int64_t value = 0;
 };
 
+/// An argument value no expression can name, kept as text and read as its parameter's type once
+/// the compiled kernel and the source say what that is: a floating-point scalar ("alpha" =
+/// "2.5") or a field of a struct passed by value ("p.width" = "4096", "p.scale" = "2.0"; a
+/// field's value may also be an integer expression over the parameters and args).
+struct ArgumentText {
+  std::string name;
+  std::string text;
+};
+
 struct Define {
   std::string name;
   std::string value; ///< macro body, may be empty ("-DNAME=")
@@ -67,7 +76,8 @@ struct KernelSpec {
   std::string useful_bytes;         ///< expression; empty: every buffer's bytes once
   std::vector<BufferSpec> buffers;
   std::vector<ContentsSpec> contents;
-  std::vector<NamedValue> args;
+  std::vector<NamedValue> args;          ///< integer args: names expressions may use
+  std::vector<ArgumentText> value_args;  ///< floating-point args and struct fields
   std::vector<Define> defines;
   std::string language_standard; ///< "c++17"; empty: the compiler's default
   std::vector<std::filesystem::path> include_directories; ///< -I DIR, searched in order
@@ -85,8 +95,15 @@ ParameterValues parse_parameter_flag(std::string_view text);
 BufferSpec parse_buffer_flag(std::string_view text);
 /// "col=(i * 37) % n" or "col:i64=(i * 37) % n" (--contents).
 ContentsSpec parse_contents_flag(std::string_view text);
-/// "width=4096" (--arg).
+/// "width=4096" (--size: an integer arg).
 NamedValue parse_arg_flag(std::string_view text);
+/// --arg: "width=4096" (an integer arg), "alpha=2.5" (a floating-point one), "p.width=4096"
+/// or "p={width=4096, scale=2.0}" (the fields of struct argument p).
+struct ArgFlag {
+  std::vector<NamedValue> integers;
+  std::vector<ArgumentText> values;
+};
+ArgFlag parse_kernel_arg_flag(std::string_view text);
 /// "K=V" or "K" (--define).
 Define parse_define_flag(std::string_view text);
 
@@ -108,6 +125,10 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides);
 /// Throws InputError unless the macro name is an identifier and its value one line that does not
 /// end in a backslash: what a `#define` line can hold as given.
 void check_define(const Define& define);
+
+/// The defines whose value is an integer ("--define N=4096"): names expressions may use, and a
+/// size a tuned header may be keyed by.
+std::vector<NamedValue> integer_defines(const KernelSpec& spec);
 
 /// Throws InputError when a required field is missing, a name repeats, contents are declared
 /// for a name that is no buffer or with an unknown element type, an include directory is not a

@@ -14,11 +14,12 @@ struct KernelParameter {
   std::string name;
   std::int64_t bytes = 0;
   std::int64_t align = 1;
+  std::string type; ///< the PTX type: "u64", "f32", "b8" (a struct's bytes)
 };
 
-/// Packs one value per parameter (a pointer's device address, or an integer argument as
-/// two's complement). Throws InputError for a count mismatch, a parameter wider than 8 bytes
-/// (an aggregate passed by value), a bad alignment, or a value that does not fit its size.
-PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, const std::vector<std::uint64_t>& values);
+/// Packs each parameter's bytes (frontend::kernel_parameter_values: an address, a scalar as
+/// its type, a struct's fields) at its alignment. Throws InputError for a count mismatch, a
+/// value of another size than its parameter, or a bad alignment.
+PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, const std::vector<std::vector<std::uint8_t>>& values);
 
 } // namespace cachewise::tuner

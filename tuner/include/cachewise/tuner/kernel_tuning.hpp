@@ -26,14 +26,16 @@
 
 namespace cachewise::tuner {
 
-/// The args one size bucket sets ("width=1024,height=1024").
+/// The sizes one bucket sets ("width=1024,height=1024"): args, or macros the source reads.
 struct SizeBucket {
   std::vector<frontend::NamedValue> args;
   std::string label() const; ///< "width=1024,height=1024"
 };
 /// Throws InputError on malformed text or a repeated name.
 SizeBucket parse_size_bucket(std::string_view text);
-/// The spec with the bucket's args set; throws InputError naming an arg the spec lacks.
+/// The spec with the bucket's sizes set: an arg of that name, else a define of that name (-D),
+/// else a new define when the source names it (a size #define'd in the source, guarded by
+/// #ifndef); throws InputError for a name that is none of these.
 frontend::KernelSpec with_size_bucket(frontend::KernelSpec spec, const SizeBucket& bucket);
 
 /// One candidate, compiled for the device.

@@ -46,7 +46,9 @@ struct HeaderBucket {
 /// (CACHEWISE_TUNED_<SCOPE>_<BUCKET>_<KEY>) and CACHEWISE_TUNED_<SCOPE>_FROM_MEASUREMENT, and
 /// config_for(sizes...) returning the bucket closest on a log scale: with one size key by
 /// boundaries at the neighbours' geometric means, with several by the least product of
-/// max(a/b, b/a) ratios (the L1 distance of the logs). Throws InputError for no buckets, mixed
+/// max(a/b, b/a) ratios (the L1 distance of the logs). A single bucket may have no sizes (a
+/// kernel whose sizes are compile-time constants): it is named `fixed` and config_for() takes
+/// no argument. Throws InputError for no buckets, mixed
 /// keys or measured/static, duplicate sizes, or names that cannot be C++ identifiers.
 std::string render_bucket_header(const std::string& scope, std::vector<HeaderBucket> buckets, const HeaderInfo& info);
 
