@@ -1,6 +1,7 @@
-// One-line reasons, derived from the predicted counters: compare a candidate with another,
-// find the counters that differ most in the direction of the time difference (preferring
-// those that feed the slower one's bottleneck), and name them with their numbers.
+// One-line reasons, derived from the predicted time terms and counters: compare a candidate
+// with another, name the time term whose difference accounts for most of the gap, and the
+// counters that differ most in the direction of the time difference (preferring those that
+// feed that term), with their numbers.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <tuple>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/calibration.hpp"
 #include "cachewise/notes.hpp"
 #include "metric_names.hpp"
 
@@ -179,6 +181,44 @@ std::string speed(double self_us, double other_us) {
   return text;
 }
 
+/// A time term (Prediction::time_terms_us), how reasons name it, and the bottleneck label
+/// whose counters feed it.
+struct TimeTerm {
+  const char* key;
+  const char* shown;
+  const char* bottleneck;
+};
+
+constexpr TimeTerm kTimeTerms[] = {
+    {"dram", "DRAM time", "dram"},
+    {"l2", "L2 time", "l2"},
+    {"l1", "L1 time", "l1"},
+    {"exposed_latency", "exposed load latency", "latency"},
+    {"latency", "load latency chain", "latency"},
+    {"blocks", "block launch and barrier drains", "blocks"},
+    {"compute", "FMA issue", "issue"},
+    {"issue", "instruction issue", "issue"},
+    {"shared", "shared-memory time", "shared"},
+    {"atomics", "same-address atomics", "atomics"},
+};
+
+/// The term whose difference accounts for most of the gap: the one the slower candidate spends
+/// the most more time in. None when the predictions carry no terms or none is larger.
+const TimeTerm* widest_term(const Prediction& slower, const Prediction& faster) {
+  const TimeTerm* widest = nullptr;
+  double widest_us = 0;
+  for (const TimeTerm& term : kTimeTerms) {
+    const auto slow = slower.time_terms_us.find(term.key);
+    const auto fast = faster.time_terms_us.find(term.key);
+    if (slow == slower.time_terms_us.end() || fast == faster.time_terms_us.end()) continue;
+    if (slow->second - fast->second > widest_us) {
+      widest_us = slow->second - fast->second;
+      widest = &term;
+    }
+  }
+  return widest;
+}
+
 bool feeds(const Mechanism& mechanism, const std::string& bottleneck) {
   const std::string list = std::string(" ") + mechanism.bottlenecks + " ";
   return !bottleneck.empty() && list.find(" " + bottleneck + " ") != std::string::npos;
@@ -245,7 +285,12 @@ std::string explain_against(const Candidate& self, const Candidate& other) {
     return subject + ": " + near_tie(self, other);
   }
   const bool self_faster = self_us < other_us;
-  const std::string& bottleneck = self_faster ? other.prediction.bottleneck : self.prediction.bottleneck;
+  const Prediction& slower = self_faster ? other.prediction : self.prediction;
+  const Prediction& faster = self_faster ? self.prediction : other.prediction;
+  // Counters are ranked by whether they feed the term that differs most, else the slower
+  // one's bottleneck.
+  const TimeTerm* term = widest_term(slower, faster);
+  const std::string bottleneck = term != nullptr ? term->bottleneck : slower.bottleneck;
 
   struct Finding {
     const Mechanism* mechanism;
@@ -278,14 +323,20 @@ std::string explain_against(const Candidate& self, const Candidate& other) {
                        : f.mechanism->worse(f.self_value, f.other_value, f.ratio);
   };
   std::string because;
-  if (findings.empty()) {
-    because = "no counter differs by 10% (bottleneck " + self.prediction.bottleneck + " vs " + other.prediction.bottleneck + ")";
-  } else {
+  if (!findings.empty()) {
     because = say(findings.front());
     const auto supporting = std::ranges::find_if(findings.begin() + 1, findings.end(), [&](const Finding& f) {
       return f.ratio >= kSupporting && f.mechanism != findings.front().mechanism;
     });
     if (supporting != findings.end()) because += ", " + say(*supporting);
+  }
+  if (term != nullptr) {
+    const double self_term_us = self.prediction.time_terms_us.at(term->key);
+    const double other_term_us = other.prediction.time_terms_us.at(term->key);
+    const std::string gap = std::string(term->shown) + " " + number(self_term_us) + " vs " + number(other_term_us) + " µs";
+    because = because.empty() ? gap : gap + " (" + because + ")";
+  } else if (because.empty()) {
+    because = "bottleneck " + self.prediction.bottleneck + " vs " + other.prediction.bottleneck;
   }
   return subject + ": " + because + "; " + speed(self_us, other_us);
 }
@@ -297,6 +348,15 @@ std::string explain_alone(const Candidate& candidate, const DeviceProfile& profi
   if (p.achieved_bandwidth_gb_per_s > 0 && dram_gb_per_s > 0) {
     text += ", " + number(p.achieved_bandwidth_gb_per_s) + " GB/s useful (" +
             number(100.0 * p.achieved_bandwidth_gb_per_s / dram_gb_per_s) + "% of DRAM read bandwidth)";
+  }
+  // Where the issue slots bound the time, the FLOP rate is the headline (a GEMM, a convolution).
+  const int clock_mhz = std::max(profile.device.sm_clock_mhz_after, profile.device.sm_clock_mhz_before);
+  const double peak_gflop_per_s =
+      f32_flops_per_sm_cycle(profile.device.compute_capability_major, profile.device.compute_capability_minor) *
+      profile.device.sm_count * clock_mhz / 1.0e3;
+  if ((p.bottleneck == "compute" || p.bottleneck == "issue") && p.achieved_gflop_per_s > 0 && peak_gflop_per_s > 0) {
+    text += ", " + number(p.achieved_gflop_per_s) + " GFLOP/s (" + number(100.0 * p.achieved_gflop_per_s / peak_gflop_per_s) +
+            "% of FP32 peak)";
   }
   const CounterSummary counters = summarize(p);
   if (counters.load_sectors_per_request) text += ", " + number(*counters.load_sectors_per_request) + " sectors per load request";

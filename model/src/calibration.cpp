@@ -141,6 +141,9 @@ Calibration calibration_from_json(const json& document, const std::string& path)
   calibration.write_run_neighbour_blocks = read_whole_value(root, "write_run_neighbour_blocks", Bound::non_negative);
   calibration.write_run_compact_factor = read_whole_value(root, "write_run_compact_factor", Bound::at_least_one);
   calibration.gemm_overhead = read_gemm_overhead(root.object("gemm_overhead"));
+  if (root.has("same_address_atomic_cycles")) {
+    calibration.same_address_atomic_cycles = read_value(root, "same_address_atomic_cycles", Bound::non_negative);
+  }
   if (root.has("stencil3d_streaming_batch_rounds")) {
     calibration.stencil3d_streaming_batch_rounds = read_whole_value(root, "stencil3d_streaming_batch_rounds", Bound::at_least_one);
   }
@@ -172,6 +175,7 @@ json calibration_to_json(const Calibration& calibration) {
            {"block_launch_cycles", write_value(calibration.block_launch_cycles)},
            {"barrier_cycles", write_value(calibration.barrier_cycles)},
            {"launch_overhead_us", write_value(calibration.launch_overhead_us)},
+           {"same_address_atomic_cycles", write_value(calibration.same_address_atomic_cycles)},
            {"write_run_neighbour_blocks", write_value(calibration.write_run_neighbour_blocks)},
            {"write_run_compact_factor", write_value(calibration.write_run_compact_factor)},
            {"gemm_overhead", write_gemm_overhead(calibration.gemm_overhead)},

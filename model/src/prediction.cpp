@@ -125,7 +125,8 @@ struct WholeKernelTerms {
   double shared_us = 0;
   double compute_us = 0;
   double issue_us = 0;
-  double blocks_us = 0; ///< per-block launch and barrier overhead
+  double block_overhead_cycles = 0; ///< one block's launch and barrier drains (SM cycles), charged block after block
+  double atomics_us = 0;            ///< the most used address's atomics, one after another at L2
 };
 
 WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
@@ -197,9 +198,9 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   double phase_runs = 0;
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
   const Calibration& calibration = profile.calibration;
-  terms.blocks_us = static_cast<double>(run.total_blocks) *
-                    (calibration.block_launch_cycles.value + (phase_runs - 1.0) * calibration.barrier_cycles.value) /
-                    (sm_count * clock_mhz);
+  terms.atomics_us = facts.hottest_address_atomics * calibration.same_address_atomic_cycles.value / clock_mhz;
+  terms.block_overhead_cycles =
+      calibration.block_launch_cycles.value + std::max(0.0, phase_runs - 1.0) * calibration.barrier_cycles.value;
   return terms;
 }
 
@@ -218,7 +219,7 @@ std::string dominant_term(const std::map<std::string, double, std::less<>>& t) {
   if (t.at("memory") >= t.at("sm")) {
     const double streaming_us = t.at("memory") - t.at("exposed_latency");
     if (t.at("exposed_latency") > streaming_us) return "latency";
-    return largest({{"dram", t.at("dram")}, {"l2", t.at("l2")}, {"l1", t.at("l1")}});
+    return largest({{"dram", t.at("dram")}, {"l2", t.at("l2")}, {"l1", t.at("l1")}, {"atomics", t.at("atomics")}});
   }
   const char* slots = t.at("compute") > t.at("issue") ? "compute" : "issue";
   return largest({{"latency", t.at("latency")},
@@ -264,12 +265,13 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));
     std::map<std::string, double, std::less<>> wave{{"dram", whole.dram_us * chip_share},
                                                     {"l2", whole.l2_us * chip_share},
+                                                    {"atomics", whole.atomics_us * chip_share},
                                                     {"l1", whole.l1_us * sm_share},
                                                     {"exposed_latency", loaded_chain_us / resident_blocks},
                                                     {"shared", whole.shared_us * sm_share},
                                                     {"compute", whole.compute_us * sm_share},
                                                     {"issue", whole.issue_us * sm_share},
-                                                    {"blocks", whole.blocks_us * sm_share},
+                                                    {"blocks", busiest_sm_blocks * whole.block_overhead_cycles / clock_mhz},
                                                     {"latency", sm_chain_us}};
     // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
     // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
@@ -277,7 +279,7 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     wave["sm"] = sm_chain_us + wave.at("blocks") +
                  combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}},
                          calibration.combine_exponent.value);
-    wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}},
+    wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"atomics", wave.at("atomics")}},
                              calibration.memory_levels_combine_exponent.value) +
                      wave.at("exposed_latency");
     const std::map<std::string, double, std::less<>> overlapped{{"memory", wave.at("memory")}, {"sm", wave.at("sm")}};
@@ -345,6 +347,7 @@ Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profil
   prediction.time_terms_us = estimate.terms_us;
   prediction.waves = estimate.waves;
   prediction.achieved_bandwidth_gb_per_s = facts.useful_bytes / (estimate.time_us * 1.0e3);
+  prediction.achieved_gflop_per_s = facts.flops / (estimate.time_us * 1.0e3);
   prediction.blocks_per_sm = run.blocks_per_sm;
   prediction.grid_blocks = run.total_blocks;
   prediction.warps_per_block = run.warps_per_block;
@@ -396,6 +399,7 @@ nlohmann::json prediction_to_json(const Prediction& prediction) {
           {"bottleneck", prediction.bottleneck},
           {"time_terms_us", terms},
           {"achieved_bandwidth_gb_per_s", prediction.achieved_bandwidth_gb_per_s},
+          {"achieved_gflop_per_s", prediction.achieved_gflop_per_s},
           {"blocks_per_sm", prediction.blocks_per_sm},
           {"grid_blocks", prediction.grid_blocks},
           {"warps_per_block", prediction.warps_per_block},

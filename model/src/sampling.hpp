@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "cachewise/model.hpp"
@@ -29,6 +30,8 @@ struct TraceTally {
   double load_rounds = 0;           ///< rounds of them, closed by waits, barriers and the end
   double store_runs = 0;            ///< runs of consecutive global stores
   double stores_in_runs = 0;        ///< their stores
+  /// Global atomic lane operations per address: the hottest one serialises at its L2 slice.
+  std::unordered_map<std::uint64_t, double> atomics_by_address;
 };
 
 /// Counts of the waves run into it.

@@ -48,14 +48,19 @@ inline bool try_conflict_free_group(const std::int64_t* offsets, std::uint32_t a
   return true;
 }
 
+/// With `atomic`, lanes on the same word do not share it: an atomic's read-modify-write of a
+/// word serialises, one lane per wavefront, so a bank serves as many wavefronts as lanes hit
+/// it (32 lanes on one counter: 32 wavefronts, 31 of them conflicts).
 inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t active, int access_bytes, int banks,
-                                    int bank_width_bytes) {
+                                    int bank_width_bytes, bool atomic = false) {
   constexpr int kWarp = 32;
   SharedCost cost;
   const int words_per_lane = std::clamp(access_bytes / bank_width_bytes, 1, 4);
   const int group_lanes = kWarp / words_per_lane;
   for (int group = 0; group < kWarp; group += group_lanes) {
-    if (try_conflict_free_group(offsets, active, access_bytes, banks, bank_width_bytes, group, group_lanes, cost)) continue;
+    if (!atomic && try_conflict_free_group(offsets, active, access_bytes, banks, bank_width_bytes, group, group_lanes, cost)) {
+      continue;
+    }
     std::array<std::int64_t, 4 * kWarp> words{};
     int word_count = 0;
     for (int lane = group; lane < group + group_lanes; ++lane) {
@@ -71,7 +76,7 @@ inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t a
     std::array<int, 64> per_bank{};
     int worst = 0;
     for (int i = 0; i < word_count; ++i) {
-      if (i > 0 && words[static_cast<std::size_t>(i)] == words[static_cast<std::size_t>(i - 1)]) continue; // broadcast
+      if (!atomic && i > 0 && words[static_cast<std::size_t>(i)] == words[static_cast<std::size_t>(i - 1)]) continue; // broadcast
       const auto bank = static_cast<std::size_t>((words[static_cast<std::size_t>(i)] % banks + banks) % banks);
       worst = std::max(worst, ++per_bank[bank]);
     }

@@ -249,6 +249,7 @@ private:
         step.space == TraceSpace::global ? global_lines(step, line_base) : local_lines(step, block, warp);
     work_ += static_cast<std::int64_t>(lines.size());
     TrafficCounts& traffic = counts.segments[0];
+    if (step.op == TraceOp::atomic && step.space == TraceSpace::global) tally_atomic_addresses(step, counts.trace);
     if (step.op != TraceOp::load) {
       traffic.global_store_requests += 1;
       for (LineRequest request : lines) {
@@ -273,12 +274,21 @@ private:
     if (step.space == TraceSpace::global) close_store_run(warp_state.store_run, counts.trace);
   }
 
+  /// Each active lane of a global atomic is one operation on its address at L2.
+  void tally_atomic_addresses(const CompactStep& step, TraceTally& tally) {
+    const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
+    for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+      tally.atomics_by_address[static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(std::countr_zero(bits))])] += 1;
+    }
+  }
+
   void run_shared(const CompactStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
     bool known = false;
-    SharedCost& cost = wavefront_memo_.find(step.shape, step.base, false, known);
+    const bool atomic = step.op == TraceOp::atomic;
+    SharedCost& cost = wavefront_memo_.find(step.shape, step.base, atomic, known);
     if (!known) {
       const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
-      cost = shared_wavefronts(addresses_.data(), mask, step.bytes, banks_, bank_width_bytes_);
+      cost = shared_wavefronts(addresses_.data(), mask, step.bytes, banks_, bank_width_bytes_, atomic);
     }
     if (step.op != TraceOp::load) {
       traffic.shared_store_wavefronts += cost.wavefronts;
@@ -496,6 +506,9 @@ TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run) {
   facts.memory_instructions = memory_instructions * scale;
   facts.overhead_instructions =
       std::max(0.0, facts.warp_instructions - facts.memory_instructions - facts.flops / kFlopsPerWarpInstruction);
+  for (const auto& [address, operations] : tally.atomics_by_address) {
+    facts.hottest_address_atomics = std::max(facts.hottest_address_atomics, operations * scale);
+  }
   return facts;
 }
 
@@ -528,6 +541,7 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   time_inputs.store_burst = traced.store_burst;
   time_inputs.flops = traced.flops;
   time_inputs.overhead_instructions = traced.overhead_instructions;
+  time_inputs.hottest_address_atomics = traced.hottest_address_atomics;
   time_inputs.useful_bytes = static_cast<double>(kernel.useful_bytes);
   if (facts != nullptr) *facts = traced;
   return detail::make_prediction(time_inputs, profile, run);

@@ -74,10 +74,39 @@ TEST(Explain, CountersAgainstTheTimeDifferenceAreNotReasons) {
   EXPECT_EQ(explain_against(fast, slow), "block=256 (vs 1024): 8 resident blocks per SM instead of 2; 5% faster");
 }
 
-TEST(Explain, NoNotableCounterSaysSo) {
-  const Candidate a = candidate("ept=2", 10.0, "dram");
-  const Candidate b = candidate("ept=4", 10.3, "dram");
-  EXPECT_EQ(explain_against(b, a), "ept=4 (vs 2): no counter differs by 10% (bottleneck dram vs dram); 3% slower");
+TEST(Explain, NoNotableCounterNamesTheTimeTermThatDiffers) {
+  // Equal counters, a 3.0x gap: the reason is the term the slower one spends more time in.
+  // 64-thread blocks of a tree reduction (7 phases) against 256-thread ones (9 phases) at the
+  // same traffic: DRAM 17 us in both; the slower one's block launches and barrier drains
+  // 30 us against 7.5 us. The largest slower-minus-faster term is blocks (22.5 us), not dram (0).
+  Candidate a = candidate("block=256", 10.0, "dram");
+  Candidate b = candidate("block=64", 30.0, "blocks");
+  a.prediction.time_terms_us = {{"dram", 17.0}, {"blocks", 7.5}};
+  b.prediction.time_terms_us = {{"dram", 17.0}, {"blocks", 30.0}};
+  EXPECT_EQ(explain_against(b, a), "block=64 (vs 256): block launch and barrier drains 30 vs 7.5 µs; 3.0x slower");
+  EXPECT_EQ(explain_against(a, b), "block=256 (vs 64): block launch and barrier drains 7.5 vs 30 µs; 3.0x faster");
+  // Without terms (a hand-made prediction) the bottlenecks are all there is to say.
+  a.prediction.time_terms_us.clear();
+  b.prediction.time_terms_us.clear();
+  EXPECT_EQ(explain_against(b, a), "block=64 (vs 256): bottleneck blocks vs dram; 3.0x slower");
+}
+
+TEST(Explain, TheTermThatDiffersLeadsAndPicksItsCounter) {
+  // The padded tile's shared-memory time is 5 us against the unpadded one's 14 us (32
+  // wavefronts per column read instead of 1); DRAM is 10 us in both, so the 9 us of the
+  // shared term are the gap, and the bank conflict (a counter feeding "shared") is named
+  // first inside it, the DRAM write traffic (2x less, a supporting counter of at least 1.5x)
+  // after it.
+  Candidate padded = candidate("pad=1,smem=1", 10.0, "dram");
+  Candidate unpadded = candidate("pad=0,smem=1", 19.0, "shared");
+  unpadded.prediction.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = 32000;
+  unpadded.prediction.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = 31000;
+  padded.prediction.metrics["dram__bytes_write.sum"] = 64000;
+  padded.prediction.time_terms_us = {{"dram", 10.0}, {"shared", 5.0}};
+  unpadded.prediction.time_terms_us = {{"dram", 10.0}, {"shared", 14.0}};
+  EXPECT_EQ(explain_against(padded, unpadded),
+            "pad=1 (vs 0): shared-memory time 5 vs 14 µs (removes the 32-way bank conflict of shared loads, 2.0x less "
+            "DRAM write traffic); 1.9x faster");
 }
 
 TEST(Explain, EqualTimesNameTheResourceTieBreak) {
@@ -106,6 +135,26 @@ TEST(Explain, AloneReportsTheSalientNumbers) {
   EXPECT_EQ(explain_alone(c, profile),
             "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
             "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM (32 blocks on 132 SMs: 100 SMs idle)");
+}
+
+TEST(Explain, IssueBoundKernelsLeadWithTheirFlopRate) {
+  // 132 SMs x 1980 MHz x 256 flops a cycle (compute capability 9.0) = 66908 GFLOP/s of FP32
+  // peak; 33454 GFLOP/s achieved is 50% of it.
+  Candidate c = candidate("", 10.0, "compute");
+  c.prediction.achieved_bandwidth_gb_per_s = 240;
+  c.prediction.achieved_gflop_per_s = 33454;
+  DeviceProfile profile;
+  profile.dram.read_bandwidth_gb_per_s.value = 4800;
+  profile.device.sm_count = 132;
+  profile.device.sm_clock_mhz_after = 1980;
+  profile.device.compute_capability_major = 9;
+  profile.device.compute_capability_minor = 0;
+  EXPECT_EQ(explain_alone(c, profile),
+            "bottleneck compute, 240 GB/s useful (5% of DRAM read bandwidth), 33454 GFLOP/s (50% of FP32 peak), 4 sectors "
+            "per load request, 4 per store request, up to 8 resident blocks per SM");
+  // Bound elsewhere, the FLOP rate is not the headline.
+  c.prediction.bottleneck = "dram";
+  EXPECT_EQ(explain_alone(c, profile).find("GFLOP/s"), std::string::npos);
 }
 
 TEST(Summary, DerivesRatiosAndLeavesAbsentMetricsEmpty) {

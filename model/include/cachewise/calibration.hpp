@@ -57,6 +57,9 @@ struct Calibration {
   CalibratedValue block_launch_cycles{0.0, "default: none"};
   CalibratedValue barrier_cycles{0.0, "default: none"};
   CalibratedValue launch_overhead_us{0.0, "default: none"};
+  /// SM cycles the L2 slice that homes an address takes per atomic operation on it (atomics on
+  /// one address serialise there); optional in the JSON.
+  CalibratedValue same_address_atomic_cycles{0.0, "default: none"};
   /// Write runs: a warp's run of lines is compact when the blocks within `neighbour_blocks`
   /// of it in dispatch order continue it to `compact_run_factor` times its length.
   CalibratedValue write_run_neighbour_blocks{0.0, "default: every run compact"};

@@ -82,6 +82,8 @@ struct TracedFacts {
   double warp_instructions = 0;     ///< every executed warp instruction
   double memory_instructions = 0;   ///< the global, local and shared warp instructions that issued
   double overhead_instructions = 0; ///< warp_instructions - memory_instructions - flops / 64, at least 0
+  /// Global atomic lane operations on the most used address (the sample's, scaled to the grid).
+  double hottest_address_atomics = 0;
 };
 
 /// Predicted counters (CUPTI names) and time of a traced kernel, with the same sampling as
@@ -89,7 +91,8 @@ struct TracedFacts {
 /// Local accesses go to a per-thread region of a local window placed after the buffers: byte o
 /// of thread t (linear over the grid, T threads in all) lies at window + (o / 4) * 4 * T +
 /// t * 4 + o % 4, the hardware's interleaving of 4-byte words across threads. Global atomics
-/// count as stores (performed at L2), shared ones as shared stores.
+/// count as stores (performed at L2) and their operations on one address serialise there;
+/// shared ones count as shared stores whose lanes on one word serialise.
 /// Throws InputError for a kernel that cannot launch on the device, a global access outside
 /// every buffer, a local one outside the frame, or a malformed trace (each named).
 /// `facts`, when given, receives the inputs the time model used.

@@ -20,20 +20,21 @@ struct Prediction {
   /// "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum".
   std::map<std::string, double, std::less<>> metrics;
   double time_us = 0.0;
-  /// The term that sets the time (see time_terms_us): "dram", "l2", "l1", "latency", "shared",
-  /// "issue", "compute" or "blocks".
+  /// The term that sets the time (see time_terms_us): "dram", "l2", "l1", "atomics",
+  /// "latency", "shared", "issue", "compute" or "blocks".
   std::string bottleneck;
   double achieved_bandwidth_gb_per_s = 0.0; ///< useful_bytes / time
+  double achieved_gflop_per_s = 0.0;        ///< f32-equivalent flops / time: the headline where issue bounds it
   int blocks_per_sm = 0;
   std::int64_t grid_blocks = 0; ///< blocks the kernel launches
   int warps_per_block = 0;
   std::int64_t waves = 0;
   /// The time terms, each summed over the waves. Per wave the estimate is the soft maximum
   /// (exponent 4) of two sides, and time_us = "launch" + the sum of those over the waves:
-  /// "memory" = soft maximum (exponent 16) of "dram", "l2", "l1" + "exposed_latency" (the
-  /// loaded latency chain the resident blocks leave uncovered); "sm" = "latency" (a block's
-  /// chain of load rounds) + "blocks" (launch and barriers) + soft maximum (exponent 4) of
-  /// "compute" + "issue" and "shared".
+  /// "memory" = soft maximum (exponent 16) of "dram", "l2", "l1", "atomics" (one address's
+  /// atomics in a row) + "exposed_latency" (the loaded latency chain the resident blocks leave
+  /// uncovered); "sm" = "latency" (a block's chain of load rounds) + "blocks" (launch and
+  /// barriers) + soft maximum (exponent 4) of "compute" + "issue" and "shared".
   std::map<std::string, double, std::less<>> time_terms_us;
   bool sampled = false;
   double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them

@@ -1,0 +1,113 @@
+// The time model's mechanisms beyond traffic (docs/model.md: "Issue slots of partial warps",
+// "Atomics"), on hand-written traces whose terms follow from the example profile: 132 SMs at
+// 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256 FP32 flops a cycle
+// per SM, one cycle per atomic on an address.
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model.hpp"
+
+namespace cachewise {
+namespace {
+
+constexpr std::uint64_t kBase = std::uint64_t{1} << 30;
+constexpr double kClockMhz = 1980.0;
+
+DeviceProfile profile() { return load_profile(CACHEWISE_EXAMPLE_PROFILE); }
+
+SimulationOptions exact() {
+  SimulationOptions options;
+  options.work_budget = 0;
+  return options;
+}
+
+/// A warp access: lane i at first + i * stride bytes.
+TraceStep access(TraceSpace space, TraceOp op, std::uint64_t first, std::uint64_t stride, std::uint32_t mask = 0xffffffffu) {
+  TraceStep step;
+  step.space = space;
+  step.op = op;
+  step.bytes_per_lane = 4;
+  step.active_mask = mask;
+  for (std::uint64_t lane = 0; lane < 32; ++lane) step.address[lane] = first + lane * stride;
+  return step;
+}
+
+/// Blocks of one warp running `steps` (each block the same), `instructions` executed by the
+/// warp and `flops` of its active lanes; one 1 MiB buffer.
+TracedKernel one_warp_blocks(std::vector<TraceStep> steps, std::int64_t blocks, double instructions = 0, double flops = 0) {
+  TracedKernel kernel;
+  kernel.name = "hand";
+  kernel.grid = {blocks, 1, 1};
+  kernel.block = {32, 1, 1};
+  kernel.buffers = {{"data", kBase, 1 << 20}};
+  kernel.trace_block = [steps, instructions, flops](const std::array<std::int64_t, 3>& index) {
+    return BlockTrace{index, {WarpTrace{steps, instructions, flops}}};
+  };
+  return kernel;
+}
+
+TEST(IssueSlots, APartialWarpTakesAWholeIssueSlot) {
+  // 100 warp instructions, 50 of them FMAs. All 32 lanes active: 50 x 64 = 3200 flops. One lane
+  // active (a divergent tail): 50 x 2 = 100 flops, yet the same 100 instructions issue. Issue
+  // and FMA slots add: 100 / 4 = 25 cycles on the block's SM either way; the FMA part is
+  // 3200 / 256 = 12.5 cycles for the full warp and 100 / 256 = 0.39 cycles for the single lane.
+  const Prediction full = simulate_traced(one_warp_blocks({}, 1, 100, 3200), profile(), exact());
+  const Prediction one_lane = simulate_traced(one_warp_blocks({}, 1, 100, 100), profile(), exact());
+  for (const Prediction* p : {&full, &one_lane}) {
+    EXPECT_NEAR(p->time_terms_us.at("compute") + p->time_terms_us.at("issue"), 25.0 / kClockMhz, 1e-12);
+    EXPECT_DOUBLE_EQ(p->metric("smsp__inst_executed.sum"), 100);
+  }
+  EXPECT_NEAR(full.time_terms_us.at("compute"), 12.5 / kClockMhz, 1e-12);
+  EXPECT_NEAR(one_lane.time_terms_us.at("compute"), 100.0 / 256 / kClockMhz, 1e-12);
+  EXPECT_NEAR(one_lane.time_us, full.time_us, 1e-12);
+}
+
+TEST(Atomics, LanesOnOneSharedWordSerialise) {
+  // 32 lanes on shared word 0: a store is one wavefront (the word written once), an atomic's
+  // read-modify-writes go one lane per wavefront: 32, of which 31 conflicts.
+  const Prediction stored = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::store, 0, 0)}, 1), profile(), exact());
+  EXPECT_EQ(stored.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 1);
+  const Prediction atomic = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 0)}, 1), profile(), exact());
+  EXPECT_EQ(atomic.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 32);
+  EXPECT_EQ(atomic.metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 31);
+  // Lanes on 32 distinct words in 32 banks (stride 4 B): no serialisation, one wavefront.
+  const Prediction spread = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 4)}, 1), profile(), exact());
+  EXPECT_EQ(spread.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 1);
+  // Lanes 0-15 on word 0 and 16-31 on word 1 (banks 0 and 1): 16 lanes per bank, 16 wavefronts.
+  TraceStep halves = access(TraceSpace::shared, TraceOp::atomic, 0, 0);
+  for (std::size_t lane = 16; lane < 32; ++lane) halves.address[lane] = 4;
+  const Prediction two_words = simulate_traced(one_warp_blocks({halves}, 1), profile(), exact());
+  EXPECT_EQ(two_words.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 16);
+}
+
+TEST(Atomics, GlobalAtomicsOnOneAddressSerialiseAtItsL2Slice) {
+  // 4224 one-warp blocks, every lane adding to the same word: 32 x 4224 = 135168 operations on
+  // one address, 1 cycle each at its L2 slice (the calibration's same_address_atomic_cycles,
+  // set here): 135168 / 1980 = 68.27 us, far above the traffic (one line). The time is the
+  // memory side (2 + that, the other levels' 16th powers negligible beside it).
+  DeviceProfile device = profile();
+  device.calibration.same_address_atomic_cycles = {1.0, "test"};
+  TracedFacts facts;
+  const Prediction hot =
+      simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact(), &facts);
+  EXPECT_DOUBLE_EQ(facts.hottest_address_atomics, 32.0 * 4224);
+  EXPECT_NEAR(hot.time_terms_us.at("atomics"), 32.0 * 4224 / kClockMhz, 1e-9);
+  EXPECT_EQ(hot.bottleneck, "atomics");
+  EXPECT_NEAR(hot.time_us, 2.0 + 32.0 * 4224 / kClockMhz, 0.01 * hot.time_us);
+  // Each lane on its own word (the same 32 words in every block): 4224 operations on the
+  // hottest, 2.13 us, 32x less.
+  const Prediction spread =
+      simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 4)}, 4224), device, exact(), &facts);
+  EXPECT_DOUBLE_EQ(facts.hottest_address_atomics, 4224);
+  EXPECT_NEAR(spread.time_terms_us.at("atomics"), 4224 / kClockMhz, 1e-9);
+  // With the default value (0) atomics cost nothing beyond their traffic.
+  device.calibration.same_address_atomic_cycles = default_calibration().same_address_atomic_cycles;
+  EXPECT_NEAR(simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact())
+                  .time_terms_us.at("atomics"),
+              0.0, 1e-12);
+}
+
+} // namespace
+} // namespace cachewise
