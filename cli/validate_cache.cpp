@@ -14,6 +14,7 @@
 #include "cachewise/frontend/launch.hpp"
 #include "cachewise/tuner/cache_comparison.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 namespace cachewise::cli {
 namespace {
@@ -109,7 +110,8 @@ void run_validate_cache(const KernelOptions& kernel, const std::string& cache_fi
   }
   advisor::SuggestOptions suggest;
   suggest.top = std::numeric_limits<std::size_t>::max();
-  const KernelRanking ranking = rank_kernel(kernel, loaded.profile, suggest);
+  Progress progress(false, !json);
+  const KernelRanking ranking = rank_kernel(kernel, loaded.profile, suggest, progress);
   std::vector<tuner::PredictedTime> predicted;
   for (const advisor::Candidate& candidate : ranking.suggestion.ranked) predicted.push_back({candidate.config, candidate.prediction.time_us});
   const tuner::RankingComparison comparison = tuner::compare_ranking(predicted, match);

@@ -125,19 +125,22 @@ set(cachewise_kernel_several --profile ${cachewise_example_profile} --kernel ${P
 # 256 B (8 sectors) as double; thread 0 alone stores out[blockIdx.x]: 1 sector per request.
 cachewise_kernel_test(suggest_kernel_type_and_bool_template EXIT 0
   STDOUT ": 2 feasible of 2 candidates.*(\n[12]  T=float [^\n]* 4\\.0/1\\.0 [^\n]*\n[12]  T=double [^\n]* 8\\.0/1\\.0 |\n[12]  T=double [^\n]* 8\\.0/1\\.0 [^\n]*\n[12]  T=float [^\n]* 4\\.0/1\\.0 )"
-  ARGS suggest ${cachewise_kernel_several} --entry "pair_sum<T, 256, true>" --param T=float,double --grid "n / 512" --block 256
+  ARGS suggest --wide ${cachewise_kernel_several} --entry "pair_sum<T, 256, true>" --param T=float,double --grid "n / 512" --block 256
   --buffer "in=n * 8")
 # Two entries in one table, with an entry column: the cooperative-groups reduction and the
-# shared-memory tree over the same launch (THREADS elements per block), 2 x 2 candidates.
+# shared-memory tree over the same launch (BLOCK elements per block), 2 x 2 candidates. The
+# parameter is not named THREADS: tile_sum takes it as a macro, which would rewrite
+# pair_sum's template parameter of that name.
 cachewise_kernel_test(suggest_kernel_several_entries EXIT 0
-  STDOUT "tile_sum, pair_sum<float, THREADS, false> in [^\n]*several.cu: 4 feasible of 4 candidates[^\n]*\n#  entry +config .*\n[1-4]  tile_sum +THREADS=(128|256) .*\n[1-4]  pair_sum<float, THREADS, false>  THREADS=(128|256) "
-  ARGS suggest ${cachewise_kernel_several} --entry tile_sum --entry "pair_sum<float, THREADS, false>" --param THREADS=128,256
-  --grid "n / THREADS" --block THREADS --buffer "in=n * 4")
-# The extractor's refusal in the entry asked for names the entry and the source line (the
-# asm statement at several.cu:13).
-cachewise_kernel_test(suggest_kernel_several_rejected_entry EXIT 2 STDERR "^advisor: carry_sum: several.cu:13: [^\n]*add[^\n]*\n$"
+  STDOUT "tile_sum, pair_sum<float, BLOCK, false> in [^\n]*several.cu: 4 feasible of 4 candidates[^\n]*\n#  entry +config .*\n[1-4]  tile_sum +BLOCK=(128|256) .*\n[1-4]  pair_sum<float, BLOCK, false>  BLOCK=(128|256) "
+  ARGS suggest --wide ${cachewise_kernel_several} --entry tile_sum --entry "pair_sum<float, BLOCK, false>" --param BLOCK=128,256
+  --grid "n / BLOCK" --block BLOCK --buffer "in=n * 4")
+# The extractor's refusal in the entry asked for names the source line (the asm statement at
+# several.cu:13); the other kernels of the file are never read.
+cachewise_kernel_test(suggest_kernel_several_rejected_entry EXIT 2
+  STDERR "^advisor: several.cu:13: unsupported instruction 'add' with carry \\(add.cc.u32 [^\n]*\n$"
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${PROJECT_SOURCE_DIR}/tests/frontend/kernels/several.cu
-  --entry carry_sum --entry tile_sum --grid 8 --block 128 --buffer a=4096 --buffer b=4096 --buffer out=4096 --buffer in=4096)
+  --entry carry_sum --grid 8 --block 128 --buffer a=4096 --buffer b=4096 --buffer out=4096)
 
 # Parameters that cannot reach the code, found before anything compiles (macro_params.cu).
 # ROWS is guarded (line 3), COLS is not (line 6).
@@ -163,7 +166,7 @@ cachewise_kernel_test(suggest_kernel_entry_twice_elsewhere EXIT 2 STDERR "^advis
 set(cachewise_kernel_strided --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/needs_include/strided.cu
   --entry strided_copy --grid 64 --block 256 --buffer "in=64 * 256 * 8" --buffer "out=64 * 256 * 4")
 cachewise_kernel_test(suggest_kernel_needs_include_dir EXIT 0 STDOUT "\n1  strided_copy [^\n]* 8\\.0/4\\.0 "
-  ARGS suggest ${cachewise_kernel_strided} -I ${cachewise_kernel_data}/needs_include/include)
+  ARGS suggest --wide ${cachewise_kernel_strided} -I ${cachewise_kernel_data}/needs_include/include)
 cachewise_kernel_test(suggest_kernel_without_include_dir EXIT 2 STDERR "^advisor: [^\n]*stride_config.h[^\n]*\n$"
   ARGS suggest ${cachewise_kernel_strided})
 
@@ -173,10 +176,13 @@ cachewise_kernel_test(suggest_kernel_without_include_dir EXIT 2 STDERR "^advisor
 # 10 ("sect ld/st") + 10 ("ways ld/st") + 6 + 15 ("regs/spill/smem") + 9 gaps of 2 = 95 columns
 # (96 bytes: "µ" takes 2); the rows' cells are no wider, and each reason has a line of its own,
 # cut to 97 after a 3-space indent. A table line (a row, the header, a reason: they start with a
-# space, a digit or '#') of 101 bytes fails the test; the profile line above names a path and is
-# no table line.
-string(REPEAT "[^\n]" 100 cachewise_line_over_100)
-set(cachewise_line_over_100 "\n[ #0-9]${cachewise_line_over_100}")
+# space, a digit or '#') of 101 columns fails the test; the profile line above names a path and is
+# no table line. A column is one character, and "µ" (in "µs") takes two bytes: a line is too
+# wide when it holds 101 bytes besides "µ" (the class excludes its two bytes), or 102 bytes in
+# all (101 columns with one "µ"; a reason holds at most one).
+string(REPEAT "[^\nµ]" 100 cachewise_ascii_100)
+string(REPEAT "[^\n]" 101 cachewise_bytes_101)
+set(cachewise_line_over_100 "\n[ #0-9](${cachewise_ascii_100}|${cachewise_bytes_101})")
 cachewise_kernel_test(suggest_kernel_table_fits_100_columns EXIT 0
   STDOUT "\n *#  TILE_DIM  BLOCK_ROWS  PAD  time [^\n]*\n *1 [^\n]*\n   [^\n]*(faster|slower|same|within)"
   NOT_STDOUT "${cachewise_line_over_100}"
