@@ -20,6 +20,7 @@ leave-one-kernel-out (the same as the plain figures while nothing is fitted on t
       [--timeout-s 300] [--out docs/measurements/corpus/figures.json]
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -28,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -258,7 +260,8 @@ def main():
     parser.add_argument("--src", default=".corpus-src")
     parser.add_argument("--work", default=None)
     parser.add_argument("--profile", default="profiles/h200.json")
-    parser.add_argument("--timeout-s", type=float, default=300, help="per variant spec")
+    parser.add_argument("--timeout-s", type=float, default=300, help="per kernel, all its variants together")
+    parser.add_argument("--jobs", type=int, default=1, help="kernels run at once")
     parser.add_argument("--measured", default="docs/measurements/corpus/corpus-h200.json")
     parser.add_argument("--only", nargs="*", help="kernel names to run")
     parser.add_argument("--out", default="docs/measurements/corpus/figures.json")
@@ -269,7 +272,6 @@ def main():
         return
 
     measured = json.loads(Path(args.measured).read_text())["kernels"]
-    _, kernels = corpus_lib.load_corpus()
     work = Path(args.work or tempfile.mkdtemp(prefix="cachewise-figures-"))
     specs, includes = materialized_specs(args.src, work)
     flags = advisor_flags(args.advisor)
@@ -280,12 +282,18 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     command = "python3 scripts/eval/corpus_figures.py " + " ".join(sys.argv[1:])
     rows = {}
-    for name in names:
+    lock = threading.Lock()
+
+    def figures_of(name):
         started = time.time()
         predictions, errors = {}, []
         steps = {(c["variant"], tuple(sorted(c["params"].items()))): c.get("steps", 1) for c in measured[name]["candidates"]}
         for variant, (spec_path, parameter_names) in specs[name].items():
-            suggestion, error = run_advisor(args.advisor, spec_path, includes[name], flags, args.profile, args.timeout_s)
+            left_s = args.timeout_s - (time.time() - started)  # one budget for all the kernel's variants
+            if left_s <= 1:
+                errors.append((variant + ": " if variant else "") + f"not run: the kernel's {args.timeout_s:.0f} s were spent")
+                continue
+            suggestion, error = run_advisor(args.advisor, spec_path, includes[name], flags, args.profile, left_s)
             if suggestion is None:
                 errors.append((variant + ": " if variant else "") + error)
                 continue
@@ -298,10 +306,19 @@ def main():
                 predictions[candidate_key(variant, params, parameter_names)] = ranked["prediction"]["time_us"] / per_step
         row = kernel_figures(measured[name], predictions, errors)
         row["advisor_s"] = round(time.time() - started, 1)
-        rows[name] = row
         print(f"{name:18s} {row['half']:9s} {row['advisor_s']:6.1f} s  top1 {row.get('top1_over_best', float('nan')):.3f}  "
               f"top3 {row.get('top3_over_best', float('nan')):.3f}  rho {row.get('spearman')}  {'; '.join(errors)[:100]}", flush=True)
-        halves = {half: aggregate({k: r for k, r in rows.items() if r["half"] == half}) for half in ("held_out", "fit")}
+        with lock:
+            rows[name] = row
+            write(rows)
+
+    def write(rows):
+        # a kernel not finished (yet, or when the run is stopped) counts as a miss
+        pending = {n: {"half": measured[n]["half"], "measured_candidates": sum(c.get("status") == "ok" for c in measured[n]["candidates"]),
+                       "predicted_candidates": 0, "matched": 0, "errors": ["not finished"], "reason": "not finished"}
+                   for n in names if n not in rows}
+        ordered = {n: rows.get(n, pending.get(n)) for n in names}
+        halves = {half: aggregate({k: r for k, r in ordered.items() if r["half"] == half}) for half in ("held_out", "fit")}
         out = {
             "command": command, "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_average": os.getloadavg()[0],
@@ -309,10 +326,14 @@ def main():
                      "the corpus, so leave-one-kernel-out equals the plain figures.",
             "held_out": halves["held_out"], "fit": halves["fit"],
             "leave_one_kernel_out": "equal to the plain figures: nothing is fitted on the corpus",
-            "kernels_run": len(rows), "kernels_total": len(names), "kernels": rows,
+            "kernels_not_run": [n for n in names if n not in rows], "kernels": ordered,
         }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(json_safe(out), indent=1) + "\n")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for future in [pool.submit(figures_of, name) for name in names]:
+            future.result()
 
 
 if __name__ == "__main__":
