@@ -90,8 +90,9 @@ std::string shortened(const std::string& reason, std::size_t width) {
   const std::string tail = verdict == std::string::npos || reason.size() - verdict > width / 2 ? std::string() : reason.substr(verdict);
   std::string head = reason.substr(0, verdict == std::string::npos ? reason.size() : verdict);
   while (!head.empty() && columns(head) + columns(tail) + 3 > width) {
-    head.pop_back();
-    while (!head.empty() && (static_cast<unsigned char>(head.back()) & 0xC0) == 0x80) head.pop_back(); // whole characters
+    // One whole character: its continuation bytes, then its first byte ("µ" is C2 B5).
+    while (!head.empty() && (static_cast<unsigned char>(head.back()) & 0xC0) == 0x80) head.pop_back();
+    if (!head.empty()) head.pop_back();
   }
   return head + "..." + tail;
 }
