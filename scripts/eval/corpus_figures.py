@@ -33,6 +33,8 @@ import threading
 import time
 from pathlib import Path
 
+import rescore  # beside this file: the one rank helper
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "scripts" / "corpus"))
@@ -51,19 +53,8 @@ RATIO_CANDIDATE_FRACTION_GOAL = 0.90
 # --- statistics (unit-tested in test_corpus_figures.py) ---------------------------------------
 
 def average_ranks(values):
-    """1-based ranks, tied values sharing the mean of the ranks they span."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        shared = (start + end) / 2 + 1
-        for position in range(start, end + 1):
-            ranks[order[position]] = shared
-        start = end + 1
-    return ranks
+    """1-based ranks, tied values sharing the mean of the ranks they span (rescore.ranks is 0-based)."""
+    return [rank + 1 for rank in rescore.ranks(values)]
 
 
 def spearman(xs, ys):
