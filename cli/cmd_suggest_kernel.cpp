@@ -63,8 +63,12 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
 
 } // namespace
 
-frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
+void require_one_entry(const KernelOptions& options) {
   if (options.entries.size() > 1) throw InputError("--entry: give one entry here (suggest ranks several in one table)");
+}
+
+frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
+  require_one_entry(options);
   return spec_from_options(options);
 }
 

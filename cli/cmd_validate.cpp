@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "common.hpp"
+#include "suggest_kernel.hpp"
 #include "validate_cache.hpp"
 #include "validate_pattern.hpp"
 
@@ -13,6 +14,7 @@ namespace cachewise::cli {
 namespace {
 
 void run_validate(const CLI::App& command, const ValidateOptions& options) {
+  require_one_entry(options.kernel);
   if (!options.kernel_tuner_cache.empty()) {
     if (!options.kernel.given()) throw InputError("validate: --kernel-tuner-cache compares a --spec or --kernel with the cache; give one");
     reject_flags(command, {"--pattern", "--n", "--m", "--k", "--dtype", "--config", "--top", "--all", "--fix", "--counters", "--repeats",

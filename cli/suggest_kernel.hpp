@@ -44,8 +44,9 @@ struct KernelRanking {
   std::int64_t compilations = 0;
 };
 
-/// The spec file (if any) with the flags over it. Throws InputError when --entry is given more
-/// than once (only `suggest` ranks several entries).
+/// Throws InputError when --entry is given more than once (only `suggest` ranks several entries).
+void require_one_entry(const KernelOptions& options);
+/// The spec file (if any) with the flags over it; require_one_entry first.
 frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options);
 
 /// The spec file (if any) with the flags over it, ranked on `profile`, every --entry in one
