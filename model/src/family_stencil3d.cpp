@@ -86,7 +86,7 @@ Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& c
 }
 
 /// mode 0: each thread one point of a 3D block. nvcc turns the kernel's select of the centre on
-/// the border columns into a branch (docs/frontend-crosscheck.md): in f32 and f64 the interior
+/// the border columns into a branch (measurements/frontend-crosscheck.md): in f32 and f64 the interior
 /// lanes (1 <= x < m-1) load the 7 taps in the PTX's order (x+1, x-1, y-1, y+1, z-1, z+1,
 /// centre); in f16 every lane loads the six neighbours first (x-1, x+1, y-1, y+1, z-1, z+1, each
 /// converted by inline asm ahead of the branch; x-1 of x = 0 is the row before's last point),

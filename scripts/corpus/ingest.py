@@ -4,7 +4,7 @@ describes, run through `advisor suggest --spec S --json` unmodified except the #
 scripts/corpus/corpus.json, cold (empty cache) and warm (the same cache again).
 
   scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src \
-      [--work /tmp/ingest] [--timeout-s 600] [--out docs/measurements/public-kernels.md]
+      [--work /tmp/ingest] [--timeout-s 600] [--out measurements/public-kernels.md]
 
 The specs are the corpus's (scripts/corpus/specs, one per variant) and scripts/corpus/public.json
 (more kernels of the same repositories, at the authors' default parameters). Include folders
@@ -166,8 +166,8 @@ def main():
     parser.add_argument("--only", nargs="*", help="names (or prefixes) of the rows to run")
     parser.add_argument("--jobs", type=int, default=1, help="rows run at once (each advisor run also compiles on 2 threads)")
     parser.add_argument("--max-candidates", type=int, default=0, help="keep at most this many candidates per spec (0: all)")
-    parser.add_argument("--out", default="docs/measurements/public-kernels.md")
-    parser.add_argument("--json", default="docs/measurements/public-kernels.json")
+    parser.add_argument("--out", default="measurements/public-kernels.md")
+    parser.add_argument("--json", default="measurements/public-kernels.json")
     args = parser.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="cachewise-ingest-"))
     items = public_kernels(args.src, work, args.max_candidates)

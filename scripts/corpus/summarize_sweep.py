@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Merge the device files of scripts/device/corpus_sweep.sh into the committed corpus data.
 
-  scripts/corpus/summarize_sweep.py --out docs/measurements/corpus [--ncu DIR ...] PRIMARY_DIR [OTHER_DIR ...]
+  scripts/corpus/summarize_sweep.py --out measurements/corpus [--ncu DIR ...] PRIMARY_DIR [OTHER_DIR ...]
 
 PRIMARY_DIR/sweep.json gives each candidate's median, min, max and runs; every other sweep
 (PRIMARY_DIR/sweep-run*.json, OTHER_DIR/sweep*.json) adds its median to `repeat_median_us`; the
@@ -69,7 +69,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("primary")
     parser.add_argument("others", nargs="*")
-    parser.add_argument("--out", default="docs/measurements/corpus")
+    parser.add_argument("--out", default="measurements/corpus")
     parser.add_argument("--ncu", action="append", default=[], help="folders whose ncu.csv give counters, first wins")
     args = parser.parse_args()
     _, kernels = corpus_lib.load_corpus()

@@ -8,7 +8,7 @@
 #
 # The exhaustive times come from `advisor validate --all --json` (every feasible config timed
 # in one process, CUDA events, rotating inputs). When VALIDATION_JSON (default
-# docs/validation-h200.json, written by scripts/device/validate.sh) exists, it is reused and
+# measurements/validation-h200.json, written by scripts/device/validate.sh) exists, it is reused and
 # no GPU time is spent: this then runs on any machine. Otherwise (on the GPU machine) each
 # case is timed here first, without counters, into OUT_DIR/validate-<family>.json.
 # The convergence computation is C++ (`advisor tune --convergence-from`, tuner/src/
@@ -17,7 +17,7 @@ set -euo pipefail
 build=${1:-build-kernels}
 out=${2:-${OUT:-docs}}
 profile=${3:-}
-validation=${VALIDATION_JSON:-docs/validation-h200.json}
+validation=${VALIDATION_JSON:-measurements/validation-h200.json}
 advisor="$build/bin/advisor"
 export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 [[ -x "$advisor" ]] || { echo "tuner-bench.sh: $advisor not found (build the advisor target first)" >&2; exit 2; }

@@ -16,7 +16,7 @@ from rescore import simulate  # the same `advisor simulate --json` call
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--advisor", default="build/bin/advisor")
-    parser.add_argument("--validation", default="docs/validation-h200.json")
+    parser.add_argument("--validation", default="measurements/validation-h200.json")
     parser.add_argument("--profile", default="profiles/h200.json")
     parser.add_argument("--metric", default="lts__t_sectors_op_read.sum")
     parser.add_argument("--only", default="", help="regex on the family name")

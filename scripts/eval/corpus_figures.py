@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 37's goal figures on the measured corpus of public kernels.
 
-For every kernel of docs/measurements/corpus/corpus-h200.json, `advisor suggest --spec S --json`
+For every kernel of measurements/corpus/corpus-h200.json, `advisor suggest --spec S --json`
 ranks every candidate of every variant (the corpus's specs, materialized with their guards as
 scripts/corpus/README.md says); predicted candidates are matched to measured ones by variant and
 parameter values, and per kernel:
@@ -17,7 +17,7 @@ The figures are aggregated for the held-out half (scripts/corpus/split.json), th
 leave-one-kernel-out (the same as the plain figures while nothing is fitted on the corpus).
 
   scripts/eval/corpus_figures.py --advisor build/bin/advisor --src .corpus-src \
-      [--timeout-s 300] [--out docs/measurements/corpus/figures.json]
+      [--timeout-s 300] [--out measurements/corpus/figures.json]
 """
 import argparse
 import concurrent.futures
@@ -253,9 +253,9 @@ def main():
     parser.add_argument("--profile", default="profiles/h200.json")
     parser.add_argument("--timeout-s", type=float, default=300, help="per kernel, all its variants together")
     parser.add_argument("--jobs", type=int, default=1, help="kernels run at once")
-    parser.add_argument("--measured", default="docs/measurements/corpus/corpus-h200.json")
+    parser.add_argument("--measured", default="measurements/corpus/corpus-h200.json")
     parser.add_argument("--only", nargs="*", help="kernel names to run")
-    parser.add_argument("--out", default="docs/measurements/corpus/figures.json")
+    parser.add_argument("--out", default="measurements/corpus/figures.json")
     parser.add_argument("--table", metavar="FIGURES_JSON", help="print the markdown summary of a figures file and stop")
     args = parser.parse_args()
     if args.table:

@@ -7,7 +7,7 @@ The committed runs counted one shared load per fragment element and kk; the mode
 compiled kernel's (model/data/kernel_facts_sm90.json: fragment_loads per kk_per_group kk, merged
 along kk), so each run's count is lowered by the loads nvcc merged away before the fit.
 Needs numpy (Debian: python3-numpy).
-Usage: scripts/eval/fit_gemm_overhead.py [docs/measurements/instructions]
+Usage: scripts/eval/fit_gemm_overhead.py [measurements/instructions]
 """
 import glob
 import json
@@ -49,7 +49,7 @@ def configs(folder):
 
 
 def main():
-    rows = list(configs(sys.argv[1] if len(sys.argv) > 1 else "docs/measurements/instructions"))
+    rows = list(configs(sys.argv[1] if len(sys.argv) > 1 else "measurements/instructions"))
     tiles = sorted({r["tile"] for r in rows})
     index = {t: i for i, t in enumerate(tiles)}
     features = np.zeros((len(rows), len(tiles) + 2))

@@ -2,7 +2,7 @@
 """How a compiled kernel's global loads go out: in how many latency rounds.
 
 Reads `cuobjdump -sass` output split per function (one file each, as
-docs/measurements/README.md makes them) and cuts each into stretches -- code between
+measurements/README.md makes them) and cuts each into stretches -- code between
 an EXIT or a backward branch (a loop's back edge) and the next, so a loop body counts once:
 a kernel's compiled path and its rolled loop are separate stretches -- and walks each in order. A load joins the
 current round; an instruction reading a register that a load of the current round writes

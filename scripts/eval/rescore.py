@@ -63,7 +63,7 @@ def simulate(advisor, profile, problem, config):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--advisor", default="build-calib/bin/advisor")
-    parser.add_argument("--validation", default="docs/validation-h200.json")
+    parser.add_argument("--validation", default="measurements/validation-h200.json")
     parser.add_argument("--profile", default="profiles/h200.json")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--dump", help="also write every re-prediction (simulate --json) to this file")

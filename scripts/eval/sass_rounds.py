@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The SASS rounds the kernel facts read: docs/measurements/sass/stencil-loads-by-stretch.txt.
+"""The SASS rounds the kernel facts read: measurements/sass/stencil-loads-by-stretch.txt.
 
 Runs `cuobjdump -sass` on a binary holding the kernels library (only the GPU machine has
 cuobjdump), splits it per function, and prints loads_ahead_of_use.py's line for every function
 whose name matches --match, named by its function and template arguments as the facts
 generator (tests/frontend/builtin/kernel_facts.cpp) reads them: "stencil2d_globalIfLi1ELi1EE: ...".
 Then `ninja kernel_facts` on a machine with nvcc carries them into model/data.
-Usage: scripts/eval/sass_rounds.py BINARY [--match stencil] > docs/measurements/sass/stencil-loads-by-stretch.txt
+Usage: scripts/eval/sass_rounds.py BINARY [--match stencil] > measurements/sass/stencil-loads-by-stretch.txt
 """
 import argparse
 import os

@@ -63,7 +63,7 @@ if(CACHEWISE_NVCC)
     builtin_crosscheck_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})
-  # Prints docs/frontend-crosscheck.md's table: builtin_crosscheck_table PROFILE PTX_DIR
+  # Prints measurements/frontend-crosscheck.md's table: builtin_crosscheck_table PROFILE PTX_DIR
   add_executable(builtin_crosscheck_table builtin/crosscheck_table.cpp ${cachewise_test_ptx_outputs})
   target_link_libraries(builtin_crosscheck_table PRIVATE cachewise::frontend)
   cachewise_warnings(builtin_crosscheck_table)

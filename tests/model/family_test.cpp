@@ -153,7 +153,7 @@ TEST(Families, LoadsInFlightAreTheCompiledKernelsRounds) {
   EXPECT_EQ(build_pattern({"stencil3d", 256}, Config::parse("mode=1,block_x=64,block_y=4,z_chunk=16"), two_rounds).loads_in_flight,
             20);
   // stencil2d radius 1, one compiled row: its 5 taps. Compiled rows take the largest round of
-  // their H200 SASS (docs/measurements/sass/stencil-loads-by-stretch.txt): f32 vector 4 with 4
+  // their H200 SASS (measurements/sass/stencil-loads-by-stretch.txt): f32 vector 4 with 4
   // rows issues its 20 taps in rounds of 5, 7, 3, 5; the scalar kernel 8 rows' 40 in 17, 20, 3.
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=1,smem=0"), 5);
   EXPECT_EQ(in_flight({"stencil2d", 1024}, "radius=1,block_x=32,block_y=4,ept_y=4,smem=0,vector=4"), 7);

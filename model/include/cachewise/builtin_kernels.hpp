@@ -59,7 +59,7 @@ struct CompiledKernelFacts {
   std::int64_t stores_per_run = 1;
   /// The largest round of global loads in the kernel's H200 SASS (ptxas's schedule, which may
   /// hoist loads above uses the PTX has first, or split a batch), where it was measured
-  /// (docs/measurements/sass/stencil-loads-by-stretch.txt); 0 where not.
+  /// (measurements/sass/stencil-loads-by-stretch.txt); 0 where not.
   std::int64_t sass_loads_per_round = 0;
   std::string measured_with; ///< the family problem and config the front end traced
   /// gemm: the kk steps nvcc unrolled into one group of the inner product (whole groups run

@@ -147,7 +147,7 @@ inline std::vector<CrossCase> gemm_cases() {
           make("bm=128,bn=128,bk=16,tm=8,tn=8,pad=2", DataType::f16, "f16", 512)};
 }
 
-/// Configs whose counters differ by more than 1%, with why (docs/frontend-crosscheck.md).
+/// Configs whose counters differ by more than 1%, with why (measurements/frontend-crosscheck.md).
 struct KnownDeviation {
   std::string family;
   std::string label;

@@ -1,4 +1,4 @@
-// Prints the built-in kernels' cross-check table of docs/frontend-crosscheck.md: per family,
+// Prints the built-in kernels' cross-check table of measurements/frontend-crosscheck.md: per family,
 // config and counter, the hand-built pattern's simulate() against the front end's
 // simulate_traced() of the compiled kernel, on the H200 profile with the default sampling.
 // Usage: builtin_crosscheck_table [PROFILE [PTX_DIR]]

@@ -6,7 +6,7 @@
 // Usage: builtin_kernel_facts PTX_DIR PTXAS NVCC SOURCE_DIR (--write FILE | --check FILE | --table)
 //   --write: writes the file; --check: exit 1 when FILE differs from what the compiled code
 //   says (the kernel_facts_current test); --table: prints the markdown table of
-//   docs/frontend-crosscheck.md (the pattern's values against the compiled ones, per launch).
+//   measurements/frontend-crosscheck.md (the pattern's values against the compiled ones, per launch).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -123,7 +123,7 @@ Rounds block_rounds(const BlockTrace& block) {
   return rounds;
 }
 
-constexpr const char* kSassRounds = "docs/measurements/sass/stencil-loads-by-stretch.txt";
+constexpr const char* kSassRounds = "measurements/sass/stencil-loads-by-stretch.txt";
 
 /// The largest SASS round per kernel instance in kSassRounds (scripts/eval/loads_ahead_of_use.py's
 /// "<mangled name>: N loads, ... rounds [a, b]; ..." per line), over all its stretches.
@@ -329,7 +329,7 @@ int run(int argc, char** argv) {
   }
   const KernelFactsProvenance provenance{
       "sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND, sources_hash(argv[4]),
-      std::string(kSassRounds) + ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (docs/measurements/README.md)"};
+      std::string(kSassRounds) + ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (measurements/README.md)"};
   const std::string text = facts_json(measured, provenance);
   if (mode == "--write") {
     std::ofstream(argv[6], std::ios::binary) << text;
