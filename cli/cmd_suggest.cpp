@@ -208,7 +208,7 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   }
   if (!args.kernel.given()) {
     check_pattern_choice(command, problem_options);
-    reject_flags(command, {"--max-candidates"}, "with --pattern or --pattern-file (it caps a kernel spec's space)");
+    reject_flags(command, {"--max-candidates"}, "without --kernel/--spec (it caps a kernel spec's space)");
   }
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
