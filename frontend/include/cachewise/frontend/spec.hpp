@@ -136,9 +136,11 @@ void check_define(const Define& define);
 /// size a tuned header may be keyed by.
 std::vector<NamedValue> integer_defines(const KernelSpec& spec);
 
-/// Throws InputError when a required field is missing, a name repeats, contents are declared
-/// for a name that is no buffer or with an unknown element type, an include directory is not a
-/// directory, or a compiler option is not a known one (check_compile_request).
+/// Throws InputError when a required field is missing, a name repeats or is no C identifier,
+/// contents are declared for a name that is no buffer or with an unknown element type, an output
+/// is no buffer, has an unknown type or lacks a reference, the tolerance is not finite and >= 0,
+/// an include directory is not a directory, or a compiler option is not a known one
+/// (check_compile_request).
 void validate_kernel_spec(const KernelSpec& spec);
 
 /// The entry's function name and its template arguments ("tiled<float, TILE_DIM, true>" ->
