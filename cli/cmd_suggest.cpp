@@ -206,7 +206,10 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   if (sources != 1) {
     throw InputError("suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
   }
-  if (!args.kernel.given()) check_pattern_choice(command, problem_options);
+  if (!args.kernel.given()) {
+    check_pattern_choice(command, problem_options);
+    reject_flags(command, {"--max-candidates"}, "without --kernel/--spec (it caps a kernel spec's space)");
+  }
   if (args.top <= 0) throw InputError("--top must be at least 1, got " + std::to_string(args.top));
   advisor::SuggestOptions options;
   // The plot shows every feasible candidate; the table and JSON still show --top.
@@ -298,6 +301,7 @@ void add_suggest(CLI::App& root) {
   command->add_flag("--progress", args->progress, "--kernel: report progress on stderr after 2 s even with --json or when stderr is no terminal");
   command->add_flag("--wide", args->wide, "--kernel: the full table (every column, error bands, whole reasons) instead of 100 columns");
   add_kernel_options(*command, args->kernel);
+  add_max_candidates_option(*command, args->kernel);
   command->callback([args, command] { run_suggest(*command, *args); });
 }
 

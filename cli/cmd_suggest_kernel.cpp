@@ -34,6 +34,14 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
       ->group(group);
 }
 
+void add_max_candidates_option(CLI::App& command, KernelOptions& options) {
+  command
+      .add_option("--max-candidates", options.max_candidates,
+                  "N: the most candidates the parameters may span (product of their value counts) before the space is refused")
+      ->capture_default_str()
+      ->group("User kernel (docs/kernel-spec.md)");
+}
+
 namespace {
 
 frontend::KernelSpec spec_from_options(const KernelOptions& options) {
@@ -58,7 +66,10 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
     flags.value_args.insert(flags.value_args.end(), arg.values.begin(), arg.values.end());
   }
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
-  return options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
+  if (options.max_candidates == 0) throw InputError("--max-candidates: expected at least 1, got 0");
+  KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
+  spec.max_candidates = options.max_candidates;
+  return spec;
 }
 
 } // namespace

@@ -313,6 +313,7 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
 
 void run_tune(const CLI::App& command, const TuneArguments& args) {
   if (args.kernel.kernel.given()) return run_tune_kernel_with(args);
+  reject_flags(command, {"--max-candidates"}, "without --kernel/--spec (it caps a kernel spec's space)");
   if (!args.convergence_from.empty()) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");

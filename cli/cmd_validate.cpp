@@ -48,6 +48,7 @@ void add_validate(CLI::App& root) {
                     "Time and check only, no CUPTI (e.g. to run under ncu, which holds the counters itself)");
   command->add_flag("--json", options->json, "Print JSON");
   add_kernel_options(*command, options->kernel);
+  add_max_candidates_option(*command, options->kernel);
   command->add_option("--kernel-tuner-cache", options->kernel_tuner_cache,
                       "With --spec/--kernel: the model's ranking against this Kernel Tuner cache file's times (no GPU needed)")
       ->group("User kernel (docs/kernel-spec.md)");

@@ -2,6 +2,7 @@
 // spec, and the ranking of its candidates (frontend::suggest_kernel).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,14 @@ struct KernelOptions {
   std::string language_standard;
   std::vector<std::string> include_directories;
   std::vector<std::string> compiler_options;
+  std::uint64_t max_candidates = frontend::kDefaultMaxCandidates;
 
   bool given() const { return !source.empty() || !spec_file.empty(); }
 };
 
 void add_kernel_options(CLI::App& command, KernelOptions& options);
+/// --max-candidates, for the subcommands that build a spec's whole space (suggest, tune, validate).
+void add_max_candidates_option(CLI::App& command, KernelOptions& options);
 
 struct KernelRanking {
   advisor::Suggestion suggestion;

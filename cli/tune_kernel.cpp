@@ -290,6 +290,7 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
 
 void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) {
   add_kernel_options(command, arguments.kernel);
+  add_max_candidates_option(command, arguments.kernel);
   command.add_option("--size", arguments.sizes, "NAME=N[,NAME=N...]: one size bucket of a --kernel/--spec (args it sets); repeat")
       ->group("User kernel (docs/kernel-spec.md)");
   command.add_option("--kernel-tuner-cache", arguments.kernel_tuner_cache,

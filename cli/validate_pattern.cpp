@@ -319,6 +319,7 @@ void run_validate_pattern(const CLI::App& command, const ValidateOptions& option
                                kCountersRead);
   }
   check_flags(command, options);
+  reject_flags(command, {"--max-candidates"}, "without --kernel/--spec (it caps a kernel spec's space)");
   const ProblemSpec problem = options.problem.problem(); // family, dtype and sizes checked here
   const int modes = (options.config.empty() ? 0 : 1) + (options.top > 0 ? 1 : 0) + (options.all ? 1 : 0);
   if (modes != 1) throw InputError("validate: give exactly one of --config, --top K or --all");

@@ -18,12 +18,18 @@ struct Expression::Node {
   std::int64_t value = 0;
   std::string text; ///< the name, operator or function
   std::vector<std::shared_ptr<const Node>> operands;
+  int depth = 1; ///< levels of the tree below and including this node
 };
 
 namespace {
 
 using NodePtr = std::shared_ptr<const Expression::Node>;
 using Kind = Expression::Node::Kind;
+
+/// How deep parentheses, unary operators, calls and chained operators may nest: clang's default
+/// -fbracket-depth. The parser and the evaluator recurse once per level, so a bound keeps the
+/// stack small whatever the text.
+constexpr int kMaxNesting = 256;
 
 class Parser {
 public:
@@ -38,8 +44,30 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(context_ + ": " + what + " at column " + std::to_string(pos_ + 1) + " of '" + std::string(text_) + "'");
+    throw InputError(context_ + ": " + what + " at column " + std::to_string(pos_ + 1) + " of '" + shown(text_) + "'");
   }
+
+  /// The text in a message: whole up to 80 characters, else its first 60 and "...".
+  static std::string shown(std::string_view text) {
+    constexpr std::size_t kMaxShown = 80;
+    return text.size() <= kMaxShown ? std::string(text) : std::string(text.substr(0, 60)) + "...";
+  }
+
+  /// One level deeper for as long as it lives; past kMaxNesting the parse fails.
+  class Level {
+  public:
+    explicit Level(Parser& parser) : parser_(parser) {
+      if (++parser_.nesting_ > kMaxNesting) parser_.fail_nesting();
+    }
+    ~Level() { --parser_.nesting_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+
+  private:
+    Parser& parser_;
+  };
+
+  [[noreturn]] void fail_nesting() const { fail("nested deeper than " + std::to_string(kMaxNesting) + " levels"); }
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -57,12 +85,15 @@ private:
     return true;
   }
 
-  static NodePtr make(Kind kind, std::string text, std::vector<NodePtr> operands, std::int64_t value = 0) {
+  NodePtr make(Kind kind, std::string text, std::vector<NodePtr> operands, std::int64_t value = 0) const {
     auto node = std::make_shared<Expression::Node>();
     node->kind = kind;
     node->text = std::move(text);
     node->operands = std::move(operands);
     node->value = value;
+    for (const NodePtr& operand : node->operands) node->depth = std::max(node->depth, operand->depth + 1);
+    // "1 + 1 + ... + 1" nests no parenthesis, yet its tree is as deep as it has operators.
+    if (node->depth > kMaxNesting) fail_nesting();
     return node;
   }
 
@@ -83,8 +114,11 @@ private:
   NodePtr parse_product() { return parse_binary({"*", "/", "%"}, &Parser::parse_unary); }
 
   NodePtr parse_unary() {
-    for (std::string_view op : {"-", "+", "!"})
-      if (accept(op)) return make(Kind::unary, std::string(op), {parse_unary()});
+    for (std::string_view op : {"-", "+", "!"}) {
+      if (!accept(op)) continue;
+      const Level level(*this);
+      return make(Kind::unary, std::string(op), {parse_unary()});
+    }
     return parse_primary();
   }
 
@@ -92,6 +126,7 @@ private:
     skip_space();
     if (pos_ >= text_.size()) fail("expected a value");
     if (accept("(")) {
+      const Level level(*this);
       NodePtr inner = parse_or();
       if (!accept(")")) fail("expected ')'");
       return inner;
@@ -121,6 +156,7 @@ private:
     std::string name(text_.substr(start, pos_ - start));
     if (!accept("(")) return make(Kind::name, std::move(name), {});
     if (name != "min" && name != "max" && name != "ceil_div") fail("unknown function '" + name + "' (known: ceil_div, max, min)");
+    const Level level(*this);
     std::vector<NodePtr> arguments{parse_or()};
     while (accept(",")) arguments.push_back(parse_or());
     if (!accept(")")) fail("expected ')' after the arguments of " + name);
@@ -132,6 +168,7 @@ private:
   std::string_view text_;
   const std::string& context_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 class Evaluator {
@@ -271,6 +308,11 @@ std::vector<std::string> Expression::names() const {
 
 std::vector<Expression> parse_expression_list(std::string_view text, const std::string& context) {
   std::vector<Expression> expressions;
+  const auto add = [&](std::string_view item) {
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
+    expressions.push_back(Expression::parse(item, context));
+  };
   int depth = 0;
   std::size_t item_start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
@@ -278,12 +320,12 @@ std::vector<Expression> parse_expression_list(std::string_view text, const std::
     if (c == '(') ++depth;
     if (c == ')') --depth;
     if (c != ',' || depth > 0) continue;
-    std::string_view item = text.substr(item_start, i - item_start);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
-    expressions.push_back(Expression::parse(item, context));
+    add(text.substr(item_start, i - item_start));
     item_start = i + 1;
   }
+  // An unclosed '(' hid the final comma: the rest is one item, whose parse names the problem
+  // ("((n" is no launch dimension, never an empty list taken as 1).
+  if (item_start <= text.size()) add(text.substr(item_start));
   return expressions;
 }
 

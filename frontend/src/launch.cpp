@@ -121,6 +121,11 @@ const DeclaredContents* CandidateLaunch::contents_of(std::string_view name) cons
 advisor::SearchSpace LaunchModel::search_space() const {
   advisor::SearchSpace space;
   for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
+  // Counted, not enumerated: a space past the cap is refused before any candidate exists.
+  if (const std::uint64_t size = space.unconstrained_size(); size > spec_.max_candidates) {
+    throw InputError("kernel spec: the parameters span " + std::to_string(size) + " candidates, more than the cap of " +
+                     std::to_string(spec_.max_candidates) + " (give fewer values, or raise the cap with --max-candidates N)");
+  }
   std::set<std::string> parameter_names;
   for (const ParameterValues& parameter : spec_.parameters) parameter_names.insert(parameter.name);
   for (const Expression& constraint : constraints_) {

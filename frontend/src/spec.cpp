@@ -5,15 +5,18 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/contents.hpp"
 #include "cachewise/model.hpp"
+#include "cachewise/strict_json.hpp"
 
 namespace cachewise::frontend {
 namespace {
@@ -49,11 +52,18 @@ std::pair<std::string, std::string> split_assignment(std::string_view text, cons
   return {name, equals == std::string_view::npos ? std::string() : trim(text.substr(equals + 1))};
 }
 
+/// An integer past int64, never wrapped ("18446744073709551615" is not -1) nor read as a double.
+InputError out_of_range(const std::string& where, const std::string& text) {
+  return InputError(where + ": " + text + " is outside the 64-bit integer range [" + std::to_string(INT64_MIN) + ", " +
+                    std::to_string(INT64_MAX) + "]");
+}
+
 /// An arg's value: an integer arg when it is one and names no field, else text read by type.
 void add_arg(ArgFlag& flag, const std::string& name, const std::string& value, const std::string& where) {
   std::int64_t integer = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), integer);
   const bool whole = !value.empty() && error == std::errc() && end == value.data() + value.size();
+  if (error == std::errc::result_out_of_range && end == value.data() + value.size()) throw out_of_range(where, value);
   if (name.find('.') == std::string::npos) {
     if (whole) return flag.integers.push_back({name, integer});
     if (!is_number(value)) throw InputError(where + ": expected a number, got '" + value + "'");
@@ -67,6 +77,7 @@ std::int64_t parse_integer(std::string_view text, const std::string& where) {
   const std::string trimmed = trim(text);
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
+  if (error == std::errc::result_out_of_range && end == trimmed.data() + trimmed.size()) throw out_of_range(where, trimmed);
   if (trimmed.empty() || error != std::errc() || end != trimmed.data() + trimmed.size()) {
     throw InputError(where + ": expected an integer, got '" + trimmed + "'");
   }
@@ -96,9 +107,17 @@ ParameterValues type_parameter(const std::string& name, const std::vector<std::s
   return parameter;
 }
 
+/// A JSON integer as int64: one past INT64_MAX (2^64 - 1 would wrap to -1) is refused.
+std::int64_t json_integer(const Json& value, const std::string& where) {
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    throw InputError(where + ": " + value.dump() + " is past the largest integer, " + std::to_string(INT64_MAX));
+  }
+  return value.get<std::int64_t>();
+}
+
 std::string json_text(const Json& value, const std::string& where) {
   if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_number_integer()) return std::to_string(json_integer(value, where));
   throw InputError(where + ": expected a string or an integer, got " + value.dump());
 }
 
@@ -124,7 +143,7 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
       std::vector<std::string> items;
       for (const Json& value : values) {
         if (!value.is_number_integer() && !value.is_string()) throw InputError(context + ": " + value.dump() + " is not an integer or a type");
-        items.push_back(value.is_string() ? value.get<std::string>() : std::to_string(value.get<std::int64_t>()));
+        items.push_back(value.is_string() ? value.get<std::string>() : std::to_string(json_integer(value, context)));
       }
       const bool types = !values.empty() && values.front().is_string();
       if (!types && std::ranges::any_of(values, [](const Json& v) { return v.is_string(); })) {
@@ -158,7 +177,7 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
   if (json.contains("args")) {
     for (const auto& [name, value] : object_at(json, "args", where).items()) {
       if (value.is_number_integer()) {
-        spec.args.push_back({name, value.get<std::int64_t>()});
+        spec.args.push_back({name, json_integer(value, where + ": arg '" + name + "'")});
       } else if (value.is_number_float()) {
         spec.value_args.push_back({name, value.dump()});
       } else if (value.is_object()) { // a struct argument: {"width": 4096, "scale": 2.0}
@@ -191,7 +210,7 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
   if (json.contains("reference")) {
     for (const auto& [name, value] : object_at(json, "reference", where).items()) {
       if (!value.is_number_integer()) throw InputError(where + ": reference '" + name + "' must be an integer, got " + value.dump());
-      spec.reference.push_back({name, value.get<std::int64_t>()});
+      spec.reference.push_back({name, json_integer(value, where + ": reference '" + name + "'")});
     }
   }
   if (json.contains("outputs")) {
@@ -213,6 +232,46 @@ template <typename Item>
 void check_unique(const std::vector<Item>& items, const char* what, std::set<std::string>& seen) {
   for (const Item& item : items) {
     if (!seen.insert(item.name).second) throw InputError(std::string("kernel spec: ") + what + " '" + item.name + "' is given twice");
+  }
+}
+
+/// Every name a spec gives (parameters become macros or template arguments, args and buffers are
+/// the kernel's parameters, "S.FIELD" a struct's field) is a C identifier: nothing else can
+/// name what the kernel declares, and the generated source never pastes anything else.
+void check_names(const KernelSpec& spec) {
+  const auto check = [](const std::string& name, const char* what) {
+    if (!is_name(name)) throw InputError(std::string("kernel spec: ") + what + " '" + name + "' is not a C identifier");
+  };
+  for (const ParameterValues& parameter : spec.parameters) check(parameter.name, "parameter");
+  for (const NamedValue& arg : spec.args) check(arg.name, "arg");
+  for (const ArgumentText& arg : spec.value_args) {
+    const auto dot = arg.name.find('.');
+    if (!is_name(arg.name.substr(0, dot)) || (dot != std::string::npos && !is_name(arg.name.substr(dot + 1)))) {
+      throw InputError("kernel spec: arg '" + arg.name + "' is not a C identifier (or STRUCT.FIELD)");
+    }
+  }
+  for (const BufferSpec& buffer : spec.buffers) check(buffer.name, "buffer");
+  for (const NamedValue& reference : spec.reference) check(reference.name, "reference parameter");
+}
+
+/// The outputs a tuning run compares with the reference variant: buffers of a known element type,
+/// with a reference to compare against, within a finite tolerance >= 0.
+void check_outputs(const KernelSpec& spec) {
+  static const std::set<std::string> types = {"f32", "f64", "i32", "u8"};
+  for (const OutputSpec& output : spec.outputs) {
+    if (std::ranges::none_of(spec.buffers, [&](const BufferSpec& b) { return b.name == output.name; })) {
+      throw InputError("kernel spec: output '" + output.name + "' is not a buffer");
+    }
+    if (!types.contains(output.type)) {
+      throw InputError("kernel spec: output '" + output.name + "' has type '" + output.type + "' (valid: f32, f64, i32, u8)");
+    }
+  }
+  if (!spec.outputs.empty() && spec.reference.empty()) throw InputError("kernel spec: outputs are checked against a \"reference\": give one");
+  if (!spec.reference.empty() && spec.outputs.empty()) throw InputError("kernel spec: a \"reference\" needs \"outputs\" to compare");
+  if (!(spec.tolerance >= 0.0) || !std::isfinite(spec.tolerance)) {
+    std::ostringstream shown;
+    shown << spec.tolerance;
+    throw InputError("kernel spec: tolerance must be a finite number >= 0, got " + shown.str());
   }
 }
 
@@ -320,13 +379,19 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
 }
 
 KernelSpec load_kernel_spec(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    throw InputError(path.string() + ": not a regular file (a kernel spec is a JSON file)");
+  }
   std::ifstream in(path);
   if (!in) throw InputError(path.string() + ": cannot open kernel spec");
   Json json;
   try {
-    json = Json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InputError(path.string() + ": not valid JSON (" + error.what() + ")");
+    json = parse_strict_json<Json>(in);
+  } catch (const nlohmann::json::exception& parse_error) { // a syntax error, or a number past double (1e999)
+    throw InputError(path.string() + ": not valid JSON (" + parse_error.what() + ")");
+  } catch (const InputError& input_error) {
+    throw InputError(path.string() + ": " + input_error.what());
   }
   return kernel_spec_from_json(json, path.parent_path(), path.string());
 }
@@ -405,6 +470,8 @@ void validate_kernel_spec(const KernelSpec& spec) {
   for (const ParameterValues& parameter : spec.parameters) {
     if (parameter.values.empty()) throw InputError("kernel spec: parameter '" + parameter.name + "' has no values");
   }
+  check_names(spec);
+  check_outputs(spec);
   CompileRequest compiled_as; // what reaches the compiler, checked before any candidate compiles
   compiled_as.source = spec.source;
   compiled_as.include_directories = spec.include_directories;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/model.hpp"
+#include "cachewise/strict_json.hpp"
 
 namespace cachewise::detail {
 
@@ -101,17 +102,24 @@ private:
   std::string path_;
 };
 
-/// Reads a JSON file and converts it with `convert`; every error is prefixed by the file name
-/// ("p.json: cannot open profile file", "p.json: malformed JSON (...)", "p.json: profile.l1: ...").
+/// Reads a JSON file (parse_strict_json: no duplicate keys) and converts it with `convert`; every
+/// error is prefixed by the file name ("p.json: cannot open profile file", "p.json: malformed
+/// JSON (...)", "p.json: duplicate key 'l1.ways'", "p.json: profile.l1: ...").
 template <typename Convert>
 auto read_json_file(const std::filesystem::path& path, std::string_view what, Convert convert) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    throw InputError(path.string() + ": not a regular file (a " + std::string(what) + " file is a JSON file)");
+  }
   std::ifstream in(path);
   if (!in) throw InputError(path.string() + ": cannot open " + std::string(what) + " file");
   json document;
   try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
+    document = parse_strict_json(in);
+  } catch (const json::exception& e) { // a syntax error, or a number past double (1e999)
     throw InputError(path.string() + ": malformed JSON (" + e.what() + ")");
+  } catch (const InputError& e) { // a duplicate key
+    throw InputError(path.string() + ": " + e.what());
   }
   try {
     return convert(document);

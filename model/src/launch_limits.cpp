@@ -38,9 +38,16 @@ void check_launch_fits(const LaunchShape& launch, const DeviceProfile& profile, 
     throw InputError(std::string(subject) + " needs " + std::to_string(registers) + " registers per block; the device allows " +
                      std::to_string(device.registers_per_block));
   }
-  if (launch.grid.y > 65535 || launch.grid.z > 65535) {
-    throw InputError(std::string(subject) + " grid " + std::to_string(launch.grid.x) + " x " + std::to_string(launch.grid.y) + " x " +
-                     std::to_string(launch.grid.z) + " exceeds the device's 65535 limit in y or z");
+  const auto dims = [](const Dim3& d) { return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z); };
+  if (launch.grid.x > kMaxGridDims.x) {
+    throw InputError(std::string(subject) + " grid " + dims(launch.grid) + " exceeds CUDA's limit of " + std::to_string(kMaxGridDims.x) +
+                     " blocks in x");
+  }
+  if (launch.grid.y > kMaxGridDims.y || launch.grid.z > kMaxGridDims.z) {
+    throw InputError(std::string(subject) + " grid " + dims(launch.grid) + " exceeds the device's 65535 limit in y or z");
+  }
+  if (launch.block.x > kMaxBlockDims.x || launch.block.y > kMaxBlockDims.y || launch.block.z > kMaxBlockDims.z) {
+    throw InputError(std::string(subject) + " block " + dims(launch.block) + " exceeds CUDA's limits of 1024 threads in x and y, 64 in z");
   }
 }
 

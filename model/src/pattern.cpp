@@ -1,5 +1,6 @@
 // KernelPattern checks (validate_pattern) and the shared memory a pattern declares.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "cachewise/model.hpp"
@@ -68,6 +69,29 @@ const PhaseLoop* enclosing_loop(const KernelPattern& pattern, std::size_t phase)
 
 constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 50;
 
+/// The cap on simulated work (docs/pattern-format.md): a thread runs a phase at most 2^24 times,
+/// its loops' trip counts times its phase loop's. Far past any kernel's, and a block of the
+/// simulation then ends in seconds (a loop to 1e18 ran for ever).
+constexpr std::int64_t kMaxPhaseIterations = std::int64_t{1} << 24;
+
+/// A loop's trip count, overflow-safe (begin -2^62, end 2^62); check_loop has checked step >= 1.
+std::int64_t trips_of(const Loop& loop) {
+  std::int64_t span = 0;
+  if (loop.end <= loop.begin) return 0;
+  if (__builtin_sub_overflow(loop.end, loop.begin, &span)) return std::numeric_limits<std::int64_t>::max();
+  return span / loop.step + (span % loop.step != 0 ? 1 : 0);
+}
+
+/// Throws when `iterations` times the trips of `loop` passes kMaxPhaseIterations; returns the product.
+std::int64_t add_iterations(std::int64_t iterations, const Loop& loop, const std::string& path) {
+  std::int64_t total = 0;
+  if (__builtin_mul_overflow(iterations, trips_of(loop), &total) || total > kMaxPhaseIterations) {
+    invalid(path + ".end", "a thread would run its phase more than " + std::to_string(kMaxPhaseIterations) +
+                               " times (2^24, the cap on simulated work)");
+  }
+  return total;
+}
+
 /// The pattern's scalar fields: launch shape, registers, load rounds, work.
 void check_scalars(const KernelPattern& pattern, const std::string& root) {
   check_dim3(pattern.grid, root + ".grid");
@@ -118,7 +142,8 @@ void check_phase_loops(const KernelPattern& pattern, const std::string& root) {
   for (std::size_t l = 0; l < pattern.phase_loops.size(); ++l) {
     const PhaseLoop& loop = pattern.phase_loops[l];
     const std::string path = indexed(root, "phase_loops", l);
-    check_loop(loop.loop, path);
+    check_loop(loop.loop, path + ".loop");
+    add_iterations(1, loop.loop, path + ".loop");
     if (loop.loop.reversed_where_odd) invalid(path + ".loop.reversed_where_odd", "applies to a phase's own loops only");
     if (loop.phase_count < 1 || loop.first_phase + loop.phase_count > pattern.phases.size()) {
       invalid(path, "expected phases [first_phase, first_phase + phase_count) within the " +
@@ -163,9 +188,14 @@ void check_phases(const KernelPattern& pattern, const std::string& root) {
     const Phase& phase = pattern.phases[p];
     const std::string path = indexed(root, "phases", p);
     std::set<std::string> in_scope;
-    if (const PhaseLoop* outer = enclosing_loop(pattern, p)) in_scope.insert(outer->loop.name);
+    std::int64_t iterations = 1;
+    if (const PhaseLoop* outer = enclosing_loop(pattern, p)) {
+      in_scope.insert(outer->loop.name);
+      iterations = trips_of(outer->loop);
+    }
     for (std::size_t l = 0; l < phase.loops.size(); ++l) {
       check_loop(phase.loops[l], indexed(path, "loops", l));
+      iterations = add_iterations(iterations, phase.loops[l], indexed(path, "loops", l));
       if (!in_scope.insert(phase.loops[l].name).second) {
         invalid(indexed(path, "loops", l) + ".name", "loop variable '" + phase.loops[l].name + "' already in scope");
       }

@@ -5,6 +5,7 @@
 
 #include "cachewise/model.hpp"
 #include "json_node.hpp"
+#include "launch_limits.hpp"
 
 namespace cachewise {
 namespace {
@@ -103,10 +104,10 @@ AffineIndex read_index(const json& value, const std::string& path) {
   return index;
 }
 
-Dim3 read_dim3(const Node& parent, std::string_view key) {
+Dim3 read_dim3(const Node& parent, std::string_view key, const Dim3& max) {
   const Node node = parent.object(key);
   check_keys(node, {"x", "y", "z"});
-  return {node.integer("x", 1, kAnyInteger), integer_or(node, "y", 1, 1, kAnyInteger), integer_or(node, "z", 1, 1, kAnyInteger)};
+  return {node.integer("x", 1, max.x), integer_or(node, "y", 1, 1, max.y), integer_or(node, "z", 1, 1, max.z)};
 }
 
 Loop read_loop(const json& value, const std::string& path) {
@@ -223,8 +224,11 @@ KernelPattern pattern_from_json(const json& document) {
                     "store_burst", "flops", "overhead_instructions", "useful_bytes"});
   KernelPattern pattern;
   pattern.name = root.string("name");
-  pattern.grid = read_dim3(root, "grid");
-  pattern.block = read_dim3(root, "block");
+  pattern.grid = read_dim3(root, "grid", detail::kMaxGridDims);
+  pattern.block = read_dim3(root, "block", detail::kMaxBlockDims);
+  if (pattern.block.count() > detail::kMaxBlockThreads) {
+    Node::fail(root.at("block"), "expected at most " + std::to_string(detail::kMaxBlockThreads) + " threads, got " + std::to_string(pattern.block.count()));
+  }
   pattern.registers_per_thread = integer_or(root, "registers_per_thread", 32, 1, 255);
   pattern.loads_in_flight = integer_or(root, "loads_in_flight", 4, 1, kMaxLoadsInFlight);
   pattern.store_burst = integer_or(root, "store_burst", 1, 1, kMaxLoadsInFlight);

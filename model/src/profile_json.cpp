@@ -45,7 +45,35 @@ ReplacementPolicy parse_policy(const Node& node, std::string_view key) {
 
 // ----- measured values -----------------------------------------------------------------
 
-enum class Rule { positive, non_negative, power_of_two, fraction };
+/// A measured value's documented range (docs/profile-format.md): [min, max], (0, max] when
+/// `above_zero`, or a power of two in [1, max]. The upper bounds are far past any GPU's, and
+/// keep the simulator's state (a slot per cache line and way) and its times finite.
+struct Range {
+  double min = 0;
+  double max = 0;
+  bool above_zero = false;
+  bool power_of_two = false;
+};
+
+constexpr Range positive(double max) { return {0, max, true, false}; }
+constexpr Range from(double min, double max) { return {min, max, false, false}; }
+constexpr Range power_of_two_to(double max) { return {1, max, false, true}; }
+
+constexpr double kMaxL1Bytes = 16.0 * (1 << 20);         // 16 MiB per SM
+constexpr double kMaxL2Bytes = 1.0 * (1 << 30);          // 1 GiB
+constexpr double kMaxLineBytes = 1024;                    // lines and sectors
+constexpr double kMaxWays = 65536;
+constexpr double kMaxCycles = 1e6;                        // latencies and penalties
+constexpr Range kBandwidthGbPerS = from(1e-3, 1e6);       // 1 MB/s to 1 PB/s
+constexpr double kMaxSlowdown = 1000;
+
+/// A bound as the messages and docs write it: whole numbers in full, others as %g.
+std::string bound_text(double value) {
+  if (value == std::floor(value) && std::abs(value) < 1e15) return std::to_string(static_cast<std::int64_t>(value));
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 Provenance read_provenance(const Node& node) {
   Provenance provenance;
@@ -64,33 +92,25 @@ json write_provenance(const Provenance& provenance) {
           {"confidence", to_string(provenance.confidence)}};
 }
 
-Measured read_measured(const Node& parent, std::string_view key, Rule rule) {
+Measured read_measured(const Node& parent, std::string_view key, Range range) {
   const Node node = parent.object(key);
   Measured measured;
   measured.value = node.number("value");
-  const std::string path = node.at("value");
-  const std::string shown = describe(node.required("value"));
-  switch (rule) {
-  case Rule::positive:
-    if (measured.value <= 0) Node::fail(path, "expected a value > 0, got " + shown);
-    break;
-  case Rule::non_negative:
-    if (measured.value < 0) Node::fail(path, "expected a value >= 0, got " + shown);
-    break;
-  case Rule::power_of_two:
-    if (!is_power_of_two(measured.value)) Node::fail(path, "expected a power of two, got " + shown);
-    break;
-  case Rule::fraction:
-    if (measured.value < 0 || measured.value > 1) Node::fail(path, "expected a value in [0, 1], got " + shown);
-    break;
+  const double value = measured.value;
+  std::string interval(range.above_zero ? "(" : "[");
+  interval += bound_text(range.min) + ", " + bound_text(range.max) + "]";
+  const bool inside = (range.above_zero ? value > range.min : value >= range.min) && value <= range.max;
+  if (range.power_of_two && !(inside && is_power_of_two(value))) {
+    Node::fail(node.at("value"), "expected a power of two in " + interval + ", got " + describe(node.required("value")));
   }
+  if (!inside) Node::fail(node.at("value"), "expected a value in " + interval + ", got " + describe(node.required("value")));
   measured.provenance = read_provenance(node);
   return measured;
 }
 
-std::optional<Measured> read_optional(const Node& parent, std::string_view key, Rule rule) {
+std::optional<Measured> read_optional(const Node& parent, std::string_view key, Range range) {
   if (!parent.has(key)) return std::nullopt;
-  return read_measured(parent, key, rule);
+  return read_measured(parent, key, range);
 }
 
 json write_measured(const Measured& measured) {
@@ -204,15 +224,15 @@ void check_line_and_sector(const Node& node, const Measured& line, const Measure
 
 L1Profile read_l1(const Node& node) {
   L1Profile l1;
-  l1.capacity_bytes = read_measured(node, "capacity_bytes", Rule::positive);
-  l1.capacity_max_carveout_bytes = read_optional(node, "capacity_max_carveout_bytes", Rule::positive);
-  l1.line_bytes = read_measured(node, "line_bytes", Rule::power_of_two);
-  l1.sector_bytes = read_measured(node, "sector_bytes", Rule::power_of_two);
+  l1.capacity_bytes = read_measured(node, "capacity_bytes", positive(kMaxL1Bytes));
+  l1.capacity_max_carveout_bytes = read_optional(node, "capacity_max_carveout_bytes", positive(kMaxL1Bytes));
+  l1.line_bytes = read_measured(node, "line_bytes", power_of_two_to(kMaxLineBytes));
+  l1.sector_bytes = read_measured(node, "sector_bytes", power_of_two_to(kMaxLineBytes));
   check_line_and_sector(node, l1.line_bytes, l1.sector_bytes);
-  l1.ways = read_optional(node, "ways", Rule::positive);
+  l1.ways = read_optional(node, "ways", from(1, kMaxWays));
   l1.replacement = read_replacement(node);
-  l1.hit_latency_cycles = read_measured(node, "hit_latency_cycles", Rule::positive);
-  l1.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
+  l1.hit_latency_cycles = read_measured(node, "hit_latency_cycles", positive(kMaxCycles));
+  l1.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", kBandwidthGbPerS);
   l1.allocates_on_store = read_flag(node, "allocates_on_store");
   return l1;
 }
@@ -278,25 +298,25 @@ json write_sm_placement(const SmPlacement& placement) {
 
 L2Profile read_l2(const Node& node, int sm_count) {
   L2Profile l2;
-  l2.capacity_bytes = read_measured(node, "capacity_bytes", Rule::positive);
-  l2.near_capacity_bytes = read_measured(node, "near_capacity_bytes", Rule::positive);
+  l2.capacity_bytes = read_measured(node, "capacity_bytes", positive(kMaxL2Bytes));
+  l2.near_capacity_bytes = read_measured(node, "near_capacity_bytes", positive(kMaxL2Bytes));
   if (l2.near_capacity_bytes.value > l2.capacity_bytes.value) {
     Node::fail(node.at("near_capacity_bytes"), "expected at most capacity_bytes (" + describe(l2.capacity_bytes.value) +
                                                    "), got " + describe(l2.near_capacity_bytes.value));
   }
   l2.partitions = node.small_integer("partitions", 1, 64);
-  l2.line_bytes = read_measured(node, "line_bytes", Rule::power_of_two);
-  l2.sector_bytes = read_measured(node, "sector_bytes", Rule::power_of_two);
+  l2.line_bytes = read_measured(node, "line_bytes", power_of_two_to(kMaxLineBytes));
+  l2.sector_bytes = read_measured(node, "sector_bytes", power_of_two_to(kMaxLineBytes));
   check_line_and_sector(node, l2.line_bytes, l2.sector_bytes);
-  l2.fill_granularity_bytes = read_optional(node, "fill_granularity_bytes", Rule::power_of_two);
-  l2.slice_interleave_bytes = read_optional(node, "slice_interleave_bytes", Rule::power_of_two);
-  l2.ways = read_optional(node, "ways", Rule::positive);
+  l2.fill_granularity_bytes = read_optional(node, "fill_granularity_bytes", power_of_two_to(kMaxLineBytes));
+  l2.slice_interleave_bytes = read_optional(node, "slice_interleave_bytes", power_of_two_to(1 << 20));
+  l2.ways = read_optional(node, "ways", from(1, kMaxWays));
   l2.replacement = read_replacement(node);
-  l2.near_hit_latency_cycles = read_measured(node, "near_hit_latency_cycles", Rule::positive);
-  l2.far_hit_latency_cycles = read_measured(node, "far_hit_latency_cycles", Rule::positive);
-  l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", Rule::positive);
-  l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", Rule::positive);
-  l2.sparse_line_write_slowdown = read_optional(node, "sparse_line_write_slowdown", Rule::positive);
+  l2.near_hit_latency_cycles = read_measured(node, "near_hit_latency_cycles", positive(kMaxCycles));
+  l2.far_hit_latency_cycles = read_measured(node, "far_hit_latency_cycles", positive(kMaxCycles));
+  l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", kBandwidthGbPerS);
+  l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", kBandwidthGbPerS);
+  l2.sparse_line_write_slowdown = read_optional(node, "sparse_line_write_slowdown", positive(kMaxSlowdown));
   if (node.has("sm_placement")) l2.sm_placement = read_sm_placement(node.object("sm_placement"), l2.partitions, sm_count);
   l2.allocates_on_store = read_flag(node, "allocates_on_store");
   return l2;
@@ -335,18 +355,18 @@ std::map<std::int64_t, Measured> read_slowdowns(const Node& parent, std::string_
       Node::fail(node.at(burst_text),
                  "expected " + std::string(what) + " as the key, an integer in [2, " + std::to_string(max_key) + "]");
     }
-    slowdowns[burst] = read_measured(node, burst_text, Rule::positive);
+    slowdowns[burst] = read_measured(node, burst_text, positive(kMaxSlowdown));
   }
   return slowdowns;
 }
 
 DramProfile read_dram(const Node& node) {
   DramProfile dram;
-  dram.latency_cycles = read_measured(node, "latency_cycles", Rule::positive);
-  dram.read_bandwidth_gb_per_s = read_measured(node, "read_bandwidth_gb_per_s", Rule::positive);
-  dram.write_bandwidth_gb_per_s = read_measured(node, "write_bandwidth_gb_per_s", Rule::positive);
-  dram.copy_bandwidth_gb_per_s = read_optional(node, "copy_bandwidth_gb_per_s", Rule::positive);
-  dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", Rule::power_of_two);
+  dram.latency_cycles = read_measured(node, "latency_cycles", positive(kMaxCycles));
+  dram.read_bandwidth_gb_per_s = read_measured(node, "read_bandwidth_gb_per_s", kBandwidthGbPerS);
+  dram.write_bandwidth_gb_per_s = read_measured(node, "write_bandwidth_gb_per_s", kBandwidthGbPerS);
+  dram.copy_bandwidth_gb_per_s = read_optional(node, "copy_bandwidth_gb_per_s", kBandwidthGbPerS);
+  dram.fetch_granularity_bytes = read_optional(node, "fetch_granularity_bytes", power_of_two_to(kMaxLineBytes));
   dram.store_burst_slowdown = read_slowdowns(node, "store_burst_slowdown", "a store burst", kMaxLoadsInFlight);
   dram.block_walk_slowdown = read_slowdowns(node, "block_walk_slowdown", "rounds per block", kMaxBlockWalkRounds);
   dram.spread_write_slowdown = read_slowdowns(node, "spread_write_slowdown", "run bytes", kMaxSpreadRunBytes);
@@ -373,9 +393,9 @@ json write_dram(const DramProfile& dram) {
 
 SharedMemoryProfile read_shared(const Node& node) {
   SharedMemoryProfile shared;
-  shared.banks = read_measured(node, "banks", Rule::power_of_two);
-  shared.bank_width_bytes = read_measured(node, "bank_width_bytes", Rule::power_of_two);
-  shared.extra_wavefront_cycles = read_optional(node, "extra_wavefront_cycles", Rule::non_negative);
+  shared.banks = read_measured(node, "banks", power_of_two_to(1024));
+  shared.bank_width_bytes = read_measured(node, "bank_width_bytes", power_of_two_to(64));
+  shared.extra_wavefront_cycles = read_optional(node, "extra_wavefront_cycles", from(0, kMaxCycles));
   shared.per_sm_bytes = node.integer("per_sm_bytes", 1, kMaxBytes);
   shared.per_block_optin_bytes = node.integer("per_block_optin_bytes", 1, kMaxBytes);
   if (shared.per_block_optin_bytes > shared.per_sm_bytes) {
@@ -397,10 +417,10 @@ json write_shared(const SharedMemoryProfile& shared) {
 
 TlbProfile read_tlb(const Node& node) {
   TlbProfile tlb;
-  tlb.page_bytes = read_optional(node, "page_bytes", Rule::power_of_two);
-  tlb.reach_bytes = read_optional(node, "reach_bytes", Rule::positive);
-  tlb.entries = read_optional(node, "entries", Rule::positive);
-  tlb.miss_penalty_cycles = read_optional(node, "miss_penalty_cycles", Rule::non_negative);
+  tlb.page_bytes = read_optional(node, "page_bytes", power_of_two_to(std::ldexp(1.0, 40)));
+  tlb.reach_bytes = read_optional(node, "reach_bytes", positive(std::ldexp(1.0, 60)));
+  tlb.entries = read_optional(node, "entries", from(1, std::ldexp(1.0, 32)));
+  tlb.miss_penalty_cycles = read_optional(node, "miss_penalty_cycles", from(0, kMaxCycles));
   return tlb;
 }
 

@@ -30,7 +30,7 @@ cachewise_cli_test(show_missing_file EXIT 2 STDERR "^advisor: /nonexistent/p.jso
 cachewise_cli_test(show_malformed_json EXIT 2 STDERR "^advisor: .*malformed.json: malformed JSON"
   ARGS show ${cachewise_bad_profiles}/malformed.json)
 cachewise_cli_test(show_bad_line_size EXIT 2
-  STDERR "^advisor: .*line-100.json: profile.l2.line_bytes.value: expected a power of two, got 100\n$"
+  STDERR "^advisor: .*line-100.json: profile.l2.line_bytes.value: expected a power of two in \\[1, 1024\\], got 100\n$"
   ARGS show ${cachewise_bad_profiles}/line-100.json)
 cachewise_cli_test(show_missing_field EXIT 2 STDERR "^advisor: .*no-dram.json: profile.dram: missing\n$"
   ARGS show ${cachewise_bad_profiles}/no-dram.json)

@@ -1,5 +1,7 @@
 #include "cachewise/frontend/expression.hpp"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "cachewise/model.hpp"
@@ -104,6 +106,23 @@ TEST(Expression, ErrorsNameTheProblem) {
   EXPECT_EQ(error_of("1 $ 2"), "--test: unexpected '$' at column 3 of '1 $ 2'");
   EXPECT_EQ(error_of("ceil_div(1)"), "--test: ceil_div takes 2 arguments, got 1 at column 12 of 'ceil_div(1)'");
   EXPECT_EQ(error_of("ceil_div(4, -2)"), "--test: ceil_div divisor must be positive, got -2 in 'ceil_div(4, -2)'");
+}
+
+// Clang's default bracket depth: 256 levels parse; deeper text (5,000 parentheses, 40,000 unary
+// minus, a chain of 1,000 '+') is one error instead of a stack overflow. Messages show 60 characters.
+TEST(Expression, NestingIsBoundedAt256Levels) {
+  EXPECT_EQ(eval(std::string(256, '(') + "7" + std::string(256, ')')), 7);
+  EXPECT_EQ(error_of(std::string(5000, '(') + "7" + std::string(5000, ')')),
+            "--test: nested deeper than 256 levels at column 258 of '" + std::string(60, '(') + "...'");
+  EXPECT_EQ(eval(std::string(255, '-') + "7"), -7);
+  EXPECT_EQ(error_of(std::string(40000, '-') + "7"),
+            "--test: nested deeper than 256 levels at column 258 of '" + std::string(60, '-') + "...'");
+  std::string chain = "1";
+  for (int i = 0; i < 255; ++i) chain += "+1";
+  EXPECT_EQ(eval(chain), 256);
+  for (int i = 0; i < 745; ++i) chain += "+1";
+  // The 256th '+' makes the tree 257 deep: after "1" and 256 "+1", column 514.
+  EXPECT_EQ(error_of(chain), "--test: nested deeper than 256 levels at column 514 of '" + chain.substr(0, 60) + "...'");
 }
 
 } // namespace

@@ -89,6 +89,35 @@ TEST(LaunchModel, BadExpressionsNameTheProblem) {
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
 }
 
+// Seven parameters of ten values: 10^7 candidates, counted (not enumerated) and refused.
+TEST(LaunchModel, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
+  KernelSpec spec = transpose_spec();
+  spec.constraints = {};
+  const std::vector<std::int64_t> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  spec.parameters = {{"TILE_DIM", ten}, {"BLOCK_ROWS", ten}, {"A", ten}, {"B", ten}, {"C", ten}, {"D", ten}, {"E", ten}};
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+            "kernel spec: the parameters span 10000000 candidates, more than the cap of 10000 "
+            "(give fewer values, or raise the cap with --max-candidates N)");
+  spec.max_candidates = 10000000;
+  EXPECT_EQ(LaunchModel(spec).search_space().unconstrained_size(), 10000000U);
+  // The transpose space (18) at a cap of 18 and of 17.
+  spec = transpose_spec();
+  spec.max_candidates = 18;
+  EXPECT_EQ(LaunchModel(spec).search_space().enumerate().size(), 16U);
+  spec.max_candidates = 17;
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+            "kernel spec: the parameters span 18 candidates, more than the cap of 17 (give fewer values, or raise the cap with --max-candidates N)");
+}
+
+// "((n" has no closing parenthesis: an error, never an empty list taken as one block.
+TEST(LaunchModel, UnclosedDimensionIsAnError) {
+  KernelSpec spec = transpose_spec();
+  spec.grid = "((n";
+  EXPECT_EQ(error_of([&] { LaunchModel model(spec); }), "--grid: expected ')' at column 4 of '((n'");
+  spec.grid = "width / TILE_DIM, (height";
+  EXPECT_EQ(error_of([&] { LaunchModel model(spec); }), "--grid: expected ')' at column 8 of '(height'");
+}
+
 KernelSpec csr_spec() {
   KernelSpec spec;
   spec.source = "spmv.cu";

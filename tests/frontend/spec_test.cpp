@@ -1,5 +1,9 @@
 #include "cachewise/frontend/spec.hpp"
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "frontend_test_support.hpp"
@@ -33,7 +37,8 @@ TEST(KernelSpecFlags, BadFlagsNameTheProblem) {
   EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,x"); }), "--param TILE_DIM: expected an integer, got 'x'");
   EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,,32"); }), "--param TILE_DIM: expected an integer, got ''");
   EXPECT_EQ(error_of([] { parse_arg_flag("2w=4"); }), "--arg: '2w' is not a name");
-  EXPECT_EQ(error_of([] { parse_arg_flag("w=99999999999999999999"); }), "--arg w: expected an integer, got '99999999999999999999'");
+  EXPECT_EQ(error_of([] { parse_arg_flag("w=99999999999999999999"); }),
+            "--arg w: 99999999999999999999 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
   EXPECT_EQ(error_of([] { parse_buffer_flag("odata="); }), "--buffer odata: expected a size expression after '='");
 }
 
@@ -152,6 +157,31 @@ TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
 }
 
+// 2^64 - 1 read as int64 is -1: refused, from a file and from flags alike.
+TEST(KernelSpecJson, IntegersPastInt64AreRefused) {
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": 18446744073709551615}})"); }),
+            "t.json: arg 'n': 18446744073709551615 is past the largest integer, 9223372036854775807");
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 9223372036854775808]}})"); }),
+            "t.json: parameter 'T': 9223372036854775808 is past the largest integer, 9223372036854775807");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("n=18446744073709551615"); }),
+            "--arg n: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(error_of([] { parse_parameter_flag("T=18446744073709551615"); }),
+            "--param T: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(from_json(R"({"args": {"n": 9223372036854775807}})").args.at(0).value, INT64_MAX);
+}
+
+TEST(KernelSpecJson, DuplicateKeysAndDirectoriesAreRefused) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "cachewise_spec_duplicate.json";
+  std::ofstream(path) << R"({"source": "k.cu", "args": {"n": 1024, "n": 4096}})";
+  EXPECT_EQ(error_of([&] { load_kernel_spec(path); }), path.string() + ": duplicate key 'args.n'");
+  std::ofstream(path) << R"({"tolerance": 1e999})";
+  EXPECT_EQ(error_of([&] { load_kernel_spec(path); }),
+            path.string() + ": not valid JSON ([json.exception.out_of_range.406] number overflow parsing '1e999')");
+  std::filesystem::remove(path);
+  const std::filesystem::path directory = std::filesystem::temp_directory_path();
+  EXPECT_EQ(error_of([&] { load_kernel_spec(directory); }), directory.string() + ": not a regular file (a kernel spec is a JSON file)");
+}
+
 TEST(KernelSpecMerge, FlagsOverrideTheFileByName) {
   KernelSpec file = from_json(R"({"source": "k.cu", "entry": "k", "grid": "n / T", "block": "T",
     "parameters": {"T": [16, 32], "P": [0, 1]}, "constraints": ["T > 8"],
@@ -187,6 +217,51 @@ TEST(KernelSpecValidate, MissingFieldsAndRepeatedNames) {
   spec.parameters = {{"n", {1}}};
   spec.args = {{"n", 4}};
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: arg 'n' is given twice");
+}
+
+// Names reach the generated source and the compiler as macros and parameters: C identifiers only.
+TEST(KernelSpecValidate, NamesAreIdentifiers) {
+  const auto spec_with = [](const char* json) {
+    KernelSpec spec = from_json(json);
+    spec.source = "k.cu";
+    spec.entry = "k";
+    spec.grid = "1";
+    spec.block = "32";
+    return spec;
+  };
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"E; int injected = 0; //": [1, 2]}})")); }),
+            "kernel spec: parameter 'E; int injected = 0; //' is not a C identifier");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"n m": 4}})")); }), "kernel spec: arg 'n m' is not a C identifier");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"p": {"w-1": 4}}})")); }),
+            "kernel spec: arg 'p.w-1' is not a C identifier (or STRUCT.FIELD)");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out[0]": "4"}})")); }),
+            "kernel spec: buffer 'out[0]' is not a C identifier");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"T": [1]}, "args": {"p": {"w": 4}}})")); }), "no error");
+}
+
+// Checked on every subcommand, not only when a GPU measures: a tolerance below zero, an output
+// type no comparison knows.
+TEST(KernelSpecValidate, OutputsAndTolerance) {
+  const auto spec_with = [](const char* json) {
+    KernelSpec spec = from_json(json);
+    spec.source = "k.cu";
+    spec.entry = "k";
+    spec.grid = "1";
+    spec.block = "32";
+    return spec;
+  };
+  EXPECT_EQ(error_of([&] {
+              validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f32"}, "tolerance": -5})"));
+            }),
+            "kernel spec: tolerance must be a finite number >= 0, got -5");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f16"}})")); }),
+            "kernel spec: output 'out' has type 'f16' (valid: f32, f64, i32, u8)");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"in": "f32"}})")); }),
+            "kernel spec: output 'in' is not a buffer");
+  EXPECT_EQ(error_of([&] {
+              validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "u8"}, "tolerance": 0.5})"));
+            }),
+            "no error");
 }
 
 TEST(EntryName, SplitsTemplateArguments) {

@@ -80,7 +80,7 @@ TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
   }
   document["dram"]["store_burst_slowdown"] = json{{"4", slowdown}};
   document["dram"]["store_burst_slowdown"]["4"]["value"] = 0;
-  expect_rejected(document, "profile.dram.store_burst_slowdown.4.value: expected a value > 0, got 0");
+  expect_rejected(document, "profile.dram.store_burst_slowdown.4.value: expected a value in (0, 1000], got 0");
   document["dram"]["store_burst_slowdown"] = 3;
   expect_rejected(document, "profile.dram.store_burst_slowdown: expected an object, got a number");
   document = example_json();
@@ -152,7 +152,7 @@ TEST(SmPlacement, NeighbouringBlocksOnOnePartitionAreCountedByPairs) {
 TEST(Profile, LineSizeNotPowerOfTwoNamesThePath) {
   json document = example_json();
   document["l2"]["line_bytes"]["value"] = 100;
-  expect_rejected(document, "profile.l2.line_bytes.value: expected a power of two, got 100");
+  expect_rejected(document, "profile.l2.line_bytes.value: expected a power of two in [1, 1024], got 100");
 }
 
 TEST(Profile, MissingFieldNamesThePath) {
@@ -170,7 +170,58 @@ TEST(Profile, WrongTypeNamesThePath) {
 TEST(Profile, NonPositiveLatencyIsRejected) {
   json document = example_json();
   document["l2"]["far_hit_latency_cycles"]["value"] = 0;
-  expect_rejected(document, "profile.l2.far_hit_latency_cycles.value: expected a value > 0, got 0");
+  expect_rejected(document, "profile.l2.far_hit_latency_cycles.value: expected a value in (0, 1000000], got 0");
+}
+
+// The ranges docs/profile-format.md lists: past them the simulator would allocate a slot per
+// way (bad_alloc at 1e18 ways), print infinite times (1e-300 GB/s) or hold a 1e30-byte L2.
+TEST(Profile, ValuesOutsideTheirPhysicalRangeAreRejected) {
+  json document = example_json();
+  document["l1"]["ways"]["value"] = 1e18;
+  expect_rejected(document, "profile.l1.ways.value: expected a value in [1, 65536], got 1e+18");
+  document = example_json();
+  document["dram"]["read_bandwidth_gb_per_s"]["value"] = 1e-300;
+  expect_rejected(document, "profile.dram.read_bandwidth_gb_per_s.value: expected a value in [0.001, 1000000], got 1e-300");
+  document = example_json();
+  document["l2"]["capacity_bytes"]["value"] = 1e30;
+  expect_rejected(document, "profile.l2.capacity_bytes.value: expected a value in (0, 1073741824], got 1e+30");
+  document = example_json();
+  document["l1"]["line_bytes"]["value"] = 2048;
+  expect_rejected(document, "profile.l1.line_bytes.value: expected a power of two in [1, 1024], got 2048");
+  // The upper bounds themselves are accepted.
+  document = example_json();
+  document["l1"]["ways"]["value"] = 65536;
+  document["dram"]["read_bandwidth_gb_per_s"]["value"] = 1e6;
+  const DeviceProfile profile = profile_from_json(document);
+  EXPECT_DOUBLE_EQ(profile.l1.ways->value, 65536);
+  EXPECT_DOUBLE_EQ(profile.dram.read_bandwidth_gb_per_s.value, 1e6);
+}
+
+TEST(Profile, DuplicateKeyInTheFileIsRejected) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "cachewise_duplicate_key.json";
+  std::string text = example_json().dump(1);
+  // A second "ways" in l1, as a hand edit would leave it: the first would be silently dropped.
+  const std::size_t l1 = text.find("\"l1\": {");
+  ASSERT_NE(l1, std::string::npos);
+  text.insert(l1 + 7, "\"ways\": {\"value\": 8, \"method\": \"guess\", \"samples\": 0, \"spread\": 0, \"confidence\": \"assumed\"},");
+  std::ofstream(path) << text;
+  try {
+    load_profile(path);
+    ADD_FAILURE() << "a duplicate key was accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.what(), path.string() + ": duplicate key 'l1.ways'");
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, DirectoryIsNotAProfile) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  try {
+    load_profile(dir);
+    ADD_FAILURE() << "a directory was read as a profile";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.what(), dir.string() + ": not a regular file (a profile file is a JSON file)");
+  }
 }
 
 TEST(Profile, UnknownSchemaVersionIsRejected) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cachewise/strict_json.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 
 namespace cachewise::tuner {
@@ -38,21 +39,23 @@ std::string closed(std::string_view text) {
 }
 
 /// The file's JSON: as it is, else closed, else closed without its last (half-written) line.
-nlohmann::json parse_cache_text(std::string_view text, const std::string& where, bool& complete) {
+nlohmann::json parse_cache_text(std::string_view text, const std::string& where, bool& complete) try {
   complete = true;
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json json = parse_strict_json(text, false);
   if (!json.is_discarded()) return json;
   complete = false;
-  json = nlohmann::json::parse(closed(text), nullptr, false);
+  json = parse_strict_json(closed(text), false);
   if (!json.is_discarded()) return json;
   std::string_view trimmed = text;
   while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())) != 0) trimmed.remove_suffix(1);
   const std::size_t last_line = trimmed.rfind('\n');
   if (last_line != std::string_view::npos) {
-    json = nlohmann::json::parse(closed(trimmed.substr(0, last_line)), nullptr, false);
+    json = parse_strict_json(closed(trimmed.substr(0, last_line)), false);
     if (!json.is_discarded()) return json;
   }
-  throw InputError(where + ": not JSON, nor a Kernel Tuner cache file cut short while being written");
+  throw InputError("not JSON, nor a Kernel Tuner cache file cut short while being written");
+} catch (const InputError& error) { // a duplicate key, or the last throw above
+  throw InputError(where + ": " + error.what());
 }
 
 /// Python's str() of a parameter value, as Kernel Tuner joins them into keys.

@@ -48,21 +48,6 @@ std::string numeric_key(const Config& config) {
   return numbers.to_string();
 }
 
-void check_outputs(const frontend::KernelSpec& spec) {
-  static const std::set<std::string> types = {"f32", "f64", "i32", "u8"};
-  for (const frontend::OutputSpec& output : spec.outputs) {
-    if (std::ranges::none_of(spec.buffers, [&](const frontend::BufferSpec& b) { return b.name == output.name; })) {
-      throw InputError("kernel spec: output '" + output.name + "' is not a buffer");
-    }
-    if (!types.contains(output.type)) {
-      throw InputError("kernel spec: output '" + output.name + "' has type '" + output.type + "' (valid: f32, f64, i32, u8)");
-    }
-  }
-  if (!spec.outputs.empty() && spec.reference.empty()) throw InputError("kernel spec: outputs are checked against a \"reference\": give one");
-  if (!spec.reference.empty() && spec.outputs.empty()) throw InputError("kernel spec: a \"reference\" needs \"outputs\" to compare");
-  if (spec.tolerance < 0.0) throw InputError("kernel spec: tolerance must be >= 0");
-}
-
 } // namespace
 
 std::string SizeBucket::label() const {
@@ -121,7 +106,6 @@ ProblemSpec kernel_problem(const frontend::KernelSpec& spec, const SizeBucket& b
 KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler& compiler, int compute_capability, std::size_t threads)
     : spec_(std::move(spec)) {
   frontend::validate_kernel_spec(spec_);
-  check_outputs(spec_);
   const frontend::LaunchModel model(spec_);
   space_ = model.search_space();
   const frontend::EntryName entry = frontend::parse_entry_name(spec_.entry);

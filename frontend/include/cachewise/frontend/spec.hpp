@@ -63,6 +63,11 @@ struct OutputSpec {
   std::string type = "f32"; ///< f32, f64, i32 or u8
 };
 
+/// The most candidates a spec's parameters may span (the product of their value counts) unless
+/// --max-candidates raises it: the space is counted before it is built, so a typo that spans
+/// 10^7 candidates is refused at once instead of taking gigabytes and hours.
+inline constexpr std::uint64_t kDefaultMaxCandidates = 10000;
+
 struct KernelSpec {
   std::filesystem::path source;
   /// "transpose_tiled", or "tiled<TILE_DIM, PAD>": then the parameters are the template's
@@ -87,6 +92,7 @@ struct KernelSpec {
   std::vector<NamedValue> reference;
   std::vector<OutputSpec> outputs;
   double tolerance = 0.0;
+  std::uint64_t max_candidates = kDefaultMaxCandidates; ///< --max-candidates
 };
 
 /// "TILE_DIM=16,32,64" (--param).
@@ -130,9 +136,11 @@ void check_define(const Define& define);
 /// size a tuned header may be keyed by.
 std::vector<NamedValue> integer_defines(const KernelSpec& spec);
 
-/// Throws InputError when a required field is missing, a name repeats, contents are declared
-/// for a name that is no buffer or with an unknown element type, an include directory is not a
-/// directory, or a compiler option is not a known one (check_compile_request).
+/// Throws InputError when a required field is missing, a name repeats or is no C identifier,
+/// contents are declared for a name that is no buffer or with an unknown element type, an output
+/// is no buffer, has an unknown type or lacks a reference, the tolerance is not finite and >= 0,
+/// an include directory is not a directory, or a compiler option is not a known one
+/// (check_compile_request).
 void validate_kernel_spec(const KernelSpec& spec);
 
 /// The entry's function name and its template arguments ("tiled<float, TILE_DIM, true>" ->
