@@ -1,6 +1,7 @@
 // Parsers of single PTX statements: instructions and their operands, variable declarations,
 // function headers, literals.
 #include <cctype>
+#include <charconv>
 #include <limits>
 
 #include "cachewise/model.hpp"
@@ -66,6 +67,18 @@ bool is_special_register(std::string_view name) {
 
 bool is_float_literal(std::string_view text) {
   return text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D');
+}
+
+/// The bits of a floating-point literal: 0f and a float's 8 hex digits, or 0d and a double's 16.
+std::int64_t parse_float_bits(std::string_view text, int line) {
+  const std::string_view digits = text.substr(2);
+  const std::size_t expected = text[1] == 'f' || text[1] == 'F' ? 8 : 16;
+  std::uint64_t bits = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), bits, 16);
+  if (digits.size() != expected || error != std::errc() || end != digits.data() + digits.size()) {
+    fail(line, "malformed floating-point literal '" + std::string(text) + "' (0f and 8 hex digits, or 0d and 16)");
+  }
+  return static_cast<std::int64_t>(bits);
 }
 
 PtxOperand parse_register_or_special(std::string_view text, int line, const RegisterLookup& registers) {
@@ -139,7 +152,7 @@ PtxOperand parse_operand(std::string_view text, int line, const RegisterLookup& 
     operand = parse_register_or_special(text, line, registers);
   } else if (is_float_literal(text)) {
     operand.kind = PtxOperand::Kind::imm_float;
-    operand.imm = static_cast<std::int64_t>(std::stoull(std::string(text.substr(2)), nullptr, 16));
+    operand.imm = parse_float_bits(text, line);
   } else if (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+') {
     operand.kind = PtxOperand::Kind::imm_int;
     operand.imm = parse_integer(text, line);

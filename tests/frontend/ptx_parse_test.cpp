@@ -114,6 +114,23 @@ TEST(PtxParse, MalformedInputIsOneLineError) {
   EXPECT_NO_THROW((void)parse_ptx(""));
 }
 
+// A float literal is 0f and 8 hex digits or 0d and 16 (what inline asm may write otherwise):
+// one line naming it, where std::stoull threw std::invalid_argument (exit 1).
+TEST(PtxParse, MalformedFloatLiteralNamesIt) {
+  const std::string header = ".visible .entry k() {\n .reg .f32 %f<2>;\n";
+  for (const char* literal : {"0fZZ", "0f3F80000", "0f3F8000000", "0d3FF00000"}) {
+    try {
+      (void)parse_ptx(header + " mov.f32 %f1, " + literal + ";\n}");
+      ADD_FAILURE() << literal << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("k: ptx:3: malformed floating-point literal '") + literal +
+                                           "' (0f and 8 hex digits, or 0d and 16)");
+    }
+  }
+  const PtxModule module = parse_ptx(header + " mov.f32 %f1, 0f3F800000;\n}");
+  EXPECT_EQ(module.functions.at(0).instructions.at(0).operands.at(1).imm, 0x3F800000);
+}
+
 TEST(PtxParse, UnsupportedInstructionNamesSourceLine) {
   std::string text = kSmallModule;
   text.replace(text.find(".reg .b64"), 0, ".reg .f32 \t%f<3>;\n\t");
