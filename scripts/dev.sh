@@ -61,12 +61,12 @@ test_all() {
   setup
   local cuda
   cuda=$(cuda_flag)
-  log "1/4 Release build with tests and benchmarks (build/)"
+  log "1/5 Release build with tests and benchmarks (build/)"
   configure_and_build "$root" "$root/build" "$cuda" -DCACHEWISE_BUILD_TESTS=ON -DCACHEWISE_BUILD_BENCHMARKS=ON
-  log "1/4 tests (gpu-labelled tests skip without a GPU)"
+  log "1/5 tests (gpu-labelled tests skip without a GPU)"
   (cd "$root/build" && set -o pipefail && ctest --output-on-failure -j"$jobs" | tee "$root/build/ctest.log")
 
-  log "2/4 packages: the Debian package (cpack, unpacked with dpkg-deb) and the build tree, each used by examples/"
+  log "2/5 packages: the Debian package (cpack, unpacked with dpkg-deb) and the build tree, each used by examples/"
   # cpack installs the already-built tree into its staging folder: no compilation.
   local package_dir="$root/build/package" deb_root="$root/build/deb-root"
   rm -rf "$package_dir" "$deb_root"
@@ -91,13 +91,55 @@ test_all() {
   "$root/build/examples/quickstart-build-tree/quickstart"
 
   # Also the build without MPI: its `tune --mpi` says so (and Open MPI's allocations stay out of LeakSanitizer).
-  log "3/4 CPU components under AddressSanitizer + UndefinedBehaviorSanitizer, without MPI (build-asan/)"
+  log "3/5 CPU components under AddressSanitizer + UndefinedBehaviorSanitizer, without MPI (build-asan/)"
   configure_and_build "$root" "$root/build-asan" -DCACHEWISE_WITH_CUDA=OFF -DCACHEWISE_MPI=OFF -DCACHEWISE_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCACHEWISE_BUILD_BENCHMARKS=OFF -DCACHEWISE_BUILD_TESTS=ON
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 
-  log "4/4 summary of the Release tests (step 1)"
+  fuzz_smoke
+
+  log "5/5 summary of the Release tests (step 1)"
   sed -n '/tests passed/,$p' "$root/build/ctest.log"
+}
+
+# A short run of every libFuzzer target (docs/fuzzing.md; the long run is documented there):
+# 10 s each from a fresh corpus at a fixed seed, in build-fuzz/ (clang, no CUDA). Skipped where
+# clang++ cannot link a libFuzzer target.
+fuzz_smoke() {
+  if ! command -v clang++ >/dev/null ||
+    ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+    clang++ -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+    log "4/5 fuzz targets skipped: no clang++ with libFuzzer"
+    return 0
+  fi
+  log "4/5 fuzz targets, 10 s each at -seed=1 (build-fuzz/)"
+  cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DCACHEWISE_WITH_CUDA=OFF \
+    -DCACHEWISE_FUZZ=ON -DCACHEWISE_BUILD_TESTS=OFF -DCACHEWISE_BUILD_BENCHMARKS=OFF >/dev/null
+  local targets=(profile pattern expression spec ptx extract)
+  cmake --build "$root/build-fuzz" -j"$jobs" --target "${targets[@]/#/fuzz_}"
+  local seeds="$root/build-fuzz/fuzz/seeds/ptx"
+  cmake --build "$root/build-fuzz" --target fuzz_ptx_seeds >/dev/null 2>&1 || log "   no nvcc: the PTX targets start without seeds"
+  mkdir -p "$seeds"
+  local target dict max_len corpus
+  for target in "${targets[@]}"; do
+    case $target in
+    profile | pattern | spec) dict=$target max_len=16384 ;;
+    expression) dict=expression max_len=512 ;;
+    ptx | extract) dict=ptx max_len=65536 ;;
+    esac
+    corpus="$root/build-fuzz/ci-corpus/$target"
+    rm -rf "$corpus" && mkdir -p "$corpus"
+    local inputs=("$corpus")
+    case $target in
+    profile) inputs+=("$root/examples/profiles") ;;
+    pattern) inputs+=("$root/examples/patterns") ;;
+    spec) inputs+=("$root/examples/kernels") ;;
+    ptx | extract) inputs+=("$seeds") ;;
+    esac
+    (cd "$root/build-fuzz" && "./fuzz/fuzz_$target" -seed=1 -max_total_time=10 -timeout=30 -rss_limit_mb=4096 -max_len=$max_len \
+      -dict="$root/fuzz/$dict.dict" "${inputs[@]}" 2>"$root/build-fuzz/fuzz_$target.log") ||
+      { tail -40 "$root/build-fuzz/fuzz_$target.log" >&2; exit 1; }
+  done
 }
 
 case "${1:-}" in

@@ -108,7 +108,7 @@ SearchSpace family_search_space(const ProblemSpec& problem, const DeviceProfile&
     space.add_parameter(key, fixed.has(key) ? Values{fixed.get(key)} : values);
   }
   for (const auto& [key, value] : fixed.values()) { // a family key the advisor does not vary
-    if (std::ranges::none_of(family.parameters, [&](const auto& p) { return p.first == key; })) {
+    if (std::ranges::none_of(family.parameters, [&key = key](const auto& p) { return p.first == key; })) { // clang 14 captures no binding
       space.add_parameter(key, {value});
     }
   }

@@ -287,7 +287,7 @@ void execute_setp(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   });
   for (const auto& [reg, values] : {std::pair{instr.dst[0], &p}, std::pair{instr.dst2, &q}}) {
     if (reg < 0) continue;
-    for_lanes(mask, [&](int lane) { warp.at(reg, lane) = (*values)[lane]; });
+    for_lanes(mask, [&, reg = reg, values = values](int lane) { warp.at(reg, lane) = (*values)[lane]; }); // clang 14 captures no binding
     warp.set_taint(reg, mask, data, from);
   }
 }

@@ -240,10 +240,12 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
     instr.target = it->second;
   } else if (name == "ret" || name == "exit" || name == "trap") {
     instr.op = Op::exit;
+    instr.sub = name == "trap" ? kExitTraps : 0;
   } else if (name == "bar" || name == "barrier") {
     if (has(opcode, "warp")) return; // bar.warp.sync: a warp-level fence
     if (has(opcode, "arrive")) fail("unsupported instruction '" + name + ".arrive'");
     instr.op = Op::barrier;
+    instr.sub = name == "bar" || has(opcode, "aligned") ? kBarrierAligned : 0; // bar.sync is barrier.sync.aligned
     if (has(opcode, "red")) destinations(operands.at(0), instr); // __syncthreads_count and friends: data
   } else if (name == "shfl") {
     instr.op = Op::shfl;

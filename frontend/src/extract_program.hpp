@@ -52,7 +52,7 @@ struct Instr {
   Op op = Op::nop;
   ValueType type;     ///< the operation's (source) type
   ValueType dst_type; ///< the destination's type (differs for cvt, mul.wide, setp)
-  std::uint8_t sub = 0; ///< Compare / ShuffleMode / VoteMode / generic window (0 shared, 1 local)
+  std::uint8_t sub = 0; ///< Compare / ShuffleMode / VoteMode / generic window (0 shared, 1 local) / kExitTraps / kBarrierAligned
   Combine combine = Combine::none;
   std::int32_t guard = -1;
   bool guard_negated = false;
@@ -77,6 +77,11 @@ struct Instr {
   bool issues = true; ///< false where the machine code has no instruction (ld.param: constant operands; cvta.to.global)
   std::int32_t source = -1; ///< index of the PtxInstruction, for messages
 };
+
+/// Instr::sub of an exit that is a `trap`, and of a barrier every thread of a warp must reach
+/// together (bar.sync, barrier.sync.aligned).
+inline constexpr std::uint8_t kExitTraps = 1;
+inline constexpr std::uint8_t kBarrierAligned = 1;
 
 inline constexpr std::int32_t kReconvergeAtExit = std::numeric_limits<std::int32_t>::max();
 

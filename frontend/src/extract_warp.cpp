@@ -94,6 +94,23 @@ TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint
   return space;
 }
 
+/// An address outside every buffer, named by the nearest buffer: "byte offset -4 of buffer 'in'
+/// (4096 bytes)" (a guard gap as long as each buffer follows it: buffer_base_addresses).
+std::string nearest_buffer_offset(const std::vector<TraceBuffer>& buffers, std::uint64_t address) {
+  const TraceBuffer* nearest = nullptr;
+  std::uint64_t nearest_distance = ~std::uint64_t{0};
+  for (const TraceBuffer& buffer : buffers) {
+    const std::uint64_t end = buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+    const std::uint64_t distance = address < buffer.base_address ? buffer.base_address - address : address >= end ? address - end + 1 : 0;
+    if (distance < nearest_distance) {
+      nearest = &buffer;
+      nearest_distance = distance;
+    }
+  }
+  const auto offset = static_cast<std::int64_t>(address - nearest->base_address);
+  return "byte offset " + std::to_string(offset) + " of buffer '" + nearest->name + "' (" + std::to_string(nearest->bytes) + " bytes)";
+}
+
 /// True when every active lane is aligned and the lanes' span lies inside one valid range (the
 /// common case, checked without looking at lanes one by one).
 bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
@@ -132,7 +149,7 @@ void check_bounds(const Program& program, const Instr& instr, TraceSpace space, 
     const bool inside = std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
       return a >= buffer.base_address && a + static_cast<std::uint64_t>(bytes) <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
     });
-    if (!inside) fail_access(program, instr, "global access at address " + std::to_string(a) + " outside every buffer");
+    if (!inside) fail_access(program, instr, "global access outside every buffer: " + std::to_string(bytes) + " bytes at " + nearest_buffer_offset(program.args.buffers, a));
   });
 }
 
@@ -346,6 +363,24 @@ void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& blo
   }
 }
 
+/// Whether each of `lanes`, waiting in a frame below the top of the stack, resumes at an exit.
+bool wait_to_exit(const Program& program, const std::vector<Frame>& stack, std::uint32_t lanes) {
+  for (auto frame = stack.rbegin() + 1; frame != stack.rend() && lanes; ++frame) {
+    const std::uint32_t waiting = frame->mask & lanes;
+    if (!waiting) continue;
+    if (frame->pc < static_cast<std::int32_t>(program.code.size())) {
+      const Instr& next = program.code[static_cast<std::size_t>(frame->pc)];
+      if (next.op != Op::exit || next.guard >= 0 || next.sub == kExitTraps) return false;
+    }
+    lanes &= ~waiting;
+  }
+  return lanes == 0;
+}
+
+std::string block_text(const std::array<std::int64_t, 3>& index) {
+  return "(" + std::to_string(index[0]) + ", " + std::to_string(index[1]) + ", " + std::to_string(index[2]) + ")";
+}
+
 /// A branch: uniform paths move the frame; divergent ones push both paths, to meet at `reconverge`.
 void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active, std::uint32_t taken) {
   Frame& frame = stack.back();
@@ -416,8 +451,20 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (instr.issues) trace.warp_instructions += 1;
     switch (instr.op) {
     case Op::branch: branch(stack, instr, active, mask); continue;
-    case Op::exit: exited |= mask; break;
+    case Op::exit:
+      if (instr.sub == kExitTraps && mask)
+        throw InputError(program.where(instr.source) + ": the kernel traps in block " + block_text(block_index) + ", warp " +
+                         std::to_string(warp_index) + " (" + program.text(instr.source) + ")");
+      exited |= mask;
+      break;
     case Op::barrier: {
+      // Lanes missing from a barrier every lane must reach together: a divergent barrier, unless
+      // they wait at an exit (`if (i >= n) return;` before the barrier).
+      const std::uint32_t live = present & ~exited;
+      if (instr.sub == kBarrierAligned && mask && mask != live && !(mask == active && wait_to_exit(program, stack, live & ~mask)))
+        throw InputError(program.where(instr.source) + ": divergent barrier: " + std::to_string(std::popcount(mask)) + " of the " +
+                         std::to_string(std::popcount(live)) + " threads of warp " + std::to_string(warp_index) + " in block " + block_text(block_index) +
+                         " reach it, the others do not (" + program.text(instr.source) + ")");
       TraceStep& step = trace.steps.emplace_back();
       step.kind = TraceStep::Kind::barrier;
       step.active_mask = mask;

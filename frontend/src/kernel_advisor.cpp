@@ -117,9 +117,11 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
     if (!build.compiled) return;
     // Only the entry's body is parsed: another kernel of the file the extractor cannot read
     // does not matter.
-    const auto is_entry = [&](std::string_view name) { return is_entry_of(std::string(name), entry.function, template_arguments[i]); };
+    const auto is_entry = [&](std::string_view name) {
+      return is_entry_of(std::string(name), entry.function, template_arguments[i], entry.signature);
+    };
     build.module = std::make_shared<const PtxModule>(parse_ptx(build.compiled->ptx, is_entry));
-    build.entry = find_entry(entry_names(*build.module), entry.function, template_arguments[i]);
+    build.entry = find_entry(entry_names(*build.module), entry.function, template_arguments[i], entry.signature);
   });
 }
 
@@ -136,6 +138,15 @@ std::vector<KnownContents> known_contents(const KernelSpec& spec, const Candidat
 }
 
 std::string describe_kernel(const KernelSpec& spec) { return spec.entry + " in " + spec.source.string(); }
+
+/// Traces (and so checks: accesses in bounds, barriers reached together) the first and the last
+/// block and the last along each grid edge. The simulator's sample lies in the middle of the
+/// grid, where the boundary conditions (i = 0, the partial last block) rarely are.
+void trace_boundary_blocks(const Extractor& extractor, const Dim3& grid) {
+  const std::set<std::array<std::int64_t, 3>> blocks = {
+      {0, 0, 0}, {grid.x - 1, 0, 0}, {0, grid.y - 1, 0}, {0, 0, grid.z - 1}, {grid.x - 1, grid.y - 1, grid.z - 1}};
+  for (const std::array<std::int64_t, 3>& block : blocks) (void)extractor.trace_block(block);
+}
 
 /// A candidate's kernel as the simulator takes it, with the extractor behind its traces.
 struct TracedCandidate {
@@ -171,6 +182,7 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& 
   args.params.assign(args.param_bytes.size(), 0); // every value is in param_bytes
   args.contents = known_contents(spec, launch, bases);
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
+  trace_boundary_blocks(*traced.extractor, launch.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](const std::array<std::int64_t, 3>& index) {
     return extractor->trace_block(index);
   };

@@ -272,7 +272,9 @@ std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>
   for (const std::int64_t bytes : buffer_bytes) {
     bases.push_back(next);
     const std::uint64_t rounded = (static_cast<std::uint64_t>(bytes) + kBufferAlignmentBytes - 1) / kBufferAlignmentBytes * kBufferAlignmentBytes;
-    if (__builtin_add_overflow(next, rounded, &next)) throw InputError("--buffer: the buffers do not fit a 64-bit address space");
+    const std::uint64_t guarded = std::max(rounded, kBufferAlignmentBytes) * 2; // the buffer, then its guard gap
+    if (rounded > (std::uint64_t{1} << 62) || __builtin_add_overflow(next, guarded, &next))
+      throw InputError("--buffer: the buffers do not fit a 64-bit address space");
   }
   return bases;
 }

@@ -31,7 +31,8 @@ std::string without_suffixes(const std::string& text) {
 
 /// "void tiled<32u, true, unsigned int>(float*, ...)" -> "void tiled<32,1,unsigned int>(float*,...)":
 /// one spelling for matching the user's entry against the demangled names (integers without
-/// suffixes, bools as 1 and 0, no space after commas, common typedefs as the demangler spells them).
+/// suffixes, bools as 1 and 0, no space after commas or before '*', common typedefs and `const T` as
+/// the demangler spells them).
 std::string normalized(std::string text) {
   static const std::vector<std::pair<std::regex, std::string>> rewrites = {
       {std::regex(",\\s+"), ","},
@@ -44,7 +45,10 @@ std::string normalized(std::string text) {
       {std::regex("\\b(uint64_t|size_t)\\b"), "unsigned long"},
       {std::regex("\\bint64_t\\b"), "long"},
       {std::regex("\\bhalf\\b"), "__half"},
-      {std::regex("\\s+>"), ">"}};
+      {std::regex("\\s+>"), ">"},
+      {std::regex("(^|[(,])const\\s+([A-Za-z_][A-Za-z0-9_]*)"), "$1$2 const"},
+      {std::regex("\\s+([*&)])"), "$1"},
+      {std::regex("\\(\\s+"), "("}};
   for (const auto& [pattern, replacement] : rewrites) text = std::regex_replace(text, pattern, replacement);
   return without_suffixes(text);
 }
@@ -93,16 +97,32 @@ std::string instance_text(const std::string& function, const std::vector<std::st
   return text + ">";
 }
 
-bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments) {
-  const std::string target = instance_text(function, template_arguments);
+bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments,
+                 std::string_view signature) {
+  const std::string target = instance_text(function, template_arguments) + std::string(signature);
   return mangled_entry == target || names_function(normalized(demangled(mangled_entry)), normalized(target));
 }
 
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
-                       const std::vector<std::string>& template_arguments) {
-  const std::string target = instance_text(function, template_arguments);
+                       const std::vector<std::string>& template_arguments, std::string_view signature) {
+  const std::string target = instance_text(function, template_arguments) + std::string(signature);
+  std::vector<std::string> matches;
   for (const std::string& entry : entries) {
-    if (is_entry_of(entry, function, template_arguments)) return entry;
+    if (is_entry_of(entry, function, template_arguments, signature)) matches.push_back(entry);
+  }
+  // Overloads: each listed with its parameters, as --entry takes a signature.
+  const auto with_parameters = [](const std::string& entry) {
+    const std::string text = demangled(entry);
+    const std::string instance = entry_instance_name(entry);
+    const std::size_t parameters = text.find('(', text.find(instance));
+    return without_suffixes(instance) + (parameters == std::string::npos ? "" : text.substr(parameters));
+  };
+  if (matches.size() == 1) return matches.front();
+  if (matches.size() > 1) {
+    std::string listed;
+    for (const std::string& entry : matches) listed += (listed.empty() ? "" : ", ") + with_parameters(entry);
+    throw InputError("entry '" + target + "' is ambiguous: " + std::to_string(matches.size()) + " kernels match (" + listed +
+                     "); name one with its parameters, e.g. --entry \"" + with_parameters(matches.front()) + "\"");
   }
   // Listed as --entry takes them: the demangled name and template arguments, no suffixes.
   std::string listed;

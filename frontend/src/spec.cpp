@@ -485,11 +485,23 @@ bool is_type_name(std::string_view text) {
 }
 
 EntryName parse_entry_name(std::string_view entry) {
-  const std::string text = trim(entry);
+  std::string text = trim(entry);
+  std::string signature;
+  if (!text.empty() && text.back() == ')') { // "scale(float*, int)": the parameters pick one overload
+    int depth = 0;
+    std::size_t open = text.size();
+    while (open-- > 0) {
+      depth += text[open] == ')' ? 1 : text[open] == '(' ? -1 : 0;
+      if (depth == 0) break;
+    }
+    if (open == std::string::npos || open == 0) throw InputError("--entry: expected NAME(PARAMETER, ...), got '" + text + "'");
+    signature = text.substr(open);
+    text = trim(std::string_view(text).substr(0, open));
+  }
   const auto open = text.find('<');
-  if (open == std::string::npos) return {text, {}};
+  if (open == std::string::npos) return {text, {}, signature};
   if (text.back() != '>') throw InputError("--entry: expected NAME<ARG, ...>, got '" + text + "'");
-  EntryName name{trim(std::string_view(text).substr(0, open)), {}};
+  EntryName name{trim(std::string_view(text).substr(0, open)), {}, signature};
   const std::string_view arguments = std::string_view(text).substr(open + 1, text.size() - open - 2);
   int depth = 0;
   std::size_t start = 0;

@@ -1,5 +1,7 @@
 #include "lowered_pattern.hpp"
 
+#include "cachewise/kernel_trace.hpp"
+
 #include <algorithm>
 #include <bit>
 
@@ -11,6 +13,12 @@ constexpr std::int64_t kGlobalAlignmentBytes = std::int64_t{1} << 20;
 constexpr std::int64_t kSharedAlignmentBytes = 128;
 
 std::int64_t round_up(std::int64_t value, std::int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+std::int64_t array_bytes(const ArrayDecl& array) {
+  std::int64_t bytes = array.element_bytes;
+  for (const std::int64_t extent : array.extents) bytes *= extent;
+  return bytes;
+}
 
 class Lowerer {
 public:
@@ -47,18 +55,13 @@ public:
 
 private:
   void place_arrays() {
-    std::int64_t global_next = kGlobalBaseBytes;
+    bases_ = global_array_bases(pattern_);
     std::int64_t shared_next = 0;
-    for (const ArrayDecl& array : pattern_.arrays) {
-      std::int64_t bytes = array.element_bytes;
-      for (std::int64_t extent : array.extents) bytes *= extent;
-      if (array.space == MemorySpace::global) {
-        bases_.push_back(global_next);
-        global_next = round_up(global_next + bytes, kGlobalAlignmentBytes);
-      } else {
-        bases_.push_back(shared_next);
-        shared_next = round_up(shared_next + bytes, kSharedAlignmentBytes);
-      }
+    for (std::size_t a = 0; a < pattern_.arrays.size(); ++a) {
+      const ArrayDecl& array = pattern_.arrays[a];
+      if (array.space == MemorySpace::global) continue;
+      bases_[a] = shared_next;
+      shared_next = round_up(shared_next + array_bytes(array), kSharedAlignmentBytes);
     }
     out_.array_base_bytes = bases_;
   }
@@ -292,3 +295,17 @@ void advance_loops(const LoweredPhase& phase, std::vector<std::int64_t>& loop_va
 }
 
 } // namespace cachewise::detail
+
+namespace cachewise {
+
+std::vector<std::int64_t> global_array_bases(const KernelPattern& pattern) {
+  std::vector<std::int64_t> bases;
+  std::int64_t next = detail::kGlobalBaseBytes;
+  for (const ArrayDecl& array : pattern.arrays) {
+    bases.push_back(array.space == MemorySpace::global ? next : 0);
+    if (array.space == MemorySpace::global) next = detail::round_up(next + detail::array_bytes(array), detail::kGlobalAlignmentBytes);
+  }
+  return bases;
+}
+
+} // namespace cachewise

@@ -255,3 +255,46 @@ add_test(NAME cli.suggest_kernel_plot
     -DPROFILE=${cachewise_example_profile} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/suggest-plot
     -P ${PROJECT_SOURCE_DIR}/tests/frontend/suggest_plot_check.cmake)
 set_tests_properties(cli.suggest_kernel_plot PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")
+
+# Every access checked: the grid's first and last blocks are traced besides the simulator's
+# sample from the middle of the grid, and each buffer is followed by a guard gap as long as
+# itself (before, all three ran silently at exit 0). 2^22 floats in 16384 blocks of 256 threads:
+# only block 0 reads in[-1]; in[i + n] lies past the end of in (in out, the next buffer, before
+# the gaps), block 0's first; copy's last block stores past the end of an out 4 KiB too small
+# (its lane 0 at element 16383 * 256 = byte 16776192).
+set(cachewise_kernel_bounds --profile ${cachewise_example_profile} --grid 16384 --block 256
+  --buffer in=16777216 --buffer out=16777216 --arg n=4194304)
+cachewise_kernel_test(suggest_kernel_read_before_the_buffer EXIT 2
+  STDERR "^advisor: [^\n]*bounds.cu:4: global access outside every buffer: 4 bytes at byte offset -4 of buffer 'in' \\(16777216 bytes\\) \\(ld.global[^\n]*\\)\n$"
+  ARGS suggest --kernel ${cachewise_kernel_data}/bounds.cu --entry read_before ${cachewise_kernel_bounds})
+cachewise_kernel_test(suggest_kernel_read_past_the_buffer EXIT 2
+  STDERR "^advisor: [^\n]*bounds.cu:9: global access outside every buffer: 4 bytes at byte offset 16777216 of buffer 'in' \\(16777216 bytes\\) \\(ld.global[^\n]*\\)\n$"
+  ARGS suggest --kernel ${cachewise_kernel_data}/bounds.cu --entry read_ahead ${cachewise_kernel_bounds})
+cachewise_kernel_test(suggest_kernel_buffer_4k_too_small EXIT 2
+  STDERR "^advisor: [^\n]*copy.cu:4: global access outside every buffer: 4 bytes at byte offset 16776192 of buffer 'out' \\(16773120 bytes\\) \\(st.global[^\n]*\\)\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy.cu --entry copy --grid 16384 --block 256
+  --buffer out=16773120 --buffer in=16777216)
+
+# Barriers: __syncthreads() that only lanes 0-15 reach is an error (as compute-sanitizer's
+# synccheck reports it); threads that leave before the barrier (i >= n) are not. A trap is an
+# error: n = 65436 leaves the last block's threads 156.. past n, warp 4 the first to trap.
+set(cachewise_kernel_barriers --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/barriers.cu --grid 256 --block 256
+  --buffer out=262144 --buffer in=262144)
+cachewise_kernel_test(suggest_kernel_divergent_barrier EXIT 2
+  STDERR "^advisor: [^\n]*barriers.cu:6: divergent barrier: 16 of the 32 threads of warp 0 in block \\(0, 0, 0\\) reach it, the others do not \\(bar[^\n]*sync 0\\)\n$"
+  ARGS suggest --entry divergent_sync ${cachewise_kernel_barriers})
+cachewise_kernel_test(suggest_kernel_barrier_after_early_exit EXIT 0 STDOUT "early_exit_sync in [^\n]*barriers.cu"
+  ARGS suggest --entry early_exit_sync ${cachewise_kernel_barriers} --arg n=65436)
+cachewise_kernel_test(suggest_kernel_trap EXIT 2
+  STDERR "^advisor: [^\n]*barriers.cu:23: the kernel traps in block \\(255, 0, 0\\), warp 4 \\(trap;\\)\n$"
+  ARGS suggest --entry trap_past_n ${cachewise_kernel_barriers} --arg n=65436)
+
+# Overloaded kernels: the name alone is ambiguous; a parameter list (as the candidates are
+# listed, or with `const T` before the type) picks one.
+set(cachewise_kernel_overloads --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/overloads.cu --grid 4 --block 256
+  --buffer out=8192 --buffer in=8192)
+cachewise_kernel_test(suggest_kernel_overloads_ambiguous EXIT 2
+  STDERR "^advisor: entry 'scale' is ambiguous: 2 kernels match \\(scale\\(float\\*, float const\\*\\), scale\\(double\\*, double const\\*\\)\\); name one with its parameters, e.g. --entry \"scale\\(float\\*, float const\\*\\)\"\n$"
+  ARGS suggest --entry scale ${cachewise_kernel_overloads})
+cachewise_kernel_test(suggest_kernel_overload_by_signature EXIT 0 STDOUT "scale\\(double\\*, const double\\*\\) in [^\n]*overloads.cu"
+  ARGS suggest --entry "scale(double*, const double*)" ${cachewise_kernel_overloads})

@@ -59,6 +59,23 @@ TEST(FindEntry, MatchesDemangledNames) {
   }
 }
 
+// Two kernels named scale: the name alone is ambiguous, listed with their parameters; a
+// parameter list picks one, spaced or with `const T` as the user writes it.
+TEST(FindEntry, OverloadsNeedASignature) {
+  const std::vector<std::string> entries = {"_Z5scalePfPKf", "_Z5scalePdPKd"};
+  try {
+    find_entry(entries, "scale", {});
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "entry 'scale' is ambiguous: 2 kernels match (scale(float*, float const*), scale(double*, double const*)); "
+                               "name one with its parameters, e.g. --entry \"scale(float*, float const*)\"");
+  }
+  EXPECT_EQ(find_entry(entries, "scale", {}, "(double*, double const*)"), entries[1]);
+  EXPECT_EQ(find_entry(entries, "scale", {}, "( double *, const double * )"), entries[1]);
+  EXPECT_EQ(find_entry(entries, "scale", {}, "(float*,const float*)"), entries[0]);
+  EXPECT_FALSE(is_entry_of(entries[0], "scale", {}, "(double*, const double*)"));
+}
+
 // Type and bool arguments: pair_sum<float, 256, true> and <double, 128, false>; tiled<unsigned
 // int, 32u>, asked for as "unsigned" and "uint32_t". Listed as --entry takes them.
 TEST(FindEntry, TypeAndBoolArguments) {

@@ -187,10 +187,10 @@ TEST(KernelSource, ReadsParameterNames) {
   EXPECT_FALSE(kernel_parameters(source, "missing").has_value());
 }
 
-TEST(KernelParameters, BuffersFromOneGibAlignedToOneMib) {
-  // 64 MiB, then 1 byte (rounds up to 1 MiB), then the third buffer.
+TEST(KernelParameters, BuffersFromOneGibWithGuardGapsAsLongAsThemselves) {
+  // 64 MiB and its 64 MiB gap, then 1 byte (rounds up to 1 MiB) and its 1 MiB gap, then the third buffer.
   EXPECT_EQ(buffer_base_addresses({64 << 20, 1, 4}),
-            (std::vector<std::uint64_t>{1ULL << 30, (1ULL << 30) + (64ULL << 20), (1ULL << 30) + (65ULL << 20)}));
+            (std::vector<std::uint64_t>{1ULL << 30, (1ULL << 30) + (128ULL << 20), (1ULL << 30) + (130ULL << 20)}));
 }
 
 /// The compiled parameters (PTX types and sizes) of a signature: "u64" 8, "u32" 4, "f32" 4 ...

@@ -158,5 +158,14 @@ TEST(PtxParse, ExtractorRejectsWrongParameterCountAndUnknownEntry) {
   EXPECT_THROW((void)Extractor(module, "nope", args), InputError);
 }
 
+// The fuzzers' findings (docs/fuzzing.md), both in mutated seeds' float operands, through
+// parse_ptx: fuzz_extract's 0f and a byte that is no hex digit (std::stoull threw
+// std::invalid_argument), fuzz_ptx's 0d and 18 hex digits run into an opcode (std::out_of_range).
+TEST(PtxParse, FuzzFoundFloatLiterals) {
+  for (const std::string literal : {std::string("0f\xd1" "0000000"), std::string("0d3FF0000000000000bal.u64")}) {
+    EXPECT_THROW((void)parse_ptx(".visible .entry k() {\n .reg .f64 %fd<2>;\n mov.f64 %fd1, " + literal + ";\n}"), InputError) << literal;
+  }
+}
+
 } // namespace
 } // namespace cachewise::frontend

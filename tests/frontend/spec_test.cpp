@@ -274,6 +274,21 @@ TEST(EntryName, SplitsTemplateArguments) {
   EXPECT_EQ(error_of([] { parse_entry_name("tiled<T,>"); }), "--entry: empty template argument in 'tiled<T,>'");
 }
 
+// A trailing parameter list picks an overload; it may follow template arguments.
+TEST(EntryName, SplitsASignature) {
+  const EntryName plain = parse_entry_name(" scale(float*, const float*) ");
+  EXPECT_EQ(plain.function, "scale");
+  EXPECT_TRUE(plain.template_arguments.empty());
+  EXPECT_EQ(plain.signature, "(float*, const float*)");
+  const EntryName templated = parse_entry_name("tiled<T, min(A, B)>(T*, int)");
+  EXPECT_EQ(templated.function, "tiled");
+  EXPECT_EQ(templated.template_arguments, (std::vector<std::string>{"T", "min(A, B)"}));
+  EXPECT_EQ(templated.signature, "(T*, int)");
+  EXPECT_EQ(parse_entry_name("naive").signature, "");
+  EXPECT_EQ(error_of([] { parse_entry_name("(int)"); }), "--entry: expected NAME(PARAMETER, ...), got '(int)'");
+  EXPECT_EQ(error_of([] { parse_entry_name("f int)"); }), "--entry: expected NAME(PARAMETER, ...), got 'f int)'");
+}
+
 // Type parameters: the types in order, their indices as the values.
 TEST(KernelSpecFlags, TypeParameters) {
   const ParameterValues type = parse_parameter_flag("T=float, unsigned int,double");

@@ -57,6 +57,10 @@ struct TraceBuffer {
   std::int64_t bytes = 0;
 };
 
+/// Where the simulator puts a pattern's global arrays, per KernelPattern::arrays (0 for a
+/// shared array): the first at 1 GiB, each next one after the previous rounded up to 1 MiB.
+std::vector<std::int64_t> global_array_bases(const KernelPattern& pattern);
+
 /// What the simulator needs besides the warps' steps; the front end fills it from the compiled
 /// code (ptxas's resource report) and the launch.
 struct TracedKernel {

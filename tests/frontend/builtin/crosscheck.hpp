@@ -244,21 +244,18 @@ inline std::shared_ptr<const PtxModule> load_builtin_ptx(const std::string& ptx_
   return std::make_shared<const PtxModule>(parse_ptx(text.str()));
 }
 
-/// The pattern's global arrays as buffers, where the simulator puts them (the front end's
-/// buffer_base_addresses), in the pattern's array order (the family's, output last).
+/// The pattern's global arrays as buffers, where the simulator puts them (global_array_bases),
+/// in the pattern's array order (the family's, output last).
 inline std::vector<TraceBuffer> pattern_buffers(const KernelPattern& pattern) {
-  std::vector<const ArrayDecl*> arrays;
-  std::vector<std::int64_t> sizes;
-  for (const ArrayDecl& array : pattern.arrays) {
+  const std::vector<std::int64_t> bases = global_array_bases(pattern);
+  std::vector<TraceBuffer> buffers;
+  for (std::size_t a = 0; a < pattern.arrays.size(); ++a) {
+    const ArrayDecl& array = pattern.arrays[a];
     if (array.space != MemorySpace::global) continue;
     std::int64_t bytes = array.element_bytes;
     for (const std::int64_t extent : array.extents) bytes *= extent;
-    arrays.push_back(&array);
-    sizes.push_back(bytes);
+    buffers.push_back({array.name, static_cast<std::uint64_t>(bases[a]), bytes});
   }
-  const std::vector<std::uint64_t> bases = buffer_base_addresses(sizes);
-  std::vector<TraceBuffer> buffers;
-  for (std::size_t i = 0; i < arrays.size(); ++i) buffers.push_back({arrays[i]->name, bases[i], sizes[i]});
   return buffers;
 }
 

@@ -28,10 +28,10 @@ CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::
     const frontend::CompiledKernel compiled =
         compiler.compile(frontend::candidate_compile_request(spec, candidate.launch, entry, compute_capability));
     const auto is_entry = [&](std::string_view name) {
-      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments);
+      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments, entry.signature);
     };
     const frontend::PtxModule module = frontend::parse_ptx(compiled.ptx, is_entry); // other kernels' bodies cannot fail it
-    candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function, candidate.launch.template_arguments);
+    candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function, candidate.launch.template_arguments, entry.signature);
     candidate.parameters = entry_parameters(module, candidate.entry);
     candidate.ptx = compiled.ptx;
   } catch (const InputError& error) {

@@ -29,15 +29,19 @@ std::string entry_instance_name(const std::string& mangled_entry);
 /// "tiled<float, 32, true>": the function with its template arguments, as C++ names it.
 std::string instance_text(const std::string& function, const std::vector<std::string>& template_arguments);
 
-/// Whether the (mangled) PTX entry is `function` instantiated with `template_arguments`.
-bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments);
+/// Whether the (mangled) PTX entry is `function` instantiated with `template_arguments`, and,
+/// when `signature` is given ("(float*, int)"), with those parameters.
+bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments,
+                 std::string_view signature = {});
 
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {"float", "32",
-/// "true"}) or, without arguments, of the plain function: matched on the demangled names
-/// (integer suffixes, true/false as 1/0 and common typedefs folded). Throws InputError "entry 'x'
-/// not found (entries: a<float, 1>, b)", listing the entries as --entry takes them.
+/// "true"}) or, without arguments, of the plain function, with the parameters `signature` names
+/// if given: matched on the demangled names (integer suffixes, true/false as 1/0, spaces and
+/// common typedefs folded). Throws InputError "entry 'x' not found (entries: a<float, 1>, b)",
+/// listing the entries as --entry takes them, or, when overloads match, "entry 'f' is ambiguous:
+/// 2 kernels match (f(float*, int), f(double*, int)); name one with its parameters, ...".
 std::string find_entry(const std::vector<std::string>& entries, const std::string& function,
-                       const std::vector<std::string>& template_arguments);
+                       const std::vector<std::string>& template_arguments, std::string_view signature = {});
 
 /// The largest source or included file the compiler is given: larger is refused unread.
 inline constexpr std::uintmax_t kMaxSourceFileBytes = 16u << 20;

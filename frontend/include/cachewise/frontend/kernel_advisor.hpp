@@ -68,8 +68,9 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
 CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
                                          int compute_capability);
 
-/// Where the traced address space puts the buffers: the first at 1 GiB, each next one after
-/// the previous rounded up to 1 MiB (the simulator's own convention for pattern arrays).
+/// Where the traced address space puts the buffers: the first at 1 GiB, each followed by a
+/// guard gap as long as itself (both rounded up to 1 MiB), so that an access before a buffer or
+/// up to its length past its end lies outside every buffer and is caught.
 std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>& buffer_bytes);
 
 /// Each kernel parameter's bytes, as many as the compiled parameter has, little-endian: a

@@ -144,10 +144,12 @@ std::vector<NamedValue> integer_defines(const KernelSpec& spec);
 void validate_kernel_spec(const KernelSpec& spec);
 
 /// The entry's function name and its template arguments ("tiled<float, TILE_DIM, true>" ->
-/// "tiled", {"float", "TILE_DIM", "true"}); no template arguments for a plain name.
+/// "tiled", {"float", "TILE_DIM", "true"}); no template arguments for a plain name. A trailing
+/// parameter list picks one of overloaded kernels: "scale(float*, int)".
 struct EntryName {
   std::string function;
   std::vector<std::string> template_arguments; ///< expression texts
+  std::string signature;                       ///< "(float*, int)", or empty
 };
 EntryName parse_entry_name(std::string_view entry);
 
