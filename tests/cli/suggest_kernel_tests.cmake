@@ -255,3 +255,8 @@ add_test(NAME cli.suggest_kernel_plot
     -DPROFILE=${cachewise_example_profile} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/suggest-plot
     -P ${PROJECT_SOURCE_DIR}/tests/frontend/suggest_plot_check.cmake)
 set_tests_properties(cli.suggest_kernel_plot PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")
+
+add_test(NAME cli.suggest_kernel_progress
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${cachewise_kernel_examples}/transpose.json
+    -DPROFILE=${cachewise_example_profile} -P ${PROJECT_SOURCE_DIR}/tests/frontend/suggest_progress_check.cmake)
+set_tests_properties(cli.suggest_kernel_progress PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")
