@@ -298,7 +298,7 @@ void add_suggest(CLI::App& root) {
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
   command->add_option("--plot", args->plot, "Also draw every feasible candidate's predicted time and band (and a heat map over two varied parameters) as SVG here");
-  command->add_flag("--progress", args->progress, "--kernel: report progress on stderr after 2 s even with --json or when stderr is no terminal");
+  command->add_flag("--progress", args->progress, "--kernel: report progress on stderr from the start, even with --json or when stderr is no terminal");
   command->add_flag("--wide", args->wide, "--kernel: the full table (every column, error bands, whole reasons) instead of 100 columns");
   add_kernel_options(*command, args->kernel);
   add_max_candidates_option(*command, args->kernel);

@@ -16,10 +16,13 @@ constexpr std::chrono::seconds kLineEvery{1};
 } // namespace
 
 Progress::Progress(bool requested, bool wanted)
-    : enabled_(requested || (wanted && ::isatty(STDERR_FILENO) == 1)), terminal_(::isatty(STDERR_FILENO) == 1) {}
+    : enabled_(requested || (wanted && ::isatty(STDERR_FILENO) == 1)), terminal_(::isatty(STDERR_FILENO) == 1),
+      quiet_for_(requested ? Clock::duration::zero() : Clock::duration(kQuietFor)) {}
 
 Progress::~Progress() {
-  if (shown_ && terminal_) std::cerr << '\n';
+  if (!shown_) return;
+  if (shown_compiled_ != compiled_ || shown_simulated_ != simulated_) print(Clock::now());
+  if (terminal_) std::cerr << '\n';
 }
 
 void Progress::compiled(std::size_t done, std::size_t total) {
@@ -41,9 +44,15 @@ void Progress::simulated(std::size_t done, std::size_t total) {
 }
 
 void Progress::show(Clock::time_point now) {
-  if (now - start_ < kQuietFor || now - last_shown_ < (terminal_ ? std::chrono::milliseconds(kTerminalEvery) : kLineEvery)) return;
+  if (now - start_ < quiet_for_ || now - last_shown_ < (terminal_ ? std::chrono::milliseconds(kTerminalEvery) : kLineEvery)) return;
+  print(now);
+}
+
+void Progress::print(Clock::time_point now) {
   last_shown_ = now;
   shown_ = true;
+  shown_compiled_ = compiled_;
+  shown_simulated_ = simulated_;
   using Seconds = std::chrono::duration<double>;
   // The current stage's rate so far gives its time left; the simulations' count is not known
   // while compiling.

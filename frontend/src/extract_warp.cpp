@@ -227,10 +227,13 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   if (instr.address.reg >= 0) normalize_lanes(&warp.at(instr.address.reg, 0), base.data(), address_type);
   else base.fill(0);
   const auto offset = static_cast<std::uint64_t>(instr.address.offset);
+  // A 32-bit address register's sum wraps at 2^32 as the hardware's does: nvcc may leave the
+  // register below the array (a negative row times the pitch) and add the offset back.
+  const std::uint64_t address_mask = instr.address.reg >= 0 && instr.address.reg_bits == 32 ? 0xffffffffULL : ~std::uint64_t{0};
   if (mask == ~0u) {
-    for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset;
+    for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask;
   } else {
-    for_lanes(mask, [&](int lane) { step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(base[lane]) + offset; });
+    for_lanes(mask, [&](int lane) { step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask; });
   }
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);

@@ -257,6 +257,29 @@ void check_parameters_reach_code(const KernelSpec& spec, const EntryName& entry,
   }
 }
 
+/// With several entries, a --param that reaches one entry as a macro (-D, the whole file) must
+/// name no template parameter of another entry: the macro would rewrite that template's head.
+void check_macros_spare_templates(const KernelSpec& spec, const std::vector<std::string>& entries) {
+  if (spec.parameters.empty()) return;
+  const std::string source = read_file_bytes(spec.source);
+  for (const std::string& as_macros : entries) {
+    const EntryName macro_entry = parse_entry_name(as_macros);
+    if (!macro_entry.template_arguments.empty()) continue;
+    for (const std::string& other : entries) {
+      const std::string function = parse_entry_name(other).function;
+      if (function == macro_entry.function) continue;
+      const std::optional<TemplateDeclaration> declaration = kernel_template(source, function);
+      if (!declaration) continue;
+      for (const ParameterValues& parameter : spec.parameters) {
+        if (std::ranges::find(declaration->parameters, parameter.name) == declaration->parameters.end()) continue;
+        throw InputError(spec.source.filename().string() + ":" + std::to_string(declaration->line) + ": --param " + parameter.name +
+                         " reaches " + macro_entry.function + " as a macro, which rewrites the template parameter " + parameter.name +
+                         " of '" + function + "': give the --param a name no entry's template declares");
+      }
+    }
+  }
+}
+
 /// One entry's candidates, compiled and admitted into `pool`; with several entries, each
 /// candidate's config holds the key "entry" (the entry's index, shown as its text).
 struct EntryPool {
@@ -320,6 +343,7 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
   if (several && std::ranges::any_of(spec.parameters, [](const ParameterValues& p) { return p.name == "entry"; })) {
     throw InputError("--param entry: with several --entry, 'entry' names the table's entry column; rename the parameter");
   }
+  if (several) check_macros_spare_templates(spec, entries);
   advisor::CandidatePool pool;
   std::string listed;
   for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;

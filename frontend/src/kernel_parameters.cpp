@@ -136,7 +136,8 @@ std::string field_syntax(const std::string& parameter, const std::vector<SourceF
 }
 
 /// A struct argument's bytes: each field, by the C layout rules (a field at the next multiple
-/// of its alignment, the struct's size a multiple of the largest), checked against the compiled
+/// of its alignment, the struct's size a multiple of the largest, or of the compiled parameter's
+/// `.align` when the struct is over-aligned: `__align__(16)`), checked against the compiled
 /// parameter's size.
 Bytes struct_bytes(const SourceParameter& parameter, const PtxParam& compiled, const KernelSpec& spec, const Bindings& bindings,
                    std::vector<bool>& used) {
@@ -166,10 +167,11 @@ Bytes struct_bytes(const SourceParameter& parameter, const PtxParam& compiled, c
     }
     offset += type->bytes;
   }
+  alignment = std::max(alignment, compiled.align);
   const std::int64_t size = (offset + alignment - 1) / alignment * alignment;
   if (size != compiled.bytes) {
     throw InputError(shown + ": its fields lay out to " + std::to_string(size) + " bytes by the C rules, the compiled parameter has " +
-                     std::to_string(compiled.bytes) + " (a packed or over-aligned struct cannot be placed)");
+                     std::to_string(compiled.bytes) + " (a packed struct, or one with an over-aligned field, cannot be placed)");
   }
   return bytes;
 }

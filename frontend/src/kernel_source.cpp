@@ -139,7 +139,16 @@ std::optional<std::string_view> struct_body(std::string_view text, std::string_v
     const std::size_t end = at + name.size();
     if ((at > 0 && is_identifier_char(text[at - 1])) || (end < text.size() && is_identifier_char(text[end]))) continue;
     const std::size_t next = text.find_first_not_of(" \t\r\n", end);
-    const std::size_t before = text.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
+    std::size_t before = text.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
+    // "struct __align__(16) Name" or "struct alignas(16) Name": the keyword is before the alignment.
+    if (before != std::string_view::npos && text[before] == ')' && next != std::string_view::npos && text[next] == '{') {
+      const std::size_t open = text.find_last_of('(', before);
+      std::size_t word = open == std::string_view::npos ? open : text.find_last_not_of(" \t\r\n", open == 0 ? 0 : open - 1);
+      const std::size_t word_end = word;
+      while (word != std::string_view::npos && word > 0 && is_identifier_char(text[word - 1])) --word;
+      const std::string_view attribute = word == std::string_view::npos ? std::string_view() : text.substr(word, word_end + 1 - word);
+      if (attribute == "__align__" || attribute == "alignas") before = word == 0 ? std::string_view::npos : text.find_last_not_of(" \t\r\n", word - 1);
+    }
     if (next != std::string_view::npos && text[next] == '{' && before != std::string_view::npos && before >= 5 &&
         (text.substr(before - 5, 6) == "struct" || text.substr(before - 4, 5) == "class")) {
       return braced_body(text, next);

@@ -8,8 +8,8 @@ scripts/corpus/corpus.json, cold (empty cache) and warm (the same cache again).
 
 The specs are the corpus's (scripts/corpus/specs, one per variant) and scripts/corpus/public.json
 (more kernels of the same repositories, at the authors' default parameters). Include folders
-are passed as `-I` when the advisor accepts it, else the run goes without (and the failure says
-so). Each failure is classified by its first error line: which front-end feature it needs.
+are passed as `-I`, template entries as written (`reduce6<float, THREADS, true>`). Each failure is
+classified by its first error line.
 """
 import argparse
 import concurrent.futures
@@ -26,15 +26,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus_lib  # noqa: E402
 
-# First error line -> what would make the kernel go in (frontend35 adds -I, --compiler-option,
-# type/bool template arguments and files of many kernels).
+DATA_DEPENDENT = "data-dependent addresses or branches (declare contents)"
+# First error line -> why the kernel does not go in.
 REASONS = [
-    (r"cannot open source file|No such file or directory|fatal error: .*\.h", "needs an include folder (-I, frontend35)"),
-    (r"unknown name '(float|double|int|true|false|unsigned)'", "needs type/bool template arguments (frontend35)"),
-    (r"undeclared register|ptx:\d+", "another kernel of the file breaks the extractor (one entry at a time, frontend35)"),
-    (r"is not an integer|must be an integer", "needs float arguments (frontend35)"),
-    (r"depends on a value loaded from memory", "data-dependent addresses or branches (declare contents)"),
+    (r"cannot open source file|No such file or directory|fatal error: .*\.h", "an include folder not found"),
+    (r"depends on a value loaded from memory", DATA_DEPENDENT),
+    (r"cudaDeviceProp.* has no member", "the file's host code does not compile with this CUDA"),
+    (r"undeclared register|ptx:\d+", "PTX the extractor does not read"),
     (r"unsupported|not supported", "an instruction or construct the extractor does not follow"),
+    (r"outside the block's \d+ bytes", "a shared-memory access outside the block's allocation"),
+    (r"too long to trace", "one candidate's block is too long to trace (the whole ranking fails)"),
     (r"timed out", "over the time limit"),
 ]
 
@@ -81,21 +82,13 @@ def public_kernels(src_root, work, most):
     return items
 
 
-def advisor_accepts_includes(advisor):
-    result = subprocess.run([advisor, "suggest", "--help"], capture_output=True, text=True)
-    return bool(re.search(r"(^|\s)-I[\s,]", result.stdout))
-
-
-def run_once(advisor, item, cache_dir, timeout_s, with_includes, profile, cpath=False):
+def run_once(advisor, item, cache_dir, timeout_s, profile):
     command = [advisor, "suggest", "--spec", str(item["spec"]), "--json", "--top", "3"]
     if profile:
         command += ["--profile", profile]
-    if with_includes:
-        for folder in item["includes"]:
-            command += ["-I", folder]
+    for folder in item["includes"]:
+        command += ["-I", folder]
     environment = dict(os.environ, CACHEWISE_CACHE_DIR=str(cache_dir))
-    if cpath:  # the workaround without -I: the compilers read CPATH
-        environment["CPATH"] = os.pathsep.join(item["includes"] + [p for p in [os.environ.get("CPATH")] if p])
     started = time.time()
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, env=environment)
@@ -116,8 +109,12 @@ def classify(error):
     return ""
 
 
-def write_table(rows, out, command, commit, load):
+def write_table(rows, out, command, commit, load, most):
     worked = [r for r in rows if r["worked"]]
+    address_only = [r for r in rows if r["reason"] != DATA_DEPENDENT]
+    candidates = ("every candidate of each spec" if most <= 0 else
+                  f"at most {most} candidate{'s' if most > 1 else ''} of each spec (spread over its list; "
+                  "'candidates run' says how many of how many), not the full spaces")
     lines = [
         "# Public kernels through `advisor suggest`",
         "",
@@ -125,16 +122,16 @@ def write_table(rows, out, command, commit, load):
         "scripts/corpus/corpus.json) run unmodified except `#ifndef` guards around the constants a user",
         "tunes (scripts/corpus/corpus.json `guards`). The specs: scripts/corpus/specs (the measured corpus of",
         "issue 37, one row per variant) and scripts/corpus/public.json. Cold: an empty cache; warm: the same",
-        "cache again. 'would fix' names the front-end feature the first error line asks for.",
+        "cache again. 'reason' classifies the first error line.",
         "",
-        f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {load}.",
+        f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {load}. "
+        f"Run: {candidates}.",
         "",
         f"**{len(worked)} of {len(rows)} go in** "
         f"({sum(r['group'] == 'corpus' and r['worked'] for r in rows)} of {sum(r['group'] == 'corpus' for r in rows)} corpus specs, "
-        f"{sum(r['group'] == 'public' and r['worked'] for r in rows)} of {sum(r['group'] == 'public' for r in rows)} others).",
-        "",
-        f"With the include folders given (the same runs with CPATH, the workaround until `-I` exists): "
-        f"**{sum(r['worked'] or r['with_includes'] == 'goes in' for r in rows)} of {len(rows)}**.",
+        f"{sum(r['group'] == 'public' and r['worked'] for r in rows)} of {sum(r['group'] == 'public' for r in rows)} others); "
+        f"of the {len(address_only)} whose addresses do not depend on loaded data, "
+        f"{sum(r['worked'] for r in address_only)} ({100 * sum(r['worked'] for r in address_only) / max(1, len(address_only)):.0f}%).",
         "",
     ]
     reasons = {}
@@ -145,14 +142,13 @@ def write_table(rows, out, command, commit, load):
         lines += ["| failures by reason | kernels |", "|---|---|"]
         lines += [f"| {reason} | {count} |" for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])]
         lines.append("")
-    lines += ["| file | entry | parameters (candidates run) | worked | cold s | warm s | first error line | would fix | with the include folders (CPATH) |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| file | entry | parameters (candidates run) | worked | cold s | warm s | first error line | reason |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         parameters = ", ".join(f"{k}={'/'.join(str(v) for v in vs)}" for k, vs in r["parameters"].items()) or "-"
         error = r["error"].replace("|", "\\|")
-        behind = r["with_includes"].replace("|", "\\|")
         lines.append(f"| {r['source'].lstrip('@')} | `{r['entry']}` | {parameters} ({r['candidates']}) | {'yes' if r['worked'] else 'no'} | "
-                     f"{r['cold_s']:.1f} | {r['warm_s']:.1f} | {error} | {r['reason']} | {behind} |")
+                     f"{r['cold_s']:.1f} | {r['warm_s']:.1f} | {error} | {r['reason']} |")
     Path(out).write_text("\n".join(lines) + "\n")
 
 
@@ -173,26 +169,18 @@ def main():
     items = public_kernels(args.src, work, args.max_candidates)
     if args.only:
         items = [i for i in items if any(i["name"].startswith(p) for p in args.only)]
-    with_includes = advisor_accepts_includes(args.advisor)
     load_before = os.getloadavg()[0]
 
     def ingest(item):
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=work))
-        worked, cold, error = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)
-        warm = run_once(args.advisor, item, cache, args.timeout_s, with_includes, args.profile)[1] if worked else 0.0
+        worked, cold, error = run_once(args.advisor, item, cache, args.timeout_s, args.profile)
+        warm = run_once(args.advisor, item, cache, args.timeout_s, args.profile)[1] if worked else 0.0
         reason = "" if worked else classify(error)
-        behind = ""
-        if not worked and item["includes"] and not with_includes and reason.startswith("needs an include"):
-            # what the kernel meets once -I exists: the same run with CPATH (a fresh cache)
-            ok, _, later = run_once(args.advisor, item, Path(tempfile.mkdtemp(prefix="cache-", dir=work)), args.timeout_s,
-                                    False, args.profile, cpath=True)
-            behind = "goes in" if ok else (classify(later) or "other") + ": " + later
-        print(f"{item['name']:40s} {'yes' if worked else 'no ':3s} {cold:6.1f} s {warm:6.1f} s {error[:90]} | {behind[:90]}", flush=True)
-        return dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason,
-                    with_includes=behind)
+        print(f"{item['name']:40s} {'yes' if worked else 'no ':3s} {cold:6.1f} s {warm:6.1f} s {error[:120]}", flush=True)
+        return dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason)
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    command = "python3 scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src" + (
+    command = f"python3 scripts/corpus/ingest.py --advisor {args.advisor} --src {args.src}" + (
         f" --max-candidates {args.max_candidates}" if args.max_candidates else "") + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
     done = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -202,7 +190,7 @@ def main():
             rows = [done[i] for i in sorted(done)]  # the table so far, rewritten after every row
             load = (f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores): the seconds are this "
                     f"machine's under that load" + ("" if len(rows) == len(items) else f"; {len(rows)} of {len(items)} rows run so far"))
-            write_table(rows, args.out, command, commit, load)
+            write_table(rows, args.out, command, commit, load, args.max_candidates)
             Path(args.json).write_text(json.dumps({"command": command, "commit": commit, "rows": rows}, indent=1))
 
 

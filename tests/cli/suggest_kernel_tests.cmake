@@ -135,6 +135,12 @@ cachewise_kernel_test(suggest_kernel_several_entries EXIT 0
   STDOUT "tile_sum, pair_sum<float, BLOCK, false> in [^\n]*several.cu: 4 feasible of 4 candidates[^\n]*\n#  entry +config .*\n[1-4]  tile_sum +BLOCK=(128|256) .*\n[1-4]  pair_sum<float, BLOCK, false>  BLOCK=(128|256) "
   ARGS suggest --wide ${cachewise_kernel_several} --entry tile_sum --entry "pair_sum<float, BLOCK, false>" --param BLOCK=128,256
   --grid "n / BLOCK" --block BLOCK --buffer "in=n * 4")
+# Named THREADS, the parameter would reach tile_sum as -DTHREADS and rewrite pair_sum's template
+# parameter of that name (several.cu:48): one line, before anything compiles.
+cachewise_kernel_test(suggest_kernel_several_entries_macro_hits_template EXIT 2
+  STDERR "^advisor: several.cu:48: --param THREADS reaches tile_sum as a macro, which rewrites the template parameter THREADS of 'pair_sum': give the --param a name no entry's template declares\n$"
+  ARGS suggest ${cachewise_kernel_several} --entry tile_sum --entry "pair_sum<float, THREADS, false>" --param THREADS=128,256
+  --grid "n / THREADS" --block THREADS --buffer "in=n * 4")
 # The extractor's refusal in the entry asked for names the source line (the asm statement at
 # several.cu:13); the other kernels of the file are never read.
 cachewise_kernel_test(suggest_kernel_several_rejected_entry EXIT 2
@@ -298,3 +304,8 @@ cachewise_kernel_test(suggest_kernel_overloads_ambiguous EXIT 2
   ARGS suggest --entry scale ${cachewise_kernel_overloads})
 cachewise_kernel_test(suggest_kernel_overload_by_signature EXIT 0 STDOUT "scale\\(double\\*, const double\\*\\) in [^\n]*overloads.cu"
   ARGS suggest --entry "scale(double*, const double*)" ${cachewise_kernel_overloads})
+
+add_test(NAME cli.suggest_kernel_progress
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DSPEC=${cachewise_kernel_examples}/transpose.json
+    -DPROFILE=${cachewise_example_profile} -P ${PROJECT_SOURCE_DIR}/tests/frontend/suggest_progress_check.cmake)
+set_tests_properties(cli.suggest_kernel_progress PROPERTIES ENVIRONMENT "CACHEWISE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache")

@@ -127,5 +127,30 @@ TEST(ExtractControl, RuntimeIndexedLocalArray) {
   }
 }
 
+// wavefront, 16 threads: lane t stores cell (t + 1, 0) and (0, t + 1), lane 0 cell (0, 0), then at
+// step m every lane t <= m stores cell (m - t + 1, t + 1): row pitch 17 words, so byte
+// ((m - t + 1) * 17 + t + 1) * 4, all inside the tile's 17 * 17 * 4 = 1156 bytes. The base
+// register nvcc keeps for those stores is cell - 64 t (below the tile for t >= 1); its 32-bit
+// sum with the offset wraps back into the tile, as on the hardware.
+TEST(ExtractControl, SharedAddressBelowTheTileWrapsBackAt32Bits) {
+  const std::vector<TraceBuffer> buffers = place_buffers({{"in", 32 * 4}, {"out", 16 * 4}});
+  LaunchArgs args;
+  args.block = {16, 1, 1};
+  args.params = {buffers[0].base_address, buffers[1].base_address};
+  args.buffers = buffers;
+  const Traced traced = trace("wavefront", args);
+  EXPECT_EQ(traced.facts.static_shared_bytes, 1156);
+  std::multiset<std::pair<int, std::uint64_t>> stored, expected;
+  for (const TraceStep& step : accesses(traced.block.warps[0], TraceSpace::shared, TraceOp::store))
+    for (const auto& [lane, address] : lane_addresses(step)) stored.insert({lane, address});
+  expected.insert({0, 0});
+  for (int t = 0; t < 16; ++t) {
+    expected.insert({t, static_cast<std::uint64_t>((t + 1) * 17 * 4)});
+    expected.insert({t, static_cast<std::uint64_t>((t + 1) * 4)});
+    for (int m = t; m < 16; ++m) expected.insert({t, static_cast<std::uint64_t>(((m - t + 1) * 17 + t + 1) * 4)});
+  }
+  EXPECT_EQ(stored, expected);
+}
+
 } // namespace
 } // namespace cachewise::frontend::testing

@@ -181,5 +181,22 @@ TEST(SuggestKernel, SeveralEntriesInOneRanking) {
   EXPECT_EQ(entries, (std::set<std::string>{"tile_sum", "pair_sum<float, 256, false>"}));
 }
 
+// tile_sum has no template arguments, so --param THREADS reaches it as -DTHREADS=128, which
+// applies to the whole file and would rewrite pair_sum's "template <typename T, int THREADS, bool
+// FIRST_ADD>" (the name on several.cu:48). Found before anything compiles, in one line.
+TEST(SuggestKernel, SeveralEntriesMacroNamesAnotherEntrysTemplateParameter) {
+  KernelSpec spec = several("");
+  spec.parameters = {{"THREADS", {128, 256}, {}}};
+  Compiler compiler(fresh_cache("several-entries-macro"));
+  try {
+    (void)suggest_kernel_entries(spec, {"tile_sum", "pair_sum<float, THREADS, false>"}, example_profile(), compiler);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "several.cu:48: --param THREADS reaches tile_sum as a macro, which rewrites the template parameter "
+                               "THREADS of 'pair_sum': give the --param a name no entry's template declares");
+  }
+  EXPECT_EQ(compiler.compilations(), 0);
+}
+
 } // namespace
 } // namespace cachewise::frontend

@@ -367,7 +367,30 @@ TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
   const std::vector<PtxParam> packed = {{"out", "u64", 8, 8}, {"p", "b8", 18, 1}};
   EXPECT_EQ(error_of([&] { kernel_parameter_values(packed, signature, spec, launch, {1ULL << 30}); }),
             "kernel parameter 'p' (struct Params): its fields lay out to 24 bytes by the C rules, the compiled parameter has 18 "
-            "(a packed or over-aligned struct cannot be placed)");
+            "(a packed struct, or one with an over-aligned field, cannot be placed)");
+}
+
+TEST(KernelParameters, OverAlignedStructTakesThePtxAlignment) {
+  // struct __align__(16) Span { int begin, end, step; }: the fields at 0, 4 and 8 as in C, and
+  // the size 16, a multiple of the .param's .align 16 (nvcc: .param .align 16 .b8 s[16]) rather
+  // than of the fields' 4.
+  const std::string source = R"(
+    struct __align__(16) Span { int begin, end, step; };
+    __global__ void scale(float* out, Span s) {}
+  )";
+  const auto signature = kernel_parameters(source, "scale");
+  ASSERT_TRUE(signature && (*signature)[1].fields);
+  KernelSpec spec = scale_spec();
+  spec.args = {};
+  spec.value_args = {{"s.begin", "1"}, {"s.end", "4096"}, {"s.step", "2"}};
+  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  const std::vector<PtxParam> params = {{"out", "u64", 8, 8}, {"s", "b8", 16, 16}};
+  std::vector<std::uint8_t> expected(16, 0);
+  expected[0] = 1;
+  expected[4] = 0x00;
+  expected[5] = 0x10; // 4096
+  expected[8] = 2;
+  EXPECT_EQ(kernel_parameter_values(params, signature, spec, launch, {1ULL << 30})[1], expected);
 }
 
 TEST(KernelSource, StructFieldsOfBothDefinitions) {
