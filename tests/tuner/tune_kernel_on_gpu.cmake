@@ -39,12 +39,14 @@ if(NOT cached EQUAL 8 OR NOT objective STREQUAL "time")
 endif()
 
 execute_process(COMMAND ${tune} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-string(REGEX MATCHALL "tune: [^\n]*\n" progress "${err}")
-string(REGEX MATCHALL "tune: [^\n]*\\[journal\\]\n" from_journal "${err}")
+string(REGEX MATCHALL "tune: [^\n]* \\[[0-9]+/[0-9]+\\] [^\n]*\n" progress "${err}") # one per evaluation
+# Every line is taken, none measured: from the journal or the Kernel Tuner cache (both hold this
+# run's measurements; a line names the cache where the configuration is in it).
+string(REGEX MATCHALL "tune: [^\n]*\\[(journal|kernel tuner cache)\\]\n" from_journal "${err}")
 list(LENGTH progress progress_count)
 list(LENGTH from_journal journal_count)
 if(NOT exit_code EQUAL 0 OR progress_count EQUAL 0 OR NOT progress_count EQUAL journal_count)
-  message(FATAL_ERROR "the resumed run measured again (${journal_count} of ${progress_count} from the journal):\n${err}")
+  message(FATAL_ERROR "the resumed run measured again (${journal_count} of ${progress_count} from the journal or the cache):\n${err}")
 endif()
 
 execute_process(COMMAND ${ADVISOR} validate --spec ${SPEC} --arg rows=2048 --arg cols=2048 --top 2
