@@ -92,3 +92,11 @@ string(REPEAT "]" 100000 cachewise_deep_close)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deep.json "{\"schema_version\": ${cachewise_deep_open}${cachewise_deep_close}}\n")
 cachewise_cli_test(profile_nested_100000_deep EXIT 2 STDERR "^advisor: [^\n]*deep.json: nested deeper than 256 levels at 'schema_version(\\[0\\])+'\n$"
   ARGS show ${CMAKE_CURRENT_BINARY_DIR}/deep.json)
+
+# A loop whose trip count is an argument of 10^12: a block's trace is held in memory (280 bytes a
+# warp access), so it is refused at 2^20 accesses, 280 MiB (it peaked at 1.2 GB, refused at 2^21).
+cachewise_kernel_test(kernel_loop_of_1e12_refused EXIT 2
+  STDERR "^advisor: [^\n]*column_sums.cu:4: a block makes more than 1048576 warp memory accesses: too long to trace \\(a block's trace is held in memory, 280 MiB at this limit\\)\n$"
+  ARGS simulate --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/column_sums.cu --entry column_sums
+  --grid 1 --block 256 --buffer in=1048576 --buffer out=1024 --arg n=1000000000000)
+set_tests_properties(cli.kernel_loop_of_1e12_refused PROPERTIES TIMEOUT 60)
