@@ -49,8 +49,8 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   for (std::int64_t w = 0; w < warps; ++w) {
     WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
     // Warps of a block, and blocks of a grid, mostly run alike.
-    warp.steps.reserve(w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed));
-    in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps));
+    const std::size_t expected = w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
+    in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps, expected));
     steps += warp.steps.size();
   }
   if (!block.warps.empty()) program.first_warp_steps.store(block.warps[0].steps.size(), std::memory_order_relaxed);

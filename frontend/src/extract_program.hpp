@@ -142,9 +142,10 @@ std::vector<std::int32_t> reconvergence_points(const std::vector<Instr>& code);
 
 class WarpState;
 /// Runs one warp of a block; fills `trace` and returns the most loads it had in flight.
-/// `steps_before`: the steps the block's earlier warps made (a block's trace has a size limit).
+/// `steps_before`: the steps the block's earlier warps made (a block's trace has a size limit);
+/// `expected_steps`: what `trace` reserves at the start (an earlier warp's count).
 std::int64_t run_warp(WarpState& state, const std::array<std::int64_t, 3>& block_index, std::int64_t warp, WarpTrace& trace,
-                      std::size_t steps_before);
+                      std::size_t steps_before, std::size_t expected_steps);
 /// Integer and data operations (everything but memory and control) on the lanes in `mask`.
 void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::uint32_t active);
 

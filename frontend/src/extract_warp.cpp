@@ -12,8 +12,11 @@ namespace {
 
 /// A warp that runs longer than this is taken to loop forever.
 constexpr std::int64_t kMaxWarpInstructions = 50'000'000;
-/// A block's trace is held in memory at once (280 bytes a step): past this, too long to trace.
-constexpr std::size_t kMaxBlockSteps = std::size_t{1} << 21;
+/// A block's trace is held in memory at once, 280 bytes a step: past 2^20 steps (280 MiB), too
+/// long to trace.
+constexpr std::size_t kMaxBlockSteps = std::size_t{1} << 20;
+/// The most steps one instruction appends: a wait for loads, then cp.async's load and store.
+constexpr std::size_t kMaxStepsPerInstruction = 3;
 
 struct Frame {
   std::int32_t pc = 0;
@@ -421,8 +424,14 @@ void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::str
 }
 
 std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
-                      std::size_t steps_before) {
+                      std::size_t steps_before, std::size_t expected_steps) {
   const Program& program = warp.program;
+  // The steps vector never grows past the block's budget, and is never copied from more than
+  // half of it (past half, it takes the whole budget, whose pages count only once written): a
+  // block refused at the limit holds the limit's 280 MiB at most.
+  const std::size_t budget = kMaxBlockSteps - std::min(steps_before, kMaxBlockSteps) + kMaxStepsPerInstruction;
+  const auto room = [budget](std::size_t wanted) { return 2 * wanted > budget ? budget : wanted; };
+  trace.steps.reserve(room(expected_steps));
   warp.start(trace, static_cast<std::int32_t>(warp_index));
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
   const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
@@ -443,7 +452,9 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (++executed > kMaxWarpInstructions)
       throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
     if (trace.steps.size() + steps_before > kMaxBlockSteps)
-      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace");
+      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace (a block's trace is held in memory, 280 MiB at this limit)");
+    if (trace.steps.size() + kMaxStepsPerInstruction > trace.steps.capacity())
+      trace.steps.reserve(room(std::max<std::size_t>(64, 2 * trace.steps.capacity())));
     wait_for_loads(warp, instr, active);
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;

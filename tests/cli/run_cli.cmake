@@ -1,13 +1,47 @@
 # Runs the advisor CLI once and checks its exit code and output.
 # -DCOMMAND="advisor|arg|..." -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DREJECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
 # [-DMUST_NOT_CREATE=path]: a file the command must not create (a shell that ran a payload would).
+# [-DSCRATCH=dir]: run in a sandbox made afresh there: HOME, TMPDIR and the working directory are
+# empty folders in it, CACHEWISE_CACHE_DIR is its folder `cache`. `@SCRATCH@` in the command and
+# in MUST_NOT_CREATE is that directory, `@MARKER@` a word made per run (so no command line of
+# this script holds it). Afterwards nothing but the cache may be in the sandbox, and no process
+# whose command line holds the marker may be running (a payload that ran would have started one).
 # Bad-input cases also check that stderr is exactly one line.
+cmake_minimum_required(VERSION 3.25) # policies of today: @SCRATCH@ and @MARKER@ are text, not variables
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
+set(sandbox_options)
+if(DEFINED SCRATCH)
+  file(REMOVE_RECURSE "${SCRATCH}")
+  file(MAKE_DIRECTORY "${SCRATCH}/home" "${SCRATCH}/tmp" "${SCRATCH}/work")
+  set(ENV{HOME} "${SCRATCH}/home")
+  set(ENV{TMPDIR} "${SCRATCH}/tmp")
+  set(ENV{CACHEWISE_CACHE_DIR} "${SCRATCH}/cache")
+  unset(ENV{XDG_CACHE_HOME})
+  string(RANDOM LENGTH 16 ALPHABET "0123456789abcdef" token)
+  set(marker "cachewise-marker-${token}")
+  string(REPLACE "@SCRATCH@" "${SCRATCH}" COMMAND "${COMMAND}")
+  string(REPLACE "@MARKER@" "${marker}" COMMAND "${COMMAND}")
+  if(DEFINED MUST_NOT_CREATE)
+    string(REPLACE "@SCRATCH@" "${SCRATCH}" MUST_NOT_CREATE "${MUST_NOT_CREATE}")
+  endif()
+  set(sandbox_options WORKING_DIRECTORY "${SCRATCH}/work")
+endif()
 if(DEFINED MUST_NOT_CREATE)
   file(REMOVE "${MUST_NOT_CREATE}")
 endif()
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${COMMAND} ${sandbox_options} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(shown "exit ${exit_code}\n--- stdout\n${out}--- stderr\n${err}")
+# First, so that processes left running are ended (by id: they are this run's) whatever else fails.
+if(DEFINED SCRATCH)
+  execute_process(COMMAND pgrep -a -f "${marker}" RESULT_VARIABLE pgrep_exit OUTPUT_VARIABLE running)
+  if(pgrep_exit EQUAL 0)
+    string(REGEX REPLACE "([0-9]+)[^\n]*\n?" "\\1;" pids "${running}")
+    execute_process(COMMAND kill ${pids}) # by id: they are this run's
+    message(FATAL_ERROR "processes started by the command still run (a payload reached a shell):\n${running}${shown}")
+  elseif(NOT pgrep_exit EQUAL 1)
+    message(FATAL_ERROR "pgrep, which looks for processes left running, failed: ${pgrep_exit}\n${shown}")
+  endif()
+endif()
 if(NOT exit_code STREQUAL EXPECT_EXIT)
   message(FATAL_ERROR "expected exit ${EXPECT_EXIT}\n${shown}")
 endif()
@@ -30,5 +64,13 @@ endif()
 if(DEFINED MUST_NOT_CREATE AND EXISTS "${MUST_NOT_CREATE}")
   file(REMOVE "${MUST_NOT_CREATE}")
   message(FATAL_ERROR "the command created ${MUST_NOT_CREATE}: something it was given reached a shell\n${shown}")
+endif()
+if(DEFINED SCRATCH)
+  file(GLOB_RECURSE left LIST_DIRECTORIES true RELATIVE "${SCRATCH}" "${SCRATCH}/*")
+  list(FILTER left EXCLUDE REGEX "^(home|tmp|work|cache|cache/.*)$")
+  if(left)
+    list(JOIN left ", " left)
+    message(FATAL_ERROR "the command left files outside the cache in ${SCRATCH}: ${left}\n${shown}")
+  endif()
 endif()
 message(STATUS "${shown}")
