@@ -443,7 +443,7 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (++executed > kMaxWarpInstructions)
       throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
     if (trace.steps.size() + steps_before > kMaxBlockSteps)
-      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace");
+      throw TraceLimitError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace");
     wait_for_loads(warp, instr, active);
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
