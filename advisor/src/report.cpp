@@ -49,6 +49,7 @@ std::string to_string(RejectionStage stage) {
   case RejectionStage::device_memory: return "device memory";
   case RejectionStage::device_limits: return "device limits";
   case RejectionStage::occupancy: return "occupancy";
+  case RejectionStage::trace: return "trace";
   }
   return "family rules";
 }

@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <cctype>
@@ -256,35 +257,68 @@ Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const Sug
   suggestion.problem = pool.problem;
   suggestion.space_size = pool.space_size;
   suggestion.enumerated = static_cast<std::int64_t>(pool.admitted.size() + pool.rejected.size());
-  RejectionTally rejections;
-  for (const Rejection& rejection : pool.rejected) rejections.add(rejection.stage, rejection.config, rejection.message);
-  suggestion.rejections = rejections.sorted();
   std::vector<PredictableCandidate>& admitted = pool.admitted;
-  if (admitted.empty()) throw_nothing_feasible(pool.subject, profile, suggestion.rejections, rejections.total());
+  auto tally = [&] {
+    RejectionTally rejections;
+    for (const Rejection& rejection : pool.rejected) rejections.add(rejection.stage, rejection.config, rejection.message);
+    suggestion.rejections = rejections.sorted();
+    if (admitted.empty()) throw_nothing_feasible(pool.subject, profile, suggestion.rejections, rejections.total());
+  };
+  tally();
 
   // Screen every candidate, then refine the most promising with the (costlier) refinement
   // options. Refined predictions are ranked among themselves, ahead of the rest: a screened
-  // and a refined prediction of different configs are never compared.
+  // and a refined prediction of different configs are never compared. A candidate too long to
+  // trace (TraceLimitError) is rejected alone, when screened or refined; the next best screened
+  // one is refined in its place.
   suggestion.screening = options.screening;
   suggestion.refinement = options.refinement;
   const std::size_t refined = options.refined.value_or(
       static_cast<std::size_t>(profile.calibration.screening_refined_candidates.value));
-  const std::size_t refine = refined == 0 ? 0 : std::min(admitted.size(), std::max(refined, options.top));
+  std::size_t refine = refined == 0 ? 0 : std::min(admitted.size(), std::max(refined, options.top));
   std::atomic<std::size_t> simulated{0};
+  std::size_t planned = admitted.size() + refine;
   auto count_one = [&] {
     const std::size_t done = ++simulated;
-    if (options.on_simulated) options.on_simulated(done, admitted.size() + refine);
+    if (options.on_simulated) options.on_simulated(done, planned);
   };
-  in_parallel(admitted.size(), options.threads, [&](std::size_t i) {
-    admitted[i].candidate.prediction = admitted[i].predict(options.screening);
-    count_one();
-  });
+  // Predicts admitted[first ..] (count of them) and drops those too long to trace; returns how many stay.
+  auto predict_range = [&](std::size_t first, std::size_t count, bool refining) {
+    std::vector<std::optional<std::string>> too_long(count);
+    in_parallel(count, options.threads, [&](std::size_t i) {
+      PredictableCandidate& candidate = admitted[first + i];
+      // An unsampled screening prediction is already exact: refining cannot change it.
+      if (!refining || candidate.candidate.prediction.sampled) {
+        try {
+          candidate.candidate.prediction = candidate.predict(refining ? options.refinement : options.screening);
+        } catch (const TraceLimitError& error) {
+          too_long[i] = error.what();
+        }
+      }
+      count_one();
+    });
+    std::size_t kept = first;
+    for (std::size_t i = first; i < first + count; ++i) {
+      if (const std::optional<std::string>& message = too_long[i - first]) {
+        pool.rejected.push_back({RejectionStage::trace, admitted[i].candidate.config, *message});
+      } else if (kept++ != i) {
+        admitted[kept - 1] = std::move(admitted[i]);
+      }
+    }
+    admitted.erase(admitted.begin() + static_cast<std::ptrdiff_t>(kept), admitted.begin() + static_cast<std::ptrdiff_t>(first + count));
+    return kept - first;
+  };
+  predict_range(0, admitted.size(), false);
+  tally();
   std::ranges::sort(admitted, [](const auto& a, const auto& b) { return ranks_before(a.candidate, b.candidate); });
-  in_parallel(refine, options.threads, [&](std::size_t i) {
-    // An unsampled screening prediction is already exact: refining cannot change it.
-    if (admitted[i].candidate.prediction.sampled) admitted[i].candidate.prediction = admitted[i].predict(options.refinement);
-    count_one();
-  });
+  refine = std::min(refine, admitted.size());
+  std::size_t done_refining = 0;
+  while (done_refining < refine) {
+    planned = simulated + (refine - done_refining); // those too long to trace leave the count
+    done_refining += predict_range(done_refining, refine - done_refining, true);
+    refine = std::min(refine, admitted.size()); // past the last, none to refine in their place
+  }
+  tally();
   suggestion.refined = static_cast<std::int64_t>(refine);
 
   std::vector<Candidate> all;

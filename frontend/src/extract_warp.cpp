@@ -452,7 +452,7 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (++executed > kMaxWarpInstructions)
       throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
     if (trace.steps.size() + steps_before > kMaxBlockSteps)
-      throw InputError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace (a block's trace is held in memory, 280 MiB at this limit)");
+      throw TraceLimitError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace (a block's trace is held in memory, 280 MiB at this limit)");
     if (trace.steps.size() + kMaxStepsPerInstruction > trace.steps.capacity())
       trace.steps.reserve(room(std::max<std::size_t>(64, 2 * trace.steps.capacity())));
     wait_for_loads(warp, instr, active);

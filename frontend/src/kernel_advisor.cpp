@@ -196,7 +196,12 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
            advisor::CandidatePool& pool) {
   const CandidateLaunch& launch = plan.launch;
   if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
-  const TracedCandidate traced = traced_candidate(spec, launch, build, source_parameters);
+  TracedCandidate traced;
+  try {
+    traced = traced_candidate(spec, launch, build, source_parameters);
+  } catch (const TraceLimitError& error) {
+    return pool.rejected.push_back({advisor::RejectionStage::trace, launch.config, error.what()});
+  }
   const std::shared_ptr<TracedKernel>& kernel = traced.kernel;
   const CompilerResources& resources = traced.resources;
   try {
@@ -219,6 +224,8 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.predict = [kernel, &profile, prefix = name_entry_in_errors ? spec.entry + ": " : std::string()](const SimulationOptions& simulation) {
     try {
       return simulate_traced(*kernel, profile, simulation);
+    } catch (const TraceLimitError&) { // rank_pool rejects the candidate, its config naming the entry
+      throw;
     } catch (const InputError& error) { // what the extractor cannot follow, named with its kernel
       if (prefix.empty()) throw;
       throw InputError(prefix + error.what());

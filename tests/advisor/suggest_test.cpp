@@ -1,6 +1,8 @@
 // suggest() on the real families (build_pattern, check_fits_device) with injected predictors,
 // plus one end-to-end case on the real simulator whose answer follows from bank arithmetic.
 #include <atomic>
+#include <mutex>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -107,6 +109,86 @@ TEST(Suggest, RefinedPredictionsDecideTheTop) {
   EXPECT_EQ(s.ranked[0].threads_per_block, 64);
   EXPECT_EQ(s.ranked[0].config.get("block_x"), 8);
   for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(s.ranked[i].threads_per_block, 32);
+}
+
+/// ThreadCountPredictor, except that blocks of `threads_too_long` threads are too long to trace
+/// (TraceLimitError), when screened or only when refined.
+struct TooLongPredictor {
+  ThreadCountPredictor count;
+  std::int64_t threads_too_long = 32;
+  std::int64_t refinement_budget = -1; ///< too long only with this work budget; -1: always
+  Prediction operator()(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& simulation) const {
+    const Prediction prediction = count(pattern, profile, simulation);
+    if (pattern.block.count() == threads_too_long && (refinement_budget < 0 || simulation.work_budget == refinement_budget))
+      throw TraceLimitError("k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+    return prediction;
+  }
+};
+
+TEST(Suggest, CandidatesTooLongToTraceWhenScreenedAreRejectedAlone) {
+  // The 20 feasible configs of DeviceLimitRejectsOversizedBlocks; the three of 32 threads are
+  // too long to trace: 17 ranked, 64 threads the fewest left, and the best 3 refined.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  TooLongPredictor predictor;
+  options.predictor = predictor;
+  options.refined = 3;
+  options.top = 2;
+  const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+  EXPECT_EQ(s.enumerated, 21);
+  EXPECT_EQ(s.feasible, 17);
+  EXPECT_EQ(s.refined, 3);
+  EXPECT_EQ(*predictor.count.calls, 20 + 3);
+  ASSERT_EQ(s.rejections.size(), 2U);
+  EXPECT_EQ(s.rejections[0].stage, RejectionStage::trace); // 3 of them, the most frequent
+  EXPECT_EQ(s.rejections[0].count, 3);
+  EXPECT_EQ(s.rejections[0].message, "k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+  EXPECT_EQ(s.rejections[0].reason, "k.cu:#: a block makes more than # warp memory accesses: too long to trace");
+  EXPECT_EQ(s.rejections[1].stage, RejectionStage::device_limits);
+  ASSERT_EQ(s.ranked.size(), 2U);
+  EXPECT_EQ(s.ranked[0].threads_per_block, 64);
+  EXPECT_EQ(suggestion_to_json(s)["rejections"][0]["stage"], "trace");
+}
+
+TEST(Suggest, CandidatesTooLongToTraceWhenRefinedGiveWayToTheNextBest) {
+  // Screening passes all 20; refining the best 3 (the 32-thread blocks) fails for each, so the
+  // next 3 by screening (64 threads) are refined in their place: 20 + 3 + 3 predictions.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  TooLongPredictor predictor;
+  predictor.refinement_budget = options.refinement.work_budget;
+  options.predictor = predictor;
+  options.refined = 3;
+  options.top = 2;
+  std::mutex progress_mutex;
+  std::pair<std::size_t, std::size_t> last_progress; // (done, total) of the most done
+  options.on_simulated = [&](std::size_t done, std::size_t total) {
+    const std::lock_guard lock(progress_mutex);
+    if (done > last_progress.first) last_progress = {done, total};
+  };
+  const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+  EXPECT_EQ(s.feasible, 17);
+  EXPECT_EQ(s.refined, 3);
+  EXPECT_EQ(*predictor.count.calls, 20 + 3 + 3);
+  EXPECT_EQ(last_progress, (std::pair<std::size_t, std::size_t>(26, 26))); // the progress total grew with the refills
+  EXPECT_EQ(s.rejections.at(0).stage, RejectionStage::trace);
+  EXPECT_EQ(s.rejections.at(0).count, 3);
+  ASSERT_EQ(s.ranked.size(), 2U);
+  EXPECT_EQ(s.ranked[0].threads_per_block, 64);
+  EXPECT_EQ(s.ranked[1].threads_per_block, 64);
+}
+
+TEST(Suggest, EveryCandidateTooLongToTraceIsAProblemError) {
+  // tile=64, block 32x1, smem=0, pad=0: one candidate, too long to trace.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0,block_x=32,block_y=1");
+  options.predictor = TooLongPredictor{};
+  try {
+    suggest({"transpose", 1024}, example_profile(), options);
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "transpose n=1024 f32: k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+  }
 }
 
 TEST(Suggest, ArraysLargerThanTheDeviceAreAProblemError) {

@@ -33,6 +33,15 @@ cachewise_kernel_test(suggest_kernel_candidate_fails_to_compile EXIT 0 STDOUT ":
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy_width.cu --entry copy_width
   --param WIDTH=1,2,4 --grid "1024 / WIDTH" --block 256 --buffer "out=1048576" --buffer "in=1048576")
 
+# STEPS=33000: the 32 warps of the one block make 32 x 33001 = 1056032 warp memory accesses (33000
+# loads at line 6 and a store each), past the 1048576 (2^20) a block may make to be traced: rejected by
+# trace, named in --json with its config and line; STEPS=4 is ranked. ('.' stands for the JSON's
+# square brackets: CMake pairs them in lists.) Tracing to the limit is most of the test's time.
+cachewise_kernel_test(suggest_kernel_candidate_too_long_to_trace EXIT 0
+  STDOUT "\"enumerated\": 2,\n *\"feasible\": 1,.*\"ranked\": .\n *{\n *\"blocks_per_sm\": [0-9]+,\n *\"compiler\": {[^}]*},\n *\"config\": \"STEPS=4\".*\"rejections\": .\n *{\n *\"count\": 1,\n *\"example\": \"STEPS=33000\",\n *\"message\": \"sum_steps.cu:6: a block makes more than 1048576 warp memory accesses: too long to trace \\(a block's trace is held in memory, 280 MiB at this limit\\)\",\n[^\n]*\n *\"stage\": \"trace\"\n *}\n *.,\n"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/sum_steps.cu --entry sum_steps
+  --grid 1 --block 1024 --buffer "out=4096" --buffer "in=STEPS * 4096" --param STEPS=4,33000 --json)
+
 # CSR SpMV with declared index arrays (spmv.json: 32 entries per row, row r's columns r .. r + 31
 # mod rows). Per warp, THREADS_PER_ROW=1: row_ptr[r], row_ptr[r + 1] (4 + 5 sectors), then 32
 # rounds of col and val with lanes 128 B apart (32 sectors each) and x[r + t] (4 sectors at t = 0,

@@ -91,8 +91,9 @@ struct Candidate {
 
 /// Where a config was rejected, in check order: build_pattern's family rules, the global
 /// arrays against device memory, check_fits_device's limits, then residency (blocks_per_sm).
-/// A compiled candidate (a user kernel) can also fail to compile, before any other check.
-enum class RejectionStage { compile, family_rules, device_memory, device_limits, occupancy };
+/// A compiled candidate (a user kernel) can also fail to compile, before any other check, and
+/// be too long to trace (TraceLimitError), when admitted or when predicted, after every check.
+enum class RejectionStage { compile, family_rules, device_memory, device_limits, occupancy, trace };
 std::string to_string(RejectionStage stage);
 
 struct RejectionCount {
@@ -149,8 +150,10 @@ struct CandidatePool {
 };
 
 /// The second half of suggest(), for candidates from any source: screens every admitted
-/// candidate, refines the best, ranks and explains them, and tallies the rejections. Throws
-/// InputError naming the most frequent rejection when nothing was admitted.
+/// candidate, refines the best, ranks and explains them, and tallies the rejections. A
+/// candidate whose predict throws TraceLimitError is rejected (stage trace) and the next best
+/// screened one is refined in its place. Throws InputError naming the most frequent rejection
+/// when nothing is left to rank.
 Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const SuggestOptions& options = {});
 
 /// Runs run_one(0 .. count-1) on `threads` threads (0: one per hardware thread); the first

@@ -12,6 +12,13 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// A limit of ours rather than a fault of the input: a block too long to trace. Ranking
+/// several candidates, the one that hits it is rejected alone; otherwise it is an InputError.
+class TraceLimitError : public InputError {
+public:
+  using InputError::InputError;
+};
+
 /// The operation needs a CUDA device and none is usable ("no CUDA device: ...").
 class NoDeviceError : public std::runtime_error {
 public:
