@@ -45,9 +45,9 @@ void print_time(const Prediction& prediction, std::ostream& out) {
       << ": per wave the soft maximum of its memory side and SM side, summed over " << waves << '\n'
       << "  memory side " << at("memory") << " = soft maximum of (dram " << at("dram") << ", l2 " << at("l2") << ", l1 "
       << at("l1") << ") + exposed latency " << at("exposed_latency") << '\n'
-      << "  SM side     " << at("sm") << " = latency " << at("latency") << " + blocks " << at("blocks")
-      << " + soft maximum of (compute " << at("compute") << " + issue " << at("issue") << ", shared "
-      << at("shared") << ")\n"
+      << "  SM side     " << at("sm") << " = latency " << at("latency") << " + soft maximum of (compute "
+      << at("compute") << " + issue " << at("issue") << ", shared " << at("shared") << ", blocks " << at("blocks")
+      << ")\n"
       << "  (" << unit.name << ", each term summed over the waves; docs/glossary.md#time-terms)\n";
 }
 

@@ -195,7 +195,7 @@ constexpr TimeTerm kTimeTerms[] = {
     {"l1", "L1 time", "l1"},
     {"exposed_latency", "exposed load latency", "latency"},
     {"latency", "load latency chain", "latency"},
-    {"blocks", "block launch and barrier drains", "blocks"},
+    {"blocks", "block dispatch", "blocks"},
     {"compute", "FMA issue", "issue"},
     {"issue", "instruction issue", "issue"},
     {"shared", "shared-memory time", "shared"},

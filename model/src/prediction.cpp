@@ -125,7 +125,8 @@ struct WholeKernelTerms {
   double shared_us = 0;
   double compute_us = 0;
   double issue_us = 0;
-  double block_overhead_cycles = 0; ///< one block's launch and barrier drains (SM cycles), charged block after block
+  double block_launch_cycles = 0;   ///< the SM's block dispatch per block (SM cycles): a rate beside the issue slots
+  double barrier_drain_cycles = 0;  ///< one block's barrier drains (SM cycles): they lengthen its chain
   double atomics_us = 0;            ///< the most used address's atomics, one after another at L2
 };
 
@@ -199,14 +200,14 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
   const Calibration& calibration = profile.calibration;
   terms.atomics_us = facts.hottest_address_atomics * calibration.same_address_atomic_cycles.value / clock_mhz;
-  terms.block_overhead_cycles =
-      calibration.block_launch_cycles.value + std::max(0.0, phase_runs - 1.0) * calibration.barrier_cycles.value;
+  terms.block_launch_cycles = calibration.block_launch_cycles.value;
+  terms.barrier_drain_cycles = std::max(0.0, phase_runs - 1.0) * calibration.barrier_cycles.value;
   return terms;
 }
 
 /// The term that sets the time: of the side (memory or SM) that is larger, its largest part:
 /// on the memory side the streaming levels' largest (dram, l2, l1) or the exposed latency
-/// ("latency"); on the SM side the latency chain, the block overhead, the issue slots (named
+/// ("latency"); on the SM side the latency chain, the block dispatch, the issue slots (named
 /// compute or issue, whichever is more of them) or the shared-memory pipe.
 std::string dominant_term(const std::map<std::string, double, std::less<>>& t) {
   auto largest = [](std::initializer_list<std::pair<const char*, double>> parts) {
@@ -271,14 +272,18 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
                                                     {"shared", whole.shared_us * sm_share},
                                                     {"compute", whole.compute_us * sm_share},
                                                     {"issue", whole.issue_us * sm_share},
-                                                    {"blocks", busiest_sm_blocks * whole.block_overhead_cycles / clock_mhz},
-                                                    {"latency", sm_chain_us}};
+                                                    {"blocks", busiest_sm_blocks * whole.block_launch_cycles / clock_mhz},
+                                                    {"latency", sm_chain_us + whole.barrier_drain_cycles / clock_mhz}};
     // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
-    // add up; the shared-memory pipe serves its wavefronts beside them (soft maximum); a block's
-    // latency chain and barriers stall the very warps that would issue them (docs/model.md).
-    wave["sm"] = sm_chain_us + wave.at("blocks") +
-                 combine({{"issue", wave.at("compute") + wave.at("issue")}, {"shared", wave.at("shared")}},
-                         calibration.combine_exponent.value);
+    // add up; the shared-memory pipe serves its wavefronts beside them, and its block scheduler
+    // dispatches the next block while the resident ones run (soft maximum: the H200 runs the
+    // same FMAs in 32- to 1024-thread blocks in one time once they outlast the dispatch); a
+    // block's latency chain and its barrier drains stall its own warps, once per wave: the
+    // other resident blocks issue meanwhile (docs/model.md).
+    wave["sm"] = wave.at("latency") + combine({{"issue", wave.at("compute") + wave.at("issue")},
+                                               {"shared", wave.at("shared")},
+                                               {"blocks", wave.at("blocks")}},
+                                              calibration.combine_exponent.value);
     wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"atomics", wave.at("atomics")}},
                              calibration.memory_levels_combine_exponent.value) +
                      wave.at("exposed_latency");

@@ -77,14 +77,14 @@ TEST(Explain, CountersAgainstTheTimeDifferenceAreNotReasons) {
 TEST(Explain, NoNotableCounterNamesTheTimeTermThatDiffers) {
   // Equal counters, a 3.0x gap: the reason is the term the slower one spends more time in.
   // 64-thread blocks of a tree reduction (7 phases) against 256-thread ones (9 phases) at the
-  // same traffic: DRAM 17 us in both; the slower one's block launches and barrier drains
+  // same traffic: DRAM 17 us in both; the slower one's block dispatch
   // 30 us against 7.5 us. The largest slower-minus-faster term is blocks (22.5 us), not dram (0).
   Candidate a = candidate("block=256", 10.0, "dram");
   Candidate b = candidate("block=64", 30.0, "blocks");
   a.prediction.time_terms_us = {{"dram", 17.0}, {"blocks", 7.5}};
   b.prediction.time_terms_us = {{"dram", 17.0}, {"blocks", 30.0}};
-  EXPECT_EQ(explain_against(b, a), "block=64 (vs 256): block launch and barrier drains 30 vs 7.5 µs; 3.0x slower");
-  EXPECT_EQ(explain_against(a, b), "block=256 (vs 64): block launch and barrier drains 7.5 vs 30 µs; 3.0x faster");
+  EXPECT_EQ(explain_against(b, a), "block=64 (vs 256): block dispatch 30 vs 7.5 µs; 3.0x slower");
+  EXPECT_EQ(explain_against(a, b), "block=256 (vs 64): block dispatch 7.5 vs 30 µs; 3.0x faster");
   // Without terms (a hand-made prediction) the bottlenecks are all there is to say.
   a.prediction.time_terms_us.clear();
   b.prediction.time_terms_us.clear();

@@ -1,7 +1,9 @@
 // The time model's mechanisms beyond traffic (docs/model.md: "Issue slots of partial warps",
-// "Atomics"), on hand-written traces whose terms follow from the example profile: 132 SMs at
-// 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256 FP32 flops a cycle
-// per SM, one cycle per atomic on an address.
+// "Atomics", "Block dispatch"), on hand-written traces whose terms follow from the example
+// profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256
+// FP32 flops a cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block,
+// 50 per barrier, soft maximum exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
+#include <cmath>
 #include <cstdint>
 
 #include <gtest/gtest.h>
@@ -107,6 +109,74 @@ TEST(Atomics, GlobalAtomicsOnOneAddressSerialiseAtItsL2Slice) {
   EXPECT_NEAR(simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact())
                   .time_terms_us.at("atomics"),
               0.0, 1e-12);
+}
+
+/// The block-cost experiment's shape (measurements/block-costs): 132 x 16384 threads of
+/// `steps` dependent FMAs each, no memory access, cut into blocks of `threads`; each warp
+/// issues `steps` FMAs (64 flops each), and with `barrier` waits at one __syncthreads (then for
+/// its loads, none: a step that opens the interval after the barrier).
+TracedKernel fma_blocks(std::int64_t threads, double steps, bool barrier = false) {
+  TracedKernel kernel;
+  kernel.name = "fma";
+  kernel.grid = {132 * 16384 / threads, 1, 1};
+  kernel.block = {threads, 1, 1};
+  kernel.buffers = {{"data", kBase, 1 << 20}};
+  std::vector<TraceStep> steps_of_warp;
+  if (barrier) {
+    TraceStep sync;
+    sync.kind = TraceStep::Kind::barrier;
+    steps_of_warp.push_back(sync);
+    TraceStep wait;
+    wait.kind = TraceStep::Kind::wait_loads;
+    steps_of_warp.push_back(wait);
+  }
+  kernel.trace_block = [threads, steps, steps_of_warp](const std::array<std::int64_t, 3>& index) {
+    return BlockTrace{index, std::vector<WarpTrace>(threads / 32, WarpTrace{steps_of_warp, steps, steps * 64})};
+  };
+  return kernel;
+}
+
+/// Soft maximum with the example profile's exponent 4.
+double soft_max(double a, double b) { return std::pow(std::pow(a, 4) + std::pow(b, 4), 0.25); }
+
+TEST(BlockDispatch, DispatchOverlapsTheResidentBlocksWork) {
+  // An SM dispatches its next block while the resident ones compute: per wave the SM side is the
+  // soft maximum of dispatch and work, not their sum (H200: 512 FMA steps run 48.2-49.3 us in
+  // blocks of 32 to 1024 threads; 64 steps fall from 47.2 to 13.4 us as blocks grow).
+  // 32-thread blocks: 32 per SM (the block limit), 67584 blocks in 16 waves of 4224; per wave and
+  // SM 32 warps x steps / 4 cycles of FMAs and 32 x 150 = 4800 cycles of dispatch.
+  // 1024-thread blocks: 2 per SM (threads), 2112 blocks in 8 waves of 264; per wave and SM 64
+  // warps x steps / 4 cycles of FMAs and 2 x 150 = 300 cycles of dispatch.
+  const Prediction small_512 = simulate_traced(fma_blocks(32, 512), profile(), exact());
+  const Prediction large_512 = simulate_traced(fma_blocks(1024, 512), profile(), exact());
+  const Prediction small_64 = simulate_traced(fma_blocks(32, 64), profile(), exact());
+  const Prediction large_64 = simulate_traced(fma_blocks(1024, 64), profile(), exact());
+  ASSERT_EQ(small_512.waves, 16);
+  ASSERT_EQ(large_512.waves, 8);
+  EXPECT_NEAR(small_512.time_terms_us.at("blocks"), 16 * 4800.0 / kClockMhz, 1e-9);
+  EXPECT_NEAR(small_512.time_terms_us.at("compute"), 16 * 4096.0 / kClockMhz, 1e-9);
+  // 512 steps, 32 threads: 4096 cycles of FMAs beside 4800 of dispatch: 5338.6 cycles a wave,
+  // 45.14 us (the sum would be 73.89 us, the larger alone 40.79 us).
+  EXPECT_NEAR(small_512.time_us, 2 + 16 * soft_max(4096, 4800) / kClockMhz, 1e-9);
+  // 512 steps, 1024 threads: 8192 cycles of FMAs hide the 300 of dispatch: 35.10 us (sum 36.31).
+  EXPECT_NEAR(large_512.time_us, 2 + 8 * soft_max(8192, 300) / kClockMhz, 1e-9);
+  // 64 steps: dispatch-bound in 32-thread blocks (512 cycles of FMAs beside 4800 of dispatch:
+  // 40.79 us), work-bound in 1024-thread ones (1024 beside 300: 6.14 us).
+  EXPECT_NEAR(small_64.time_us, 2 + 16 * soft_max(512, 4800) / kClockMhz, 1e-9);
+  EXPECT_NEAR(large_64.time_us, 2 + 8 * soft_max(1024, 300) / kClockMhz, 1e-9);
+  EXPECT_EQ(small_64.bottleneck, "blocks");
+  EXPECT_EQ(large_512.bottleneck, "compute");
+}
+
+TEST(BlockDispatch, ABarrierDrainIsExposedOncePerWave) {
+  // One __syncthreads per block: while a block's warps drain at it (50 cycles) the other 31
+  // resident blocks issue, so per wave one block's drain adds to the SM side, not 32 of them:
+  // 512 steps in 32-thread blocks, 16 waves of 50 + 5338.6 cycles: 45.55 us (32 drains a wave
+  // in a row would be 58.07 us).
+  const Prediction p = simulate_traced(fma_blocks(32, 512, true), profile(), exact());
+  ASSERT_EQ(p.waves, 16);
+  EXPECT_NEAR(p.time_terms_us.at("latency"), 16 * 50.0 / kClockMhz, 1e-9);
+  EXPECT_NEAR(p.time_us, 2 + 16 * (50 + soft_max(4096, 4800)) / kClockMhz, 1e-9);
 }
 
 } // namespace

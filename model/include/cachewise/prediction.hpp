@@ -33,8 +33,8 @@ struct Prediction {
   /// (exponent 4) of two sides, and time_us = "launch" + the sum of those over the waves:
   /// "memory" = soft maximum (exponent 16) of "dram", "l2", "l1", "atomics" (one address's
   /// atomics in a row) + "exposed_latency" (the loaded latency chain the resident blocks leave
-  /// uncovered); "sm" = "latency" (a block's chain of load rounds) + "blocks" (launch and
-  /// barriers) + soft maximum (exponent 4) of "compute" + "issue" and "shared".
+  /// uncovered); "sm" = "latency" (a block's chain of load rounds and its barrier drains) +
+  /// soft maximum (exponent 4) of "compute" + "issue", "shared" and "blocks" (block dispatch).
   std::map<std::string, double, std::less<>> time_terms_us;
   bool sampled = false;
   double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them
