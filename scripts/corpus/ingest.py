@@ -164,6 +164,7 @@ def main():
     parser.add_argument("--max-candidates", type=int, default=0, help="keep at most this many candidates per spec (0: all)")
     parser.add_argument("--out", default="measurements/public-kernels.md")
     parser.add_argument("--json", default="measurements/public-kernels.json")
+    parser.add_argument("--tree", default=None, help="the commit the advisor was built from (default: git's HEAD here)")
     args = parser.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="cachewise-ingest-"))
     items = public_kernels(args.src, work, args.max_candidates)
@@ -179,7 +180,7 @@ def main():
         print(f"{item['name']:40s} {'yes' if worked else 'no ':3s} {cold:6.1f} s {warm:6.1f} s {error[:120]}", flush=True)
         return dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason)
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = args.tree or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     command = f"python3 scripts/corpus/ingest.py --advisor {args.advisor} --src {args.src}" + (
         f" --max-candidates {args.max_candidates}" if args.max_candidates else "") + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
     done = {}
@@ -188,7 +189,7 @@ def main():
         for future in concurrent.futures.as_completed(futures):
             done[futures[future]] = future.result()
             rows = [done[i] for i in sorted(done)]  # the table so far, rewritten after every row
-            load = (f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores): the seconds are this "
+            load = (f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} cores): the seconds are this "
                     f"machine's under that load" + ("" if len(rows) == len(items) else f"; {len(rows)} of {len(items)} rows run so far"))
             write_table(rows, args.out, command, commit, load, args.max_candidates)
             Path(args.json).write_text(json.dumps({"command": command, "commit": commit, "rows": rows}, indent=1))
