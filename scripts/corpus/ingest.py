@@ -35,6 +35,7 @@ REASONS = [
     (r"undeclared register|ptx:\d+", "PTX the extractor does not read"),
     (r"unsupported|not supported", "an instruction or construct the extractor does not follow"),
     (r"outside the block's \d+ bytes", "a shared-memory access outside the block's allocation"),
+    (r"outside every buffer", "the source reads or writes outside a buffer (as compute-sanitizer's memcheck would report)"),
     (r"too long to trace", "every candidate's block is too long to trace"),
     (r"timed out", "over the time limit"),
 ]
