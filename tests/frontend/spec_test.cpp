@@ -219,16 +219,18 @@ TEST(KernelSpecValidate, MissingFieldsAndRepeatedNames) {
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: arg 'n' is given twice");
 }
 
+/// A spec from `json` with the fields validation requires besides it.
+KernelSpec spec_with(const char* json) {
+  KernelSpec spec = from_json(json);
+  spec.source = "k.cu";
+  spec.entry = "k";
+  spec.grid = "1";
+  spec.block = "32";
+  return spec;
+}
+
 // Names reach the generated source and the compiler as macros and parameters: C identifiers only.
 TEST(KernelSpecValidate, NamesAreIdentifiers) {
-  const auto spec_with = [](const char* json) {
-    KernelSpec spec = from_json(json);
-    spec.source = "k.cu";
-    spec.entry = "k";
-    spec.grid = "1";
-    spec.block = "32";
-    return spec;
-  };
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"E; int injected = 0; //": [1, 2]}})")); }),
             "kernel spec: parameter 'E; int injected = 0; //' is not a C identifier");
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"n m": 4}})")); }), "kernel spec: arg 'n m' is not a C identifier");
@@ -242,14 +244,6 @@ TEST(KernelSpecValidate, NamesAreIdentifiers) {
 // Checked on every subcommand, not only when a GPU measures: a tolerance below zero, an output
 // type no comparison knows.
 TEST(KernelSpecValidate, OutputsAndTolerance) {
-  const auto spec_with = [](const char* json) {
-    KernelSpec spec = from_json(json);
-    spec.source = "k.cu";
-    spec.entry = "k";
-    spec.grid = "1";
-    spec.block = "32";
-    return spec;
-  };
   EXPECT_EQ(error_of([&] {
               validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f32"}, "tolerance": -5})"));
             }),
