@@ -120,7 +120,7 @@ struct TooLongPredictor {
   Prediction operator()(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& simulation) const {
     const Prediction prediction = count(pattern, profile, simulation);
     if (pattern.block.count() == threads_too_long && (refinement_budget < 0 || simulation.work_budget == refinement_budget))
-      throw TraceLimitError("k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+      throw TraceLimitError("k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
     return prediction;
   }
 };
@@ -142,7 +142,7 @@ TEST(Suggest, CandidatesTooLongToTraceWhenScreenedAreRejectedAlone) {
   ASSERT_EQ(s.rejections.size(), 2U);
   EXPECT_EQ(s.rejections[0].stage, RejectionStage::trace); // 3 of them, the most frequent
   EXPECT_EQ(s.rejections[0].count, 3);
-  EXPECT_EQ(s.rejections[0].message, "k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+  EXPECT_EQ(s.rejections[0].message, "k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
   EXPECT_EQ(s.rejections[0].reason, "k.cu:#: a block makes more than # warp memory accesses: too long to trace");
   EXPECT_EQ(s.rejections[1].stage, RejectionStage::device_limits);
   ASSERT_EQ(s.ranked.size(), 2U);
@@ -187,7 +187,7 @@ TEST(Suggest, EveryCandidateTooLongToTraceIsAProblemError) {
     suggest({"transpose", 1024}, example_profile(), options);
     FAIL() << "expected InputError";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "transpose n=1024 f32: k.cu:7: a block makes more than 2097152 warp memory accesses: too long to trace");
+    EXPECT_STREQ(error.what(), "transpose n=1024 f32: k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
   }
 }
 
