@@ -32,6 +32,9 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
                      "OPT: an option for NVRTC and nvcc alike: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
                      "-fmad=, -restrict, -extra-device-vectorization (repeatable)")
       ->group(group);
+  command.add_flag("--replay-loops", options.replay_loops,
+                   "Interpret every trip of every loop instead of jumping affine loops ahead (slower; docs/ptx-extraction.md)")
+      ->group(group);
 }
 
 void add_max_candidates_option(CLI::App& command, KernelOptions& options) {
@@ -72,6 +75,7 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   }
   KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
   spec.max_candidates = options.max_candidates;
+  spec.replay_loops = options.replay_loops;
   return spec;
 }
 

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 #include <iostream>
+#include <malloc.h>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,11 @@ void add_registered_commands(CLI::App& root) {
 
 int main(int argc, char** argv) {
   constexpr int kBadInput = 2;
+  // Traced blocks come and go by the thousand, each a few MB of steps: with glibc's defaults each
+  // is a fresh mmap whose pages fault in one by one (on the development VM a GEMM candidate spent
+  // 5 of its 7 s there). Keeping freed memory in the heap makes them reuse warm pages.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   CLI::App app{"cachewise advisor: measure a GPU's caches, model a kernel's memory accesses, and suggest its layout"};
   app.name("advisor");
   app.set_version_flag("--version", std::string("cachewise ") + CACHEWISE_VERSION);

@@ -32,6 +32,7 @@ struct KernelOptions {
   std::vector<std::string> include_directories;
   std::vector<std::string> compiler_options;
   std::uint64_t max_candidates = frontend::kDefaultMaxCandidates;
+  bool replay_loops = false; ///< --replay-loops: every loop trip interpreted
 
   bool given() const { return !source.empty() || !spec_file.empty(); }
 };

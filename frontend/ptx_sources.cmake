@@ -6,6 +6,7 @@ set(CACHEWISE_FRONTEND_PTX_SOURCES
   src/cfg_schedule.cpp
   src/extract.cpp
   src/extract_lower.cpp
+  src/extract_loops.cpp
   src/extract_opcodes.cpp
   src/extract_alu.cpp
   src/extract_warp.cpp)

@@ -42,16 +42,24 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   BlockTrace block;
   block.block_index = block_index;
   const std::int64_t warps = (program.args.block.count() + 31) / 32;
-  block.warps.resize(static_cast<std::size_t>(warps));
   std::int64_t in_flight = 0;
-  std::size_t steps = 0;
   WarpState state(program);
-  for (std::int64_t w = 0; w < warps; ++w) {
-    WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
-    // Warps of a block, and blocks of a grid, mostly run alike.
-    const std::size_t expected = w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
-    in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps, expected));
-    steps += warp.steps.size();
+  const auto trace_warps = [&](bool summarise) {
+    block.warps.assign(static_cast<std::size_t>(warps), WarpTrace{});
+    state.loops.set_enabled(summarise);
+    std::size_t steps = 0;
+    for (std::int64_t w = 0; w < warps; ++w) {
+      WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
+      // Warps of a block, and blocks of a grid, mostly run alike.
+      const std::size_t expected = w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
+      in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps, expected));
+      steps += warp.steps.size();
+    }
+  };
+  try {
+    trace_warps(program.args.summarise_loops);
+  } catch (const LoopSummaryInvalid&) {
+    trace_warps(false); // a decision read a register a summary could not carry forward
   }
   if (!block.warps.empty()) program.first_warp_steps.store(block.warps[0].steps.size(), std::memory_order_relaxed);
   std::int64_t seen = program.max_loads_in_flight.load();
@@ -66,6 +74,11 @@ ExtractedFacts Extractor::facts() const {
   facts.static_shared_bytes = program_->static_shared_bytes;
   facts.local_bytes_per_thread = program_->local_bytes;
   facts.max_loads_in_flight = program_->max_loads_in_flight.load();
+  const std::lock_guard lock(program_->loop_tally_mutex);
+  for (const auto& [header, tally] : program_->loop_tally) {
+    facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source), tally.runs,
+                                      tally.trips_interpreted, tally.trips_skipped});
+  }
   return facts;
 }
 

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,13 @@ enum class Special : std::uint8_t {
   dynamic_smem_size, total_smem_size, count,
 };
 
+/// What loop summaries did at one loop (by its first instruction), over the warps traced.
+struct LoopTally {
+  std::int64_t runs = 0; ///< runs of the loop (a warp's, each time it entered) that jumped
+  std::int64_t trips_interpreted = 0;
+  std::int64_t trips_skipped = 0;
+};
+
 struct Program {
   PtxModule module;                      ///< the entry alone, with the module's variables and files
   const PtxFunction* function = nullptr; ///< module.functions[0]
@@ -113,6 +122,8 @@ struct Program {
   /// Steps of the first warp of the last block traced: what the next block's first warp
   /// reserves (a step is 280 bytes; growing the vector copied them, a tenth of extraction).
   mutable std::atomic<std::size_t> first_warp_steps{0};
+  mutable std::mutex loop_tally_mutex;
+  mutable std::map<std::int32_t, LoopTally> loop_tally; ///< by the loop's first instruction (index in code)
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

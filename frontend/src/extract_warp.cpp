@@ -18,12 +18,6 @@ constexpr std::size_t kMaxBlockSteps = std::size_t{1} << 20;
 /// The most steps one instruction appends: a wait for loads, then cp.async's load and store.
 constexpr std::size_t kMaxStepsPerInstruction = 3;
 
-struct Frame {
-  std::int32_t pc = 0;
-  std::int32_t reconverge = kReconvergeAtExit;
-  std::uint32_t mask = 0;
-};
-
 std::string describe_origin(const Program& program, std::int32_t origin) {
   const PtxInstruction& instruction = program.function->instructions[static_cast<std::size_t>(origin)];
   const std::string& name = instruction.opcode[0];
@@ -409,7 +403,18 @@ void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active,
 
 } // namespace
 
+bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                     const std::array<std::uint64_t, 32>& address, int bytes) {
+  try {
+    check_bounds(program, instr, space, mask, address, bytes);
+  } catch (const InputError&) {
+    return false;
+  }
+  return true;
+}
+
 void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin) {
+  if (origin == kOriginSkippedByLoopSummary) throw LoopSummaryInvalid{};
   const Program& program = warp.program;
   std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
@@ -462,9 +467,15 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
                          instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
                          instr.op == Op::async_copy;
     if (guard_data && decides) throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
+    if (warp.loops.engaged()) warp.loops.before(warp, frame.pc, instr, active, mask);
     if (instr.issues) trace.warp_instructions += 1;
     switch (instr.op) {
-    case Op::branch: branch(stack, instr, active, mask); continue;
+    case Op::branch: {
+      const std::int32_t pc = frame.pc;
+      branch(stack, instr, active, mask);
+      if (instr.target <= pc && mask == active) warp.loops.back_edge(warp, pc, instr.target, stack, exited, trace);
+      continue;
+    }
     case Op::exit:
       if (instr.sub == kExitTraps && mask)
         throw InputError(program.where(instr.source) + ": the kernel traps in block " + block_text(block_index) + ", warp " +
@@ -503,8 +514,10 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
         for (int i = 0; i < instr.dst_count; ++i) warp.set_taint(instr.dst[i], guard_data, ~0u, warp.origin[static_cast<std::size_t>(instr.guard)]);
       trace.flops += instr.flops_per_lane * std::popcount(mask);
     }
+    if (warp.loops.recording()) warp.loops.after(warp, instr, mask);
     ++stack.back().pc;
   }
+  warp.loops.end_warp();
   return std::max(warp.max_loads_in_flight, warp.loads_in_flight);
 }
 

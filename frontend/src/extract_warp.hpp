@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "extract_loops.hpp"
 #include "extract_program.hpp"
 
 namespace cachewise::frontend {
@@ -55,7 +56,7 @@ public:
       : program(lowered), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
         taint(static_cast<std::size_t>(lowered.register_count), 0), origin(static_cast<std::size_t>(lowered.register_count), -1),
         pending(static_cast<std::size_t>(lowered.register_count), 0),
-        loaded_buffer(lowered.function->instructions.size(), -1) {}
+        loaded_buffer(lowered.function->instructions.size(), -1), loops(lowered) {}
 
   /// Clears the registers for the next warp of a block (one state serves them all, so its
   /// memory stays in cache).
@@ -69,6 +70,7 @@ public:
     pending_registers.clear();
     loads_in_flight = 0;
     max_loads_in_flight = 0;
+    loops.start_warp();
   }
 
   std::int64_t& at(std::int32_t reg, int lane) { return value[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)]; }
@@ -119,7 +121,13 @@ public:
   std::int64_t loads_in_flight = 0;
   std::int64_t max_loads_in_flight = 0;
   std::int32_t warp_index = 0;
+  LoopSummariser loops;
 };
+
+/// Whether every lane in `mask` of an access at `address` is aligned and inside the shared memory,
+/// the frame or a buffer (what check_bounds would accept).
+bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                     const std::array<std::uint64_t, 32>& address, int bytes);
 
 /// "spmv.cu:47: address depends on a value loaded from memory (ld.global.u32 %r2, [%rd24]): ..."
 [[noreturn]] void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin);

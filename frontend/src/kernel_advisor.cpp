@@ -181,6 +181,7 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& 
   args.param_bytes = kernel_parameter_values(parameters, source_parameters, spec, launch, bases);
   args.params.assign(args.param_bytes.size(), 0); // every value is in param_bytes
   args.contents = known_contents(spec, launch, bases);
+  args.summarise_loops = !spec.replay_loops;
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   trace_boundary_blocks(*traced.extractor, launch.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](const std::array<std::int64_t, 3>& index) {
@@ -428,7 +429,9 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   result.compiled = traced.resources;
   result.shared_bytes_per_block = kernel.shared_bytes_per_block;
   result.prediction = simulate_traced(kernel, profile, options, &result.facts);
-  result.max_loads_in_flight = traced.extractor->facts().max_loads_in_flight;
+  const ExtractedFacts extracted = traced.extractor->facts();
+  result.max_loads_in_flight = extracted.max_loads_in_flight;
+  result.summarised_loops = extracted.summarised_loops;
   result.active_lane_fraction = lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;
 }

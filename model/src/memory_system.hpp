@@ -26,8 +26,9 @@ public:
 
   /// A global load of `request` from `sm`; returns the latency of its slowest sector.
   int load(int sm, const LineRequest& request, TrafficCounts& counts);
-  /// A global store: write-through L1, then the home L2 partition.
-  void store(int sm, const LineRequest& request, TrafficCounts& counts);
+  /// A global store: write-through L1, then the home L2 partition. Returns the sectors it
+  /// makes DRAM write on its own: those it dirtied in L2 that were clean, or wrote past it.
+  int store(int sm, const LineRequest& request, TrafficCounts& counts);
   /// Screening: the next blocks would run on other SMs of the device, with their own L1s.
   void invalidate_l1s();
   /// Dirty data left in L2 at the end of the kernel is written to DRAM too.
@@ -89,7 +90,7 @@ inline int MemorySystem::load(int sm, const LineRequest& request, TrafficCounts&
   return l2_read(sm, request.line, misses, counts);
 }
 
-inline void MemorySystem::store(int sm, const LineRequest& request, TrafficCounts& counts) {
+inline int MemorySystem::store(int sm, const LineRequest& request, TrafficCounts& counts) {
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
   const SectorCache::Probe probed = l1.probe(request.line);
   counts.l1_hit_sectors += sector_count(request.sectors & l1.valid_mask(probed.slot));
@@ -114,18 +115,20 @@ inline void MemorySystem::store(int sm, const LineRequest& request, TrafficCount
   const SectorCache::Probe probed_home = partition.probe(request.line);
   if (l2_allocates_on_store_) {
     const std::int64_t target = allocate(partition, probed_home, request.line, counts);
-    partition.write(target, request.sectors, request.bytes.data());
     counts.l2_write_hits += sectors;
-    return;
+    return partition.write(target, request.sectors, request.bytes.data());
   }
   const std::int64_t target = probed_home.slot;
   const std::uint32_t present = request.sectors & partition.valid_mask(target);
   counts.l2_write_hits += sector_count(present);
+  int newly_dirty = 0;
   if (present != 0) {
     partition.touch(target);
-    partition.write(target, present, request.bytes.data());
+    newly_dirty = partition.write(target, present, request.bytes.data());
   }
-  counts.dram_write_bytes += static_cast<double>(sector_count(request.sectors & ~present)) * sector_bytes_;
+  const int past = sector_count(request.sectors & ~present);
+  counts.dram_write_bytes += static_cast<double>(past) * sector_bytes_;
+  return newly_dirty + past;
 }
 
 inline void MemorySystem::account(const Writeback& evicted, TrafficCounts& counts) const {

@@ -224,10 +224,11 @@ public:
   void set_valid(std::int64_t slot, std::uint32_t sectors) { slots_[static_cast<std::size_t>(slot)].valid |= static_cast<std::uint8_t>(sectors); }
 
   /// Records written bytes (one mask per sector, bit i = byte i); a sector fully written
-  /// becomes valid without a fill.
-  void write(std::int64_t slot, std::uint32_t sectors, const std::uint32_t* byte_masks) {
+  /// becomes valid without a fill. Returns the sectors that were clean before.
+  int write(std::int64_t slot, std::uint32_t sectors, const std::uint32_t* byte_masks) {
     const auto index = static_cast<std::size_t>(slot);
     Slot& target = slots_[index];
+    const int newly_dirty = sector_count(sectors & ~static_cast<std::uint32_t>(target.dirty));
     if (target.dirty == 0) dirty_slots_.push_back(slot);
     target.dirty |= static_cast<std::uint8_t>(sectors);
     for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
@@ -236,6 +237,7 @@ public:
       bytes |= byte_masks[s];
       if ((bytes & full_sector_mask_) == full_sector_mask_) target.valid |= static_cast<std::uint8_t>(1u << s);
     }
+    return newly_dirty;
   }
 
   /// Writes back every dirty line (end of kernel) and reports the totals.

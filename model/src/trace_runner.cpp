@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -68,7 +69,7 @@ struct WarpState {
   std::size_t cursor = 0; ///< into its block's steps
   std::size_t end = 0;
   LoadRound round;
-  std::int64_t store_run = 0; ///< global stores since the warp's last global load
+  double store_run = 0; ///< global stores since the warp's last global load (weighted, TraceStep::weight)
 };
 
 /// A trace step as the runner keeps it for the wave: 24 bytes instead of a TraceStep's 272,
@@ -81,6 +82,7 @@ struct CompactStep {
   bool idle = false;       ///< an access no lane issues: it takes its slot, nothing more
   std::uint32_t shape = 0; ///< LaneShapes id (accesses with active lanes)
   std::uint64_t base = 0;  ///< address (global), offset (shared, local) of the first active lane
+  float weight = 1.0F;     ///< TraceStep::weight
 };
 
 /// A block of the wave: its warps' steps one after another (WarpState says where each lies).
@@ -99,7 +101,7 @@ public:
         line_memo_(std::uint64_t{1} << memory.line_shift()),
         wavefront_memo_(static_cast<std::uint64_t>(banks_) * static_cast<std::uint64_t>(bank_width_bytes_)) {}
 
-  std::int64_t work() const override { return work_; }
+  std::int64_t work() const override { return static_cast<std::int64_t>(work_); }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
 
   void run_wave(const std::vector<WaveBlock>& blocks, WaveCounts& counts, std::vector<StoredLine>* stored) override {
@@ -116,9 +118,9 @@ public:
           for (int warp = 0; warp < layout_.warps_per_block; ++warp) issued |= issue_next(blocks[b], b, warp, counts, stats);
         }
       }
-      end_phase(blocks.size(), counts.trace, stats);
+      end_phase(phase, blocks.size(), counts.trace, stats);
     }
-    for (WarpState& warp_state : warps_) close_store_run(warp_state.store_run, counts.trace);
+    for (WarpState& warp_state : warps_) close_store_run(warp_state.store_run, counts.trace, 1.0);
     stored_ = nullptr;
   }
 
@@ -150,7 +152,10 @@ private:
       WarpState& warp_state = state(slot, static_cast<int>(w));
       warp_state.cursor = block.steps.size();
       for (const TraceStep& step : warp.steps) {
-        CompactStep compact{step.kind, step.space, step.op, step.bytes_per_lane, step.active_mask == 0, 0, 0};
+        if (!(step.weight >= 1.0F) || !std::isfinite(step.weight)) {
+          throw InputError(describe(step, index, static_cast<int>(w)) + " has weight " + std::to_string(step.weight) + "; expected a finite weight >= 1");
+        }
+        CompactStep compact{step.kind, step.space, step.op, step.bytes_per_lane, step.active_mask == 0, 0, 0, step.weight};
         if (step.kind == TraceStep::Kind::access && step.active_mask != 0) {
           check_step(step, index, static_cast<int>(w));
           compact.shape = shapes_.intern(step.address, step.active_mask, step.bytes_per_lane);
@@ -191,17 +196,23 @@ private:
     return any;
   }
 
-  /// Every warp is at a barrier or done: its open round closes, and it passes the barrier.
-  void end_phase(std::size_t blocks, TraceTally& tally, PhaseCounts& stats) {
+  /// Every warp is at a barrier or done: its open round closes, and it passes the barrier. A
+  /// barrier that stands for several (TraceStep::weight; the first warp's) repeats the interval.
+  void end_phase(std::size_t phase, std::size_t blocks, TraceTally& tally, PhaseCounts& stats) {
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::vector<CompactStep>& steps = blocks_[b].steps;
+      bool repeats_counted = false;
       for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
         WarpState& warp_state = state(b, warp);
         while (warp_state.cursor < warp_state.end && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
           ++warp_state.cursor;
         }
-        close_round(warp_state.round, tally, stats);
-        if (warp_state.cursor < warp_state.end) ++warp_state.cursor; // the barrier
+        const double weight = warp_state.cursor < warp_state.end ? steps[warp_state.cursor].weight : 1.0;
+        close_round(warp_state.round, tally, stats, weight);
+        if (warp_state.cursor >= warp_state.end) continue;
+        if (!repeats_counted) tally.phase_blocks[phase] += weight - 1.0;
+        repeats_counted = true;
+        ++warp_state.cursor; // the barrier
       }
     }
   }
@@ -211,7 +222,7 @@ private:
     WarpState& warp_state = state(block_slot, warp);
     const std::vector<CompactStep>& steps = blocks_[block_slot].steps;
     while (warp_state.cursor < warp_state.end && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
-      close_round(warp_state.round, counts.trace, stats);
+      close_round(warp_state.round, counts.trace, stats, steps[warp_state.cursor].weight);
       ++warp_state.cursor;
     }
     if (warp_state.cursor >= warp_state.end || steps[warp_state.cursor].kind != TraceStep::Kind::access) return false;
@@ -220,46 +231,65 @@ private:
     return true;
   }
 
-  void close_round(LoadRound& round, TraceTally& tally, PhaseCounts& stats) const {
+  /// A round closed by a step of weight `weight` (its wait, barrier or end) counts that often.
+  void close_round(LoadRound& round, TraceTally& tally, PhaseCounts& stats, double weight) const {
     if (round.loads == 0) return;
-    stats.load_rounds += 1;
-    stats.round_latency_cycles += round.slowest_cycles;
-    if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += round.slowest_cycles;
-    tally.load_rounds += 1;
+    stats.load_rounds += weight;
+    stats.round_latency_cycles += weight * round.slowest_cycles;
+    if (round.slowest_cycles >= dram_latency_cycles_) stats.dram_round_latency_cycles += weight * round.slowest_cycles;
+    tally.load_rounds += weight;
     round = LoadRound{};
   }
 
-  static void close_store_run(std::int64_t& run, TraceTally& tally) {
+  static void close_store_run(double& run, TraceTally& tally, double weight) {
     if (run == 0) return;
-    tally.store_runs += 1;
-    tally.stores_in_runs += static_cast<double>(run);
+    tally.store_runs += weight;
+    tally.stores_in_runs += run;
     run = 0;
   }
 
   void run_access(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
                   WaveCounts& counts, PhaseCounts& stats) {
-    stats.warp_instructions += 1;
-    ++work_;
+    const double weight = step.weight;
+    stats.warp_instructions += weight;
+    work_ += weight; // the work of the executions it stands for: the sample's size is the replay's
+    // A step that stands for several counts into a scratch first, scaled by its weight after.
+    const bool weighted = weight != 1.0;
+    if (weighted) scratch_ = TrafficCounts{};
+    TrafficCounts& traffic = weighted ? scratch_ : counts.segments[0];
+    int dirtied_sectors = 0;
     if (step.space == TraceSpace::shared) {
-      if (!skip_shared_) run_shared(step, counts.segments[0], stats);
-      return;
+      if (!skip_shared_) run_shared(step, traffic, stats, weight);
+    } else {
+      dirtied_sectors = run_global(step, block, block_slot, warp, warp_state, counts, traffic, weight);
     }
+    if (!weighted) return;
+    // Write-backs of lines evicted now happen once; the executions the step stands for each dirty
+    // as many sectors as it did (a stream's new lines; none where they overwrite the same ones).
+    const double evicted_write_bytes = scratch_.dram_write_bytes;
+    counts.segments[0].add_scaled(scratch_, weight);
+    counts.segments[0].dram_write_bytes += (1.0 - weight) * evicted_write_bytes + (weight - 1.0) * dirtied_sectors * memory_.sector_bytes();
+  }
+
+  /// A global or local access; returns the sectors its stores made DRAM write on their own.
+  int run_global(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
+                 WaveCounts& counts, TrafficCounts& traffic, double weight) {
     std::uint64_t line_base = 0;
     const std::vector<LineRequest>& lines =
         step.space == TraceSpace::global ? global_lines(step, line_base) : local_lines(step, block, warp);
-    work_ += static_cast<std::int64_t>(lines.size());
-    TrafficCounts& traffic = counts.segments[0];
-    if (step.op == TraceOp::atomic && step.space == TraceSpace::global) tally_atomic_addresses(step, counts.trace);
+    work_ += weight * static_cast<double>(lines.size());
+    if (step.op == TraceOp::atomic && step.space == TraceSpace::global) tally_atomic_addresses(step, counts.trace, weight);
     if (step.op != TraceOp::load) {
       traffic.global_store_requests += 1;
+      int dirtied_sectors = 0;
       for (LineRequest request : lines) {
         request.line += line_base;
         traffic.global_store_sectors += sector_count(request.sectors);
-        memory_.store(block.sm, request, traffic);
+        dirtied_sectors += memory_.store(block.sm, request, traffic);
         if (stored_ != nullptr) stored_->push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
       }
-      if (step.space == TraceSpace::global) ++warp_state.store_run;
-      return;
+      if (step.space == TraceSpace::global) warp_state.store_run += weight;
+      return dirtied_sectors;
     }
     traffic.global_load_requests += 1;
     int latency = 0;
@@ -270,19 +300,20 @@ private:
     }
     warp_state.round.slowest_cycles = std::max(warp_state.round.slowest_cycles, latency);
     ++warp_state.round.loads;
-    counts.trace.global_loads += 1;
-    if (step.space == TraceSpace::global) close_store_run(warp_state.store_run, counts.trace);
+    counts.trace.global_loads += weight;
+    if (step.space == TraceSpace::global) close_store_run(warp_state.store_run, counts.trace, weight);
+    return 0;
   }
 
   /// Each active lane of a global atomic is one operation on its address at L2.
-  void tally_atomic_addresses(const CompactStep& step, TraceTally& tally) {
+  void tally_atomic_addresses(const CompactStep& step, TraceTally& tally, double weight) {
     const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
     for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
-      tally.atomics_by_address[static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(std::countr_zero(bits))])] += 1;
+      tally.atomics_by_address[static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(std::countr_zero(bits))])] += weight;
     }
   }
 
-  void run_shared(const CompactStep& step, TrafficCounts& traffic, PhaseCounts& stats) {
+  void run_shared(const CompactStep& step, TrafficCounts& traffic, PhaseCounts& stats, double weight) {
     bool known = false;
     const bool atomic = step.op == TraceOp::atomic;
     SharedCost& cost = wavefront_memo_.find(step.shape, step.base, atomic, known);
@@ -297,7 +328,7 @@ private:
     }
     traffic.shared_load_wavefronts += cost.wavefronts;
     traffic.shared_load_ideal_wavefronts += cost.ideal_wavefronts;
-    stats.shared_load_instructions += 1;
+    stats.shared_load_instructions += weight;
   }
 
   /// The lines of a global access relative to `line_base`, the line of its first active lane.
@@ -414,12 +445,13 @@ private:
   ShapeMemo<std::vector<LineRequest>> line_memo_; ///< lines relative to the first active lane's
   ShapeMemo<SharedCost> wavefront_memo_;
   std::vector<LineRequest> lines_; ///< a local access's
+  TrafficCounts scratch_;          ///< a weighted step's counts before scaling
   std::array<std::int64_t, kWarpLanes> addresses_{};
   std::vector<CompactBlock> blocks_; ///< the wave's blocks
   std::vector<WarpState> warps_;     ///< per (block of the wave, warp)
   std::vector<StoredLine>* stored_ = nullptr;
   std::size_t last_buffer_ = 0;
-  std::int64_t work_ = 0;
+  double work_ = 0;
   bool skip_shared_ = false;
 };
 

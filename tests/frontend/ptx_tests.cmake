@@ -29,6 +29,9 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(control control.cu)
   cachewise_test_ptx(async_copy async_copy.cu)
   cachewise_test_ptx(several several.cu)
+  cachewise_test_ptx(bench_gemm ${PROJECT_SOURCE_DIR}/benchmarks/kernels/gemm_register_tiled.cu)
+  cachewise_test_ptx(bench_sum ${PROJECT_SOURCE_DIR}/benchmarks/kernels/sum_grid_stride.cu)
+  cachewise_test_ptx(bench_conv ${PROJECT_SOURCE_DIR}/benchmarks/kernels/convolution_17x17.cu -DTILE_SIZE_X=2 -DTILE_SIZE_Y=2)
   # The built-in kernels, compiled from kernels/src as they are (host launchers included, so
   # every instantiation the launchers make is in the PTX): nvcc takes host code NVRTC rejects.
   set(cachewise_builtin_ptx_options -ptx -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -lineinfo)
@@ -60,6 +63,7 @@ if(CACHEWISE_NVCC)
     extract_control_test.cpp
     extract_async_test.cpp
     extract_several_test.cpp
+    extract_loops_test.cpp
     builtin_crosscheck_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})

@@ -36,6 +36,10 @@ struct TraceStep {
   std::uint8_t bytes_per_lane = 4; ///< 1, 2, 4, 8 or 16
   std::uint32_t active_mask = 0;
   std::int32_t instruction = -1; ///< static instruction index in the compiled kernel, for reports
+  /// How many executions the step stands for: 1, or more for the steps of a loop's last
+  /// interpreted trips when the front end summarised the trips after them (docs/ptx-extraction.md,
+  /// "Loop summaries"); its counts are the simulated ones times this.
+  float weight = 1.0F;
   std::array<std::uint64_t, 32> address{};
 };
 

@@ -155,7 +155,12 @@ struct KnownDeviation {
 };
 
 inline const std::vector<KnownDeviation>& known_deviations() {
-  static const std::vector<KnownDeviation> list = {};
+  // The front end summarises gemm's k loop (docs/ptx-extraction.md, "Loop summaries"): of 32
+  // trips, 4 warm up and 4 stand for 23, and in these two f16 configurations that gives 1.5%
+  // more DRAM reads than the compulsory bytes the pattern (and the full replay) count.
+  static const std::vector<KnownDeviation> list = {
+      {"gemm", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1 f16 512^3", "loop summary: DRAM reads 1.5% over the compulsory bytes"},
+      {"gemm", "bm=128,bn=128,bk=16,tm=8,tn=8,pad=2 f16 512^3", "loop summary: DRAM reads 1.5% over the compulsory bytes"}};
   return list;
 }
 
@@ -270,7 +275,7 @@ inline std::string builtin_entry(const CrossCase& c, const PtxModule& module) {
 /// The compiled kernel of the case as a TracedKernel with the pattern's launch, registers and
 /// shared bytes, extracting its blocks from `module` (builtin_<family>.ptx) on demand.
 inline TracedKernel builtin_traced_kernel(const CrossCase& c, const KernelPattern& pattern,
-                                          const std::shared_ptr<const PtxModule>& module) {
+                                          const std::shared_ptr<const PtxModule>& module, bool summarise_loops = true) {
   TracedKernel kernel;
   kernel.name = pattern.name;
   kernel.grid = pattern.grid;
@@ -287,6 +292,7 @@ inline TracedKernel builtin_traced_kernel(const CrossCase& c, const KernelPatter
   args.params = launch.params;
   args.param_bytes = launch.param_bytes;
   args.buffers = kernel.buffers;
+  args.summarise_loops = summarise_loops;
   auto extractor = std::make_shared<const Extractor>(*module, builtin_entry(c, *module), args);
   kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
   return kernel;

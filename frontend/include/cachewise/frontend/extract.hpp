@@ -47,12 +47,24 @@ struct LaunchArgs {
   std::vector<TraceBuffer> buffers;
   /// Optional: buffers with declared contents (loads of them must read whole integer elements).
   std::vector<KnownContents> contents;
+  /// Loops whose trips are affine jump ahead (docs/ptx-extraction.md, "Loop summaries"); false
+  /// interprets every trip.
+  bool summarise_loops = true;
+};
+
+/// A loop the extractor jumped ahead, over the warps traced so far.
+struct SummarisedLoop {
+  std::string location;               ///< "gemm.cu:31": the loop's first instruction
+  std::int64_t runs = 0;              ///< a warp's runs of the loop that jumped
+  std::int64_t trips_interpreted = 0; ///< over those runs
+  std::int64_t trips_skipped = 0;     ///< extrapolated, over those runs
 };
 
 struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
   std::int64_t max_loads_in_flight = 0;    ///< the most global loads a warp had outstanding before a wait (traced blocks)
+  std::vector<SummarisedLoop> summarised_loops; ///< by source location
 };
 
 struct Program; // the entry lowered to compact instructions (src/extract_program.hpp)

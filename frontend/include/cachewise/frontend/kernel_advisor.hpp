@@ -11,6 +11,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/frontend/compile.hpp"
+#include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
 #include "cachewise/frontend/launch.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -55,6 +56,7 @@ struct KernelSimulation {
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
+  std::vector<SummarisedLoop> summarised_loops; ///< loops jumped ahead in the traced blocks
 };
 
 /// Compiles, extracts and simulates the spec's one configuration: every parameter must have

@@ -97,6 +97,8 @@ struct KernelSpec {
   std::vector<OutputSpec> outputs;
   double tolerance = 0.0;
   std::uint64_t max_candidates = kDefaultMaxCandidates; ///< --max-candidates
+  /// --replay-loops: interpret every trip of every loop (LaunchArgs::summarise_loops false).
+  bool replay_loops = false;
 };
 
 /// "TILE_DIM=16,32,64" (--param).
