@@ -169,15 +169,6 @@ std::optional<std::string_view> struct_body(std::string_view text, std::string_v
   return std::nullopt;
 }
 
-/// Whether `head` holds `word` as a whole identifier.
-bool has_word(std::string_view head, std::string_view word) {
-  for (std::size_t at = head.find(word); at != std::string_view::npos; at = head.find(word, at + 1)) {
-    const std::size_t end = at + word.size();
-    if ((at == 0 || !is_identifier_char(head[at - 1])) && (end == head.size() || !is_identifier_char(head[end]))) return true;
-  }
-  return false;
-}
-
 /// Comment-free `text` with its character literals blanked too ('{' opens no block). A quote
 /// after a hexadecimal digit is a digit separator (1'000).
 std::string without_character_literals(std::string text) {
@@ -280,7 +271,7 @@ std::optional<std::string> device_side_source(std::string_view source) {
       while (head_start < i && (directive[head_start] || std::isspace(static_cast<unsigned char>(text[head_start])) != 0)) ++head_start;
       const std::string_view head = std::string_view(text).substr(head_start, i - head_start);
       const bool parameters = head.find('(') != std::string_view::npos;
-      if (has_word(head, "namespace") || (has_word(head, "extern") && !parameters)) {
+      if (names_identifier(head, "namespace") || (names_identifier(head, "extern") && !parameters)) {
         ++open_namespaces;
         head_start = i + 1;
         continue;
@@ -295,11 +286,11 @@ std::optional<std::string> device_side_source(std::string_view source) {
       // A function definition: a parameter list, no initializer, no class key. A class or an
       // initializer goes on to its ';'.
       bool function = parameters && head.find('=') == std::string_view::npos;
-      for (const std::string_view key : {"struct", "class", "union", "enum"}) function = function && !has_word(head, key);
+      for (const std::string_view key : {"struct", "class", "union", "enum"}) function = function && !names_identifier(head, key);
       if (function) {
         bool host_only = !has_directive(head_start, close);
         for (const std::string_view word : {"__global__", "__device__", "constexpr", "consteval", "extern"}) {
-          host_only = host_only && !has_word(head, word);
+          host_only = host_only && !names_identifier(head, word);
         }
         if (host_only) {
           for (std::size_t at = head_start; at <= close; ++at) {
