@@ -644,7 +644,9 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   }
 #endif
   if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
-  return compile_with_nvcc(request);
+  CompiledKernel compiled{nvcc_ptx(request), {}, "nvcc", false};
+  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
+  return compiled;
 }
 
 #if CACHEWISE_WITH_NVRTC
@@ -691,11 +693,15 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
   try {
     NvrtcResult nvrtc = compile_device_side(request, *device_side, found.empty_headers);
     if (nvrtc.compiled) {
-      CompiledKernel whole = compile_with_nvcc(request);
-      CompiledKernel device = with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side");
-      const std::set<std::string> entries = ptx_entries(device.ptx);
-      found.faithful = comparable_ptx(device.ptx, nullptr) == comparable_ptx(whole.ptx, &entries);
-      compiled = found.faithful ? std::move(device) : std::move(whole);
+      std::string whole = nvcc_ptx(request);
+      const std::set<std::string> entries = ptx_entries(nvrtc.ptx);
+      found.faithful = comparable_ptx(nvrtc.ptx, nullptr) == comparable_ptx(whole, &entries);
+      if (found.faithful) {
+        compiled = with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side");
+      } else {
+        compiled = CompiledKernel{std::move(whole), {}, "nvcc", false};
+        compiled->ptxas_log = ptxas_report(compiled->ptx, request.compute_capability);
+      }
     }
   } catch (...) {
     promise.set_value(found);
@@ -706,7 +712,7 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
 }
 #endif
 
-CompiledKernel Compiler::compile_with_nvcc(const CompileRequest& request) const {
+std::string Compiler::nvcc_ptx(const CompileRequest& request) const {
   const PrivateDirectory work;
   // The user's directories enter nvcc's argv as links made here ("src", "inc0", ...), so no path
   // the user chose is ever read by nvcc's shell.
@@ -736,9 +742,7 @@ CompiledKernel Compiler::compile_with_nvcc(const CompileRequest& request) const 
   const ProcessResult nvcc = run_process(nvcc_command, timeout_seconds_);
   check_process_finished(nvcc, "nvcc", timeout_seconds_);
   if (nvcc.exit_code != 0) throw InputError(first_error_line(nvcc.output));
-  CompiledKernel compiled{read_file_bytes(work.path() / "unit.ptx"), {}, "nvcc", false};
-  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
-  return compiled;
+  return read_file_bytes(work.path() / "unit.ptx");
 }
 
 std::string Compiler::ptxas_report(const std::string& ptx, int compute_capability) const {

@@ -121,9 +121,8 @@ private:
   /// file's verdict (made by its first candidate, which the others wait for) holds; nothing
   /// when it does not or NVRTC fails: then nvcc compiles the whole file.
   std::optional<CompiledKernel> compile_device_side_of(const CompileRequest& request, const std::string& source);
-  /// `nvcc -ptx` on a generated unit that defines the macros and includes the source, then
-  /// `ptxas -v`.
-  CompiledKernel compile_with_nvcc(const CompileRequest& request) const;
+  /// The PTX of `nvcc -ptx` on a generated unit that defines the macros and includes the source.
+  std::string nvcc_ptx(const CompileRequest& request) const;
   /// NVRTC's result with its ptxas report, from `ptxas -v` when NVRTC's log lacks it.
   CompiledKernel with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const;
   /// The request's content hash: sources and the includes they reach, options, defines,
