@@ -321,14 +321,14 @@ int compile_timeout_seconds() {
   return 300;
 }
 
+bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
+
 #if CACHEWISE_WITH_NVRTC
 struct NvrtcResult {
   bool compiled = false;
   std::string log;
   std::string ptx;
 };
-
-bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
 
 /// NVRTC on `source`, under the request's file name (its errors and line info name it), with
 /// the headers `empty_headers` names given to it empty.
@@ -644,12 +644,9 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   }
 #endif
   if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
-  CompiledKernel compiled{nvcc_ptx(request), {}, "nvcc", false};
-  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
-  return compiled;
+  return with_ptxas_report(nvcc_ptx(request), {}, request, "nvcc");
 }
 
-#if CACHEWISE_WITH_NVRTC
 CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const {
   if (has_ptxas_report(log)) return {std::move(ptx), std::move(log), std::move(compiler), false};
   // Where a GPU driver is present, NVRTC's log may lack the ptxas report (seen on the H200
@@ -660,6 +657,7 @@ CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, con
   return compiled;
 }
 
+#if CACHEWISE_WITH_NVRTC
 std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request, const std::string& source) {
   const std::optional<std::string> device_side = device_side_source(source);
   if (!device_side) return std::nullopt;
@@ -696,12 +694,8 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
       std::string whole = nvcc_ptx(request);
       const std::set<std::string> entries = ptx_entries(nvrtc.ptx);
       found.faithful = comparable_ptx(nvrtc.ptx, nullptr) == comparable_ptx(whole, &entries);
-      if (found.faithful) {
-        compiled = with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side");
-      } else {
-        compiled = CompiledKernel{std::move(whole), {}, "nvcc", false};
-        compiled->ptxas_log = ptxas_report(compiled->ptx, request.compute_capability);
-      }
+      compiled = found.faithful ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
+                                : with_ptxas_report(std::move(whole), {}, request, "nvcc");
     }
   } catch (...) {
     promise.set_value(found);

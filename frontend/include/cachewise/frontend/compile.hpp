@@ -123,7 +123,7 @@ private:
   std::optional<CompiledKernel> compile_device_side_of(const CompileRequest& request, const std::string& source);
   /// The PTX of `nvcc -ptx` on a generated unit that defines the macros and includes the source.
   std::string nvcc_ptx(const CompileRequest& request) const;
-  /// NVRTC's result with its ptxas report, from `ptxas -v` when NVRTC's log lacks it.
+  /// The PTX with its ptxas report: `log` when it holds one (NVRTC's), else `ptxas -v`'s.
   CompiledKernel with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const;
   /// The request's content hash: sources and the includes they reach, options, defines,
   /// include directories, instantiations, the compilers and the environment they read.
