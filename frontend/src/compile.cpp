@@ -1,6 +1,8 @@
-// Compiling a candidate: cache lookup by content hash, then NVRTC in process, falling back to
-// `nvcc -ptx` + `ptxas -v` when NVRTC rejects the file (host code: it cannot open <cstdio>,
-// <vector>, and knows no <<<>>> launches).
+// Compiling a candidate: cache lookup by content hash, then NVRTC in process. A file with host
+// code (NVRTC cannot open <cstdio>, <vector>, and knows no <<<>>> launches) goes through NVRTC
+// with its host functions set aside once nvcc has shown, for the file's first candidate, that
+// this gives the PTX nvcc gives; otherwise, and for any failure, through `nvcc -ptx` +
+// `ptxas -v` as a whole.
 //
 // Nothing the user wrote reaches a shell. nvcc runs its own steps through one, so its argv holds
 // only paths this process made (a private work directory, with links to the user's directories)
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -39,7 +42,7 @@ extern char** environ;
 namespace {
 /// Enters every cache key and heads every entry: bumped when what an entry holds, or how it is
 /// made, changes.
-constexpr const char* kCacheFormat = "cachewise kernel cache 3";
+constexpr const char* kCacheFormat = "cachewise kernel cache 4";
 /// The compiler's own limit on nested #include is 200; the scan that hashes them stops there too.
 constexpr int kMaxIncludeDepth = 200;
 /// The environment the compilers read: part of every cache key.
@@ -318,6 +321,8 @@ int compile_timeout_seconds() {
   return 300;
 }
 
+bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
+
 #if CACHEWISE_WITH_NVRTC
 struct NvrtcResult {
   bool compiled = false;
@@ -325,12 +330,17 @@ struct NvrtcResult {
   std::string ptx;
 };
 
-bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
-
-NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
-  const std::string source = read_file_bytes(request.source);
+/// NVRTC on `source`, under the request's file name (its errors and line info name it), with
+/// the headers `empty_headers` names given to it empty.
+NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source, const std::vector<std::string>& empty_headers) {
   nvrtcProgram program = nullptr;
-  if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  std::vector<const char*> header_names, header_texts;
+  for (const std::string& name : empty_headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back("");
+  }
+  if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(), static_cast<int>(empty_headers.size()),
+                         header_texts.data(), header_names.data()) != NVRTC_SUCCESS) {
     throw InputError("NVRTC could not create a program for " + request.source.string());
   }
   std::vector<std::string> options = common_options(request);
@@ -355,6 +365,69 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request) {
   }
   nvrtcDestroyProgram(&program);
   return result;
+}
+
+/// The header NVRTC reported it could not open (`cannot open source file "vector"`, or `could
+/// not open ...` without include directories), or empty.
+std::string unopened_header(const std::string& log) {
+  constexpr std::string_view marker = "open source file \"";
+  const std::size_t at = log.find(marker);
+  if (at == std::string::npos) return {};
+  const std::size_t end = log.find('"', at + marker.size());
+  return end == std::string::npos ? std::string() : log.substr(at + marker.size(), end - at - marker.size());
+}
+
+/// NVRTC on a file's device side: the host headers it includes (those NVRTC cannot open) are
+/// given empty, found one compile at a time and added to `empty_headers`.
+NvrtcResult compile_device_side(const CompileRequest& request, const std::string& device_side, std::vector<std::string>& empty_headers) {
+  for (;;) {
+    NvrtcResult result = compile_with_nvrtc(request, device_side, empty_headers);
+    const std::string header = unopened_header(result.log);
+    if (result.compiled || header.empty() || std::find(empty_headers.begin(), empty_headers.end(), header) != empty_headers.end()) {
+      return result;
+    }
+    empty_headers.push_back(header);
+  }
+}
+
+/// PTX without its comments and `.file` lines (nvcc's name its generated unit), with `.entry`
+/// for `.visible .entry` and `.weak .entry` (NVRTC makes the instances of name expressions
+/// weak), and, when `kept` is given, without the template instances it does not list: what two
+/// compiles of one file's device code must agree on, though nvcc also compiles the instances
+/// the host code launches.
+std::string comparable_ptx(const std::string& ptx, const std::set<std::string>* kept) {
+  std::string text;
+  std::istringstream in(ptx);
+  bool skipping = false;
+  for (std::string line; std::getline(in, line);) {
+    if (skipping) {
+      skipping = line != "}";
+      continue;
+    }
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && (line.compare(first, 2, "//") == 0 || line.compare(first, 6, ".file\t") == 0)) continue;
+    for (const std::string_view linkage : {".visible .entry ", ".weak .entry "}) {
+      if (line.starts_with(linkage)) line.erase(0, linkage.size() - 7);
+    }
+    if (kept && line.starts_with(".entry ")) {
+      const std::string name = line.substr(7, line.find('(') - 7);
+      if (!kept->contains(name) && entry_instance_name(name).find('<') != std::string::npos) {
+        skipping = true;
+        continue;
+      }
+    }
+    text += line + "\n";
+  }
+  return text;
+}
+
+/// The entries (mangled names) `ptx` defines.
+std::set<std::string> ptx_entries(const std::string& ptx) {
+  std::set<std::string> entries;
+  for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
+    entries.insert(ptx.substr(at + 7, ptx.find('(', at) - at - 7));
+  }
+  return entries;
 }
 #endif
 
@@ -556,25 +629,84 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   std::string nvrtc_error;
 #if CACHEWISE_WITH_NVRTC
   if (in_process_) {
-    NvrtcResult nvrtc = compile_with_nvrtc(request);
-    if (nvrtc.compiled && has_ptxas_report(nvrtc.log)) return {std::move(nvrtc.ptx), std::move(nvrtc.log), "nvrtc", false};
-    // Where a GPU driver is present, NVRTC's log may lack the ptxas report (seen on the H200
-    // machine: 3 of 5 compiles of one file came back without one); ptxas itself gives it.
-    if (nvrtc.compiled && !nvcc_.empty()) {
-      CompiledKernel compiled{std::move(nvrtc.ptx), {}, "nvrtc", false};
-      compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
-      return compiled;
-    }
-    if (nvrtc.compiled) throw InputError("NVRTC gave no ptxas report for " + request.source.string() + " and no ptxas was found");
+    const std::string source = read_file_bytes(request.source);
+    NvrtcResult nvrtc = compile_with_nvrtc(request, source, {});
+    if (nvrtc.compiled) return with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc");
     nvrtc_error = first_error_line(nvrtc.log);
-    // Only host code sends a file to nvcc (NVRTC cannot open <cstdio> and rejects host
-    // functions); any other error is the user's, reported as NVRTC saw it.
+    // Only host code sends a file on (NVRTC cannot open <cstdio> and rejects host functions);
+    // any other error is the user's, reported as NVRTC saw it.
     const bool host_code = nvrtc.log.find("open source file") != std::string::npos ||
                            nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
     if (!host_code) throw InputError(nvrtc_error);
+    if (!nvcc_.empty()) {
+      if (std::optional<CompiledKernel> device_side = compile_device_side_of(request, source)) return std::move(*device_side);
+    }
   }
 #endif
   if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
+  return with_ptxas_report(nvcc_ptx(request), {}, request, "nvcc");
+}
+
+CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const {
+  if (has_ptxas_report(log)) return {std::move(ptx), std::move(log), std::move(compiler), false};
+  // Where a GPU driver is present, NVRTC's log may lack the ptxas report (seen on the H200
+  // machine: 3 of 5 compiles of one file came back without one); ptxas itself gives it.
+  if (nvcc_.empty()) throw InputError("NVRTC gave no ptxas report for " + request.source.string() + " and no ptxas was found");
+  CompiledKernel compiled{std::move(ptx), {}, std::move(compiler), false};
+  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
+  return compiled;
+}
+
+#if CACHEWISE_WITH_NVRTC
+std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request, const std::string& source) {
+  const std::optional<std::string> device_side = device_side_source(source);
+  if (!device_side) return std::nullopt;
+  // One verdict per file and options: the candidates differ in defines and instantiations.
+  ContentHash file;
+  std::set<std::filesystem::path> seen;
+  hash_source_tree(request.source, include_directories(request), file, seen, 0);
+  for (const std::string& option : common_options(request)) file.add(option);
+  for (const auto& directory : include_directories(request)) file.add(directory.string());
+  std::promise<DeviceSideVerdict> promise;
+  std::shared_future<DeviceSideVerdict> verdict;
+  bool first = false;
+  {
+    const std::lock_guard lock(device_side_mutex_);
+    const auto [found, inserted] = device_side_verdicts_.try_emplace(file.hex());
+    if (inserted) found->second = promise.get_future().share();
+    verdict = found->second;
+    first = inserted;
+  }
+  if (!first) {
+    DeviceSideVerdict found = verdict.get();
+    if (!found.faithful) return std::nullopt;
+    NvrtcResult nvrtc = compile_device_side(request, *device_side, found.empty_headers);
+    if (!nvrtc.compiled) return std::nullopt; // nvcc compiles the file and reports its error
+    return with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side");
+  }
+  // The file's first candidate: its device side through NVRTC and the whole file through nvcc;
+  // the verdict holds when both compile and their PTX agree.
+  DeviceSideVerdict found;
+  std::optional<CompiledKernel> compiled;
+  try {
+    NvrtcResult nvrtc = compile_device_side(request, *device_side, found.empty_headers);
+    if (nvrtc.compiled) {
+      std::string whole = nvcc_ptx(request);
+      const std::set<std::string> entries = ptx_entries(nvrtc.ptx);
+      found.faithful = comparable_ptx(nvrtc.ptx, nullptr) == comparable_ptx(whole, &entries);
+      compiled = found.faithful ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
+                                : with_ptxas_report(std::move(whole), {}, request, "nvcc");
+    }
+  } catch (...) {
+    promise.set_value(found);
+    throw;
+  }
+  promise.set_value(found);
+  return compiled; // nothing when NVRTC failed: nvcc compiles the file and reports its error
+}
+#endif
+
+std::string Compiler::nvcc_ptx(const CompileRequest& request) const {
   const PrivateDirectory work;
   // The user's directories enter nvcc's argv as links made here ("src", "inc0", ...), so no path
   // the user chose is ever read by nvcc's shell.
@@ -604,9 +736,7 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
   const ProcessResult nvcc = run_process(nvcc_command, timeout_seconds_);
   check_process_finished(nvcc, "nvcc", timeout_seconds_);
   if (nvcc.exit_code != 0) throw InputError(first_error_line(nvcc.output));
-  CompiledKernel compiled{read_file_bytes(work.path() / "unit.ptx"), {}, "nvcc", false};
-  compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
-  return compiled;
+  return read_file_bytes(work.path() / "unit.ptx");
 }
 
 std::string Compiler::ptxas_report(const std::string& ptx, int compute_capability) const {

@@ -169,6 +169,34 @@ std::optional<std::string_view> struct_body(std::string_view text, std::string_v
   return std::nullopt;
 }
 
+/// Comment-free `text` with its character literals blanked too ('{' opens no block). A quote
+/// after a hexadecimal digit is a digit separator (1'000).
+std::string without_character_literals(std::string text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\'' || (i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1])) != 0)) continue;
+    for (++i; i < text.size() && text[i] != '\'' && text[i] != '\n'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) text[i++] = ' ';
+      text[i] = ' ';
+    }
+  }
+  return text;
+}
+
+/// Which characters of `text` belong to preprocessor lines (with their continuations).
+std::vector<bool> directive_characters(const std::string& text) {
+  std::vector<bool> directive(text.size(), false);
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::size_t first = text.find_first_not_of(" \t", start);
+    if (first < end && text[first] == '#') {
+      while (end < text.size() && end > start && text[end - 1] == '\\') end = std::min(text.find('\n', end + 1), text.size());
+      std::fill(directive.begin() + static_cast<std::ptrdiff_t>(start), directive.begin() + static_cast<std::ptrdiff_t>(end), true);
+    }
+    start = end + 1;
+  }
+  return directive;
+}
+
 } // namespace
 
 bool names_identifier(std::string_view source, std::string_view name) {
@@ -219,6 +247,63 @@ std::optional<std::vector<SourceField>> struct_fields(std::string_view source, s
     }
   }
   return fields;
+}
+
+std::optional<std::string> device_side_source(std::string_view source) {
+  const std::string text = without_character_literals(without_comments(source));
+  if (text.find("R\"") != std::string::npos) return std::nullopt; // a raw string literal may hold anything
+  const std::vector<bool> directive = directive_characters(text);
+  const auto has_directive = [&](std::size_t from, std::size_t to) {
+    return std::find(directive.begin() + static_cast<std::ptrdiff_t>(from), directive.begin() + static_cast<std::ptrdiff_t>(to), true) !=
+           directive.begin() + static_cast<std::ptrdiff_t>(to);
+  };
+  std::string device(source);
+  int open_namespaces = 0;    // namespace and extern "C" blocks: their bodies are namespace scope
+  std::size_t head_start = 0; // where the declaration being read began
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (directive[i]) continue;
+    if (text[i] == ';') {
+      head_start = i + 1;
+    } else if (text[i] == '}') {
+      if (open_namespaces-- == 0) return std::nullopt; // unbalanced
+      head_start = i + 1;
+    } else if (text[i] == '{') {
+      while (head_start < i && (directive[head_start] || std::isspace(static_cast<unsigned char>(text[head_start])) != 0)) ++head_start;
+      const std::string_view head = std::string_view(text).substr(head_start, i - head_start);
+      const bool parameters = head.find('(') != std::string_view::npos;
+      if (names_identifier(head, "namespace") || (names_identifier(head, "extern") && !parameters)) {
+        ++open_namespaces;
+        head_start = i + 1;
+        continue;
+      }
+      std::size_t close = i;
+      for (int depth = 0; close < text.size(); ++close) {
+        if (directive[close]) continue;
+        depth += text[close] == '{' ? 1 : text[close] == '}' ? -1 : 0;
+        if (depth == 0) break;
+      }
+      if (close == text.size()) return std::nullopt; // unbalanced
+      // A function definition: a parameter list, no initializer, no class key. A class or an
+      // initializer goes on to its ';'.
+      bool function = parameters && head.find('=') == std::string_view::npos;
+      for (const std::string_view key : {"struct", "class", "union", "enum"}) function = function && !names_identifier(head, key);
+      if (function) {
+        bool host_only = !has_directive(head_start, close);
+        for (const std::string_view word : {"__global__", "__device__", "constexpr", "consteval", "extern"}) {
+          host_only = host_only && !names_identifier(head, word);
+        }
+        if (host_only) {
+          for (std::size_t at = head_start; at <= close; ++at) {
+            if (device[at] != '\n') device[at] = ' ';
+          }
+        }
+        head_start = close + 1;
+      }
+      i = close;
+    }
+  }
+  if (open_namespaces != 0) return std::nullopt;
+  return device;
 }
 
 std::string read_file_bytes(const std::filesystem::path& path) {

@@ -89,6 +89,34 @@ TEST(SuggestKernel, PaddingRemovesTheSharedLoadConflict) {
 // BLOCK_ROWS reaches the kernel only through blockDim.y: its macro changes no PTX, but --block
 // names it, so it is a real parameter. 4 rows walk the tile in 8 steps, 8 rows in 4: the same
 // conflict-free accesses, so both have 1-way shared loads and 4 sectors per request.
+// jacobi_with_host.cu is jacobi_kernel_only.cu's kernel with a host program around it (includes,
+// main, launches): host code set aside, both rank the same candidates the same way.
+TEST(SuggestKernel, AHostCodeFileRanksLikeItsKernelOnlyTwin) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  const std::filesystem::path kernels = std::filesystem::path(CACHEWISE_SOURCE_DIR) / "benchmarks" / "kernels";
+  auto jacobi = [&](const std::string& file) {
+    KernelSpec spec;
+    spec.source = kernels / file;
+    spec.entry = "jacobi_sweep";
+    spec.parameters = {{"BLOCK_X", {32, 64}}, {"BLOCK_Y", {4, 8}}};
+    spec.grid = "ceil_div(n, BLOCK_X), ceil_div(n, BLOCK_Y)";
+    spec.block = "BLOCK_X, BLOCK_Y";
+    spec.buffers = {{"next", "n * n * 4"}, {"current", "n * n * 4"}};
+    spec.args = {{"n", 1024}};
+    return spec;
+  };
+  Compiler compiler(fresh_cache("jacobi-twins"));
+  const advisor::Suggestion host = suggest_kernel(jacobi("jacobi_with_host.cu"), example_profile(), compiler).suggestion;
+  const advisor::Suggestion twin = suggest_kernel(jacobi("jacobi_kernel_only.cu"), example_profile(), compiler).suggestion;
+  ASSERT_EQ(host.ranked.size(), 4u);
+  ASSERT_EQ(twin.ranked.size(), 4u);
+  for (std::size_t i = 0; i < host.ranked.size(); ++i) {
+    EXPECT_EQ(host.ranked[i].config.to_string(), twin.ranked[i].config.to_string());
+    EXPECT_EQ(host.ranked[i].prediction.time_us, twin.ranked[i].prediction.time_us);
+    EXPECT_EQ(host.ranked[i].registers_per_thread, twin.ranked[i].registers_per_thread);
+  }
+}
+
 TEST(SuggestKernel, AParameterMayShapeOnlyTheLaunch) {
   if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
   KernelSpec spec = transpose(kData / "transpose_blockdim.cu", "transpose_rows");

@@ -283,6 +283,44 @@ TEST(KernelSource, KernelTemplateParameters) {
   EXPECT_FALSE(kernel_template(source, "plain").has_value());
 }
 
+TEST(KernelSource, DeviceSideSetsAsideHostFunctionsOnly) {
+  // Each line with whether it stays; a line set aside becomes as many spaces.
+  const std::vector<std::pair<std::string, bool>> lines = {
+      {"#include <vector>", true},
+      {"struct Pair { int a; int b; };", true},
+      {"__global__ void k(char* o) { o[0] = '}'; }", true}, // a brace in a character literal opens nothing
+      {"__host__ __device__ int both(int x) { return x; }", true},
+      {"constexpr int twice(int x) { return 2 * x; }", true}, // device code may call it
+      {"static auto f = [](int x) { return x; };", true},     // an initializer, not a definition
+      {"namespace host {", true},
+      {"int helper(const char* s) { return s[0] == '{' || s[1] == \"}\"[0]; }", false},
+      {"}", true},
+      {"extern \"C\" {", true},
+      {"void c_api() { /* } */ }", false},
+      {"}", true},
+      {"template <typename T> void fill(std::vector<T>& v) {", false},
+      {"  for (auto& x : v) x = T(1);", false},
+      {"}", false},
+      {"int main() {", true}, // a preprocessor line inside: left whole
+      {"#ifdef X", true},
+      {"  return 1;", true},
+      {"#endif", true},
+      {"  return 0;", true},
+      {"}", true},
+      {"void run() { k<<<1, 1>>>(nullptr); }", false},
+  };
+  std::string source, expected;
+  for (const auto& [line, kept] : lines) {
+    source += line + "\n";
+    expected += (kept ? line : std::string(line.size(), ' ')) + "\n";
+  }
+  EXPECT_EQ(device_side_source(source), expected);
+  // Nothing is set aside where the braces cannot be followed.
+  EXPECT_FALSE(device_side_source("void f() {\n").has_value());
+  EXPECT_FALSE(device_side_source("}\nint main() { return 0; }\n").has_value());
+  EXPECT_FALSE(device_side_source("const char* s = R\"(})\";\nint main() { return 0; }\n").has_value());
+}
+
 KernelSpec scale_spec() {
   KernelSpec spec;
   spec.source = "scale.cu";

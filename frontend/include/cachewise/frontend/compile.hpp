@@ -7,6 +7,9 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,7 +77,7 @@ void check_compiler_option(const std::string& option);
 struct CompiledKernel {
   std::string ptx;
   std::string ptxas_log;
-  std::string compiler; ///< "nvrtc" or "nvcc"
+  std::string compiler; ///< "nvrtc", "nvrtc, device side" (host code set aside) or "nvcc"
   bool from_cache = false;
 };
 
@@ -105,7 +108,23 @@ public:
   static std::filesystem::path default_cache_directory();
 
 private:
+  /// What a file's first host-code candidate showed: whether NVRTC on its device side
+  /// (device_side_source) gives the PTX nvcc gives for the whole file, and the host headers
+  /// NVRTC is given empty.
+  struct DeviceSideVerdict {
+    bool faithful = false;
+    std::vector<std::string> empty_headers;
+  };
+
   CompiledKernel compile_uncached(const CompileRequest& request);
+  /// A host-code file's candidate through NVRTC with its host functions set aside, when the
+  /// file's verdict (made by its first candidate, which the others wait for) holds; nothing
+  /// when it does not or NVRTC fails: then nvcc compiles the whole file.
+  std::optional<CompiledKernel> compile_device_side_of(const CompileRequest& request, const std::string& source);
+  /// The PTX of `nvcc -ptx` on a generated unit that defines the macros and includes the source.
+  std::string nvcc_ptx(const CompileRequest& request) const;
+  /// The PTX with its ptxas report: `log` when it holds one (NVRTC's), else `ptxas -v`'s.
+  CompiledKernel with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const;
   /// The request's content hash: sources and the includes they reach, options, defines,
   /// include directories, instantiations, the compilers and the environment they read.
   std::string cache_key(const CompileRequest& request) const;
@@ -124,6 +143,8 @@ private:
   int timeout_seconds_;
   std::atomic<bool> cache_disabled_{false};
   std::atomic<std::int64_t> compilations_{0};
+  std::mutex device_side_mutex_;
+  std::map<std::string, std::shared_future<DeviceSideVerdict>> device_side_verdicts_; ///< by file and options
 };
 
 /// The first line of a compiler log that says "error" (else its first non-empty line).

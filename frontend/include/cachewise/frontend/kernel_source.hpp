@@ -51,6 +51,14 @@ std::optional<TemplateDeclaration> kernel_template(std::string_view source, std:
 /// Whether `source` names the identifier `name` outside comments (a macro a size may set).
 bool names_identifier(std::string_view source, std::string_view name);
 
+/// `source` with every namespace-scope definition of a host-only function blanked out (same
+/// length, newlines kept, so lines and columns stay): a function with a parameter list and a
+/// body, without __global__, __device__, constexpr, consteval or extern, and with no
+/// preprocessor line inside it. What remains is what the device compiles, plus the file's
+/// includes and declarations. nullopt when the braces do not balance outside preprocessor lines
+/// or the file holds a raw string literal: then nothing can be set aside safely.
+std::optional<std::string> device_side_source(std::string_view source);
+
 /// The data fields of `struct NAME { ... }` or `typedef struct { ... } NAME;` in `source`
 /// (comments ignored; member functions and static members skipped), or nullopt when there is
 /// no such definition.
