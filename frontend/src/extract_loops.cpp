@@ -25,6 +25,8 @@ namespace {
 /// configurations 1.5% (docs/ptx-extraction.md, "Loop summaries").
 constexpr std::int64_t kWarmTrips = 4;
 constexpr std::int64_t kFewestRepresentativeTrips = 4;
+/// The first trip that can end in a jump: trips before it record their path only.
+constexpr std::int64_t kFirstProbedTrips = kWarmTrips + kFewestRepresentativeTrips;
 /// A trip longer than this many instructions (an inner loop run in full) is not recorded.
 constexpr std::size_t kMaxTripInstructions = 16384;
 /// Registers past this many are not recorded (each recorded array holds 256 bytes a register).
@@ -99,21 +101,29 @@ void LoopSummariser::start_recording(const WarpState& warp, const std::vector<Fr
   written_.assign(registers, 0);
   live_in_.assign(registers, 0);
   have_previous_ = false;
+  previous_values_valid_ = false;
   same_path_trips_ = 0;
   trip_first_step_.clear();
   trip_start_stack_ = stack;
   trip_start_exited_ = exited;
-  start_trip(warp, trace);
+  start_trip(warp, trace, loops_.back().trips_interpreted);
 }
 
-void LoopSummariser::start_trip(const WarpState& warp, const WarpTrace& trace) {
-  trip_start_values_ = warp.value;
-  trip_start_taint_ = warp.taint;
+void LoopSummariser::start_trip(const WarpState& warp, const WarpTrace& trace, std::int64_t trips_before) {
+  // The trip that could first jump is probed against the one before it, which records its values.
+  recording_values_ = trips_before + 2 >= kFirstProbedTrips;
+  probing_ = previous_values_valid_ && trips_before + 1 >= kFirstProbedTrips;
+  if (recording_values_) {
+    trip_start_values_ = warp.value;
+    trip_start_taint_ = warp.taint;
+  }
   path_.clear();
   values_.clear();
-  std::fill(poison_.begin(), poison_.end(), std::uint8_t{0});
-  std::fill(written_.begin(), written_.end(), std::uint8_t{0});
-  std::fill(live_in_.begin(), live_in_.end(), std::uint8_t{0});
+  if (probing_) {
+    std::fill(poison_.begin(), poison_.end(), std::uint8_t{0});
+    std::fill(written_.begin(), written_.end(), std::uint8_t{0});
+    std::fill(live_in_.begin(), live_in_.end(), std::uint8_t{0});
+  }
   accesses_.clear();
   mismatch_ = hopeless_ = false;
   distance_ = std::numeric_limits<std::int64_t>::max();
@@ -190,6 +200,7 @@ void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr&
     mismatch_ = true;
     return;
   }
+  if (!probing_) return;
   const auto read = [&](std::int32_t reg) {
     if (reg >= 0 && !written_[static_cast<std::size_t>(reg)]) live_in_[static_cast<std::size_t>(reg)] = 1;
   };
@@ -277,7 +288,8 @@ bool LoopSummariser::makes_only_data(const Instr& instr) const {
 }
 
 void LoopSummariser::after(const WarpState& warp, const Instr& instr, std::uint32_t mask) {
-  const bool probing = have_previous_ && !mismatch_ && !hopeless_;
+  if (!recording_values_) return;
+  const bool probing = probing_ && !mismatch_ && !hopeless_;
   if (makes_only_data(instr)) { // its lanes in `mask` hold data, the others keep their values and steps
     if (!probing || !mask) return;
     for (int i = 0; i < instr.dst_count; ++i) {
@@ -390,7 +402,7 @@ void LoopSummariser::back_edge(WarpState& warp, std::int32_t pc, std::int32_t ta
   const Loop& loop = loops_[static_cast<std::size_t>(recorder_)];
   // The representative trips: whole periods, at least kFewestRepresentativeTrips.
   const std::int64_t representative = (std::max(period_, kFewestRepresentativeTrips) + period_ - 1) / period_ * period_;
-  if (same_path && same_path_trips_ >= representative && loop.trips_interpreted >= representative + kWarmTrips &&
+  if (probing_ && same_path && same_path_trips_ >= representative && loop.trips_interpreted >= representative + kWarmTrips &&
       distance_ != std::numeric_limits<std::int64_t>::max() && probe_holds(warp)) {
     const std::int64_t trips = distance_ - 1;
     if (trips >= 2 * representative) {
@@ -398,15 +410,18 @@ void LoopSummariser::back_edge(WarpState& warp, std::int32_t pc, std::int32_t ta
       jumped = !have_previous_;
     }
   }
-  // The next trip: probed against this one (unless the loop jumped past it).
+  // The next trip: compared with this one (unless the loop jumped past it).
   previous_path_.swap(path_);
   previous_values_.swap(values_);
-  if (!jumped) have_previous_ = true;
-  for (std::size_t slot = 0; slot < step_in_.size(); ++slot) step_in_[slot] = warp.value[slot] - trip_start_values_[slot];
-  step_ = step_in_;
+  have_previous_ = !jumped;
+  previous_values_valid_ = recording_values_ && !jumped;
+  if (previous_values_valid_ && loop.trips_interpreted + 1 >= kFirstProbedTrips) {
+    for (std::size_t slot = 0; slot < step_in_.size(); ++slot) step_in_[slot] = warp.value[slot] - trip_start_values_[slot];
+    step_ = step_in_;
+  }
   trip_start_stack_ = stack;
   trip_start_exited_ = exited;
-  start_trip(warp, trace);
+  start_trip(warp, trace, loop.trips_interpreted);
 }
 
 } // namespace cachewise::frontend

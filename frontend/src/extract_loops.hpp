@@ -79,7 +79,7 @@ private:
   void pop_to(std::size_t size);
   void stop_recording();
   void start_recording(const WarpState& warp, const std::vector<Frame>& stack, std::uint32_t exited, const WarpTrace& trace);
-  void start_trip(const WarpState& warp, const WarpTrace& trace);
+  void start_trip(const WarpState& warp, const WarpTrace& trace, std::int64_t trips_before);
   bool probe_holds(const WarpState& warp) const;
   void jump(WarpState& warp, WarpTrace& trace, std::int64_t trips, std::int64_t representative);
   void fail();
@@ -99,7 +99,10 @@ private:
   int recorder_ = -1;       ///< index in loops_ of the loop whose trips are recorded
 
   // The recorder's trips: the previous one (A) and the one running (B), probed against A.
-  bool have_previous_ = false;
+  bool have_previous_ = false;        ///< A's path is recorded
+  bool previous_values_valid_ = false; ///< and its values
+  bool recording_values_ = false;     ///< B records its values (the trip after it may be probed)
+  bool probing_ = false;              ///< B is probed against A
   std::vector<Visit> previous_path_, path_;
   std::vector<Lanes> previous_values_, values_;
   std::size_t value_index_ = 0;
