@@ -374,7 +374,7 @@ struct CandidateRanking::State {
 
   /// Keeps the best `kept` whole and records the rest, once twice as many are held.
   void compact() {
-    if (keep_all || whole.size() <= 2 * kept) return;
+    if (keep_all || whole.size() <= kept || whole.size() - kept <= kept) return;
     const auto before = [](const Whole& a, const Whole& b) { return ranks_before(a.predictable.candidate, b.predictable.candidate); };
     std::ranges::nth_element(whole, whole.begin() + static_cast<std::ptrdiff_t>(kept), before);
     for (std::size_t i = kept; i < whole.size(); ++i) record(whole[i]);
@@ -428,7 +428,8 @@ CandidateRanking::CandidateRanking(const DeviceProfile& profile, const SuggestOp
   state.refine_target = refined == 0 ? 0 : std::max(refined, options.top);
   state.keep_all = keep_all;
   state.refine_each = !keep_all && state.refine_target >= expected && expected > 0;
-  state.kept = state.refine_each ? options.top : 2 * std::max(state.refine_target, options.top);
+  const std::size_t most = std::max(state.refine_target, options.top); // the tuner asks for every candidate (top: SIZE_MAX)
+  state.kept = state.refine_each ? options.top : most <= std::numeric_limits<std::size_t>::max() / 2 ? 2 * most : most;
   state.planned = expected + std::min(expected, state.refine_target);
 }
 

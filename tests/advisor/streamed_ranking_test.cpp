@@ -1,5 +1,6 @@
 // CandidateRanking fed in batches against rank_pool over the same candidates: the same ranks,
 // worst, counts and reasons, while holding a bounded number of candidates whole.
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -116,6 +117,20 @@ TEST(StreamedRanking, EveryCandidateRefinedAsItsBatchArrives) {
   EXPECT_EQ(in_batches.rejections[0].count, 40);
   EXPECT_EQ(in_batches.rejections[0].example, "a=3,b=36");
   expect_same(in_batches, all_at_once);
+}
+
+// The tuner asks for every candidate (top: SIZE_MAX) without refinement: all stay whole (the
+// kept count saturates instead of overflowing), ranked as all at once.
+TEST(StreamedRanking, EveryCandidateAskedForStaysWhole) {
+  SuggestOptions options;
+  options.top = std::numeric_limits<std::size_t>::max();
+  options.refined = 0;
+  std::size_t peak_held = 0;
+  const Suggestion in_batches = streamed(20, 15, 64, options, peak_held);
+  EXPECT_EQ(peak_held, 300U);
+  EXPECT_EQ(in_batches.ranked.size(), 300U);
+  EXPECT_EQ(in_batches.refined, 0);
+  expect_same(in_batches, rank_pool(pool_of(20, 15), example_profile(), options));
 }
 
 // The tally's first message and config per reason is the earliest's: merging keeps this one's.
