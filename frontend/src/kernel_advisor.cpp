@@ -135,6 +135,10 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
   std::atomic<std::size_t> compiled{0};
   advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
     Build& build = builds[i];
+    if (build.module) { // compiled and parsed before
+      if (on_compiled) on_compiled(++compiled, builds.size());
+      return;
+    }
     try {
       build.compiled = compiler.compile(build.request);
     } catch (const InputError& error) {
@@ -359,7 +363,17 @@ public:
       const std::size_t to_come = candidates_ - first - count;
       on_compiled = [&, before, to_come](std::size_t done, std::size_t total) { options_.on_compiled(before + done, before + total + to_come); };
     }
+    // A build the chunk before also had (a template entry's space shares builds) is taken
+    // from it, not read from the cache and parsed again.
+    for (Build& build : builds) {
+      const auto found = previous_builds_.find(request_key(build.request));
+      if (found != previous_builds_.end()) build = found->second;
+    }
     compile_builds(builds, entry_, planned, compiler_, options_.compile_threads, on_compiled);
+    previous_builds_.clear();
+    for (const Build& build : builds) {
+      if (build.module) previous_builds_.emplace(request_key(build.request), build);
+    }
     for (const Build& build : builds) {
       if (!seen_builds_.insert(request_key(build.request)).second) continue; // compiled in an earlier chunk
       if (!first_build_error_) first_build_error_ = build.error;
@@ -447,6 +461,7 @@ private:
   std::optional<std::vector<SourceParameter>> source_parameters_;
   int compute_capability_ = 0;
   std::set<std::string> seen_builds_;
+  std::map<std::string, Build> previous_builds_; ///< the chunk before's compiled builds, by request key
   std::optional<std::string> first_build_error_; ///< the entry's first build's, empty when it compiled
   bool any_compiled_ = false;
   std::int64_t builds_ = 0;
