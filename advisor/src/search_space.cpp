@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <numeric>
+#include <span>
 #include <set>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -85,7 +87,7 @@ std::vector<std::size_t> SearchSpace::binding_order() const {
   return order;
 }
 
-std::vector<Config> SearchSpace::enumerate() const {
+std::vector<std::uint32_t> SearchSpace::enumerate_indices() const {
   const std::size_t count = parameters_.size();
   if (count == 0) return {};
   const std::vector<std::size_t> order = binding_order();
@@ -102,12 +104,12 @@ std::vector<Config> SearchSpace::enumerate() const {
     checks_at_depth[last].push_back(&constraint);
   }
 
-  std::vector<std::vector<std::size_t>> accepted; // value indices, declaration order
-  std::vector<std::size_t> chosen(count, 0);
+  std::vector<std::uint32_t> accepted; // rows of value indices, declaration order, in binding order
+  std::vector<std::uint32_t> chosen(count, 0);
   std::vector<Config> partial(count + 1); // partial[d]: the first d bound parameters
   auto bind = [&](auto&& self, std::size_t depth) -> void {
     if (depth == count) {
-      accepted.push_back(chosen);
+      accepted.insert(accepted.end(), chosen.begin(), chosen.end());
       return;
     }
     const std::size_t p = order[depth];
@@ -118,20 +120,34 @@ std::vector<Config> SearchSpace::enumerate() const {
       const bool holds = std::ranges::all_of(checks_at_depth[depth],
                                              [&](const Constraint* c) { return c->holds(partial[depth + 1]); });
       if (!holds) continue;
-      chosen[p] = v;
+      chosen[p] = static_cast<std::uint32_t>(v);
       self(self, depth + 1);
     }
   };
   bind(bind, 0);
 
-  std::ranges::sort(accepted);
+  const auto row = [&](std::size_t r) { return std::span(accepted).subspan(r * count, count); };
+  std::vector<std::size_t> rows(accepted.size() / count);
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  std::ranges::sort(rows, [&](std::size_t a, std::size_t b) { return std::ranges::lexicographical_compare(row(a), row(b)); });
+  std::vector<std::uint32_t> sorted;
+  sorted.reserve(accepted.size());
+  for (const std::size_t r : rows) std::ranges::copy(row(r), std::back_inserter(sorted));
+  return sorted;
+}
+
+Config SearchSpace::config_at(std::span<const std::uint32_t> value_indices) const {
+  Config config;
+  for (std::size_t p = 0; p < parameters_.size(); ++p) config.set(parameters_[p].first, parameters_[p].second.at(value_indices[p]));
+  return config;
+}
+
+std::vector<Config> SearchSpace::enumerate() const {
+  const std::vector<std::uint32_t> indices = enumerate_indices();
+  const std::size_t count = parameters_.size();
   std::vector<Config> configs;
-  configs.reserve(accepted.size());
-  for (const auto& indices : accepted) {
-    Config config;
-    for (std::size_t p = 0; p < count; ++p) config.set(parameters_[p].first, parameters_[p].second[indices[p]]);
-    configs.push_back(std::move(config));
-  }
+  configs.reserve(count == 0 ? 0 : indices.size() / count);
+  for (std::size_t at = 0; at < indices.size(); at += count) configs.push_back(config_at(std::span(indices).subspan(at, count)));
   return configs;
 }
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <exception>
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/ptx.hpp"
@@ -65,11 +67,54 @@ struct Planned {
 
 /// "PTX of two values differs in nothing AND no launch expression names it": then the
 /// parameter cannot change anything the model sees, and ranking it would be a silent guess.
-void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, const std::vector<Planned>& planned,
-                           const std::vector<Build>& builds) {
-  // Compared without the entry's (mangled) name and the .file paths (nvcc's generated unit
-  // lies in a per-thread directory).
-  auto normalized_ptx = [&](const Build& build) {
+/// Fed the compiled candidates a chunk at a time; a parameter stops being followed once two of
+/// its values are seen to compile differently.
+class ParameterUse {
+public:
+  ParameterUse(const KernelSpec& spec, const LaunchModel& model) {
+    for (const ParameterValues& parameter : spec.parameters) {
+      if (parameter.values.size() >= 2 && !model.launch_uses(parameter.name)) followed_.push_back({parameter.name, false, false, {}});
+    }
+  }
+
+  void add(const Planned& plan, const Build& build) {
+    if (!build.compiled) return;
+    std::optional<std::size_t> hash;
+    for (Followed& parameter : followed_) {
+      if (parameter.differs) continue;
+      if (!hash) hash = normalized_ptx_hash(build);
+      Config rest = plan.launch.config; // configs equal but for this parameter
+      rest.set(parameter.name, 0);
+      std::set<std::size_t>& hashes = parameter.ptx_by_rest[rest.to_string()];
+      hashes.insert(*hash);
+      parameter.compared = true;
+      if (hashes.size() > 1) {
+        parameter.differs = true;
+        parameter.ptx_by_rest.clear();
+      }
+    }
+  }
+
+  void check() const {
+    for (const Followed& parameter : followed_) {
+      if (parameter.compared && !parameter.differs) {
+        throw InputError("parameter '" + parameter.name + "' is used neither by the source (its values compile to identical PTX) "
+                         "nor by a launch expression");
+      }
+    }
+  }
+
+private:
+  struct Followed {
+    std::string name;
+    bool compared = false;
+    bool differs = false;
+    std::map<std::string, std::set<std::size_t>> ptx_by_rest;
+  };
+
+  /// Compared without the entry's (mangled) name and the .file paths (nvcc's generated unit
+  /// lies in a per-thread directory).
+  static std::size_t normalized_ptx_hash(const Build& build) {
     std::string ptx = build.compiled->ptx;
     for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos; at = ptx.find(build.entry, at)) {
       ptx.replace(at, build.entry.size(), "@entry");
@@ -78,28 +123,10 @@ void check_parameters_used(const KernelSpec& spec, const LaunchModel& model, con
       ptx.erase(at, ptx.find('\n', at) - at);
     }
     return std::hash<std::string>{}(ptx);
-  };
-  for (const ParameterValues& parameter : spec.parameters) {
-    if (parameter.values.size() < 2 || model.launch_uses(parameter.name)) continue;
-    std::map<std::string, std::set<std::size_t>> ptx_by_rest; // configs equal but for this parameter
-    for (const Planned& plan : planned) {
-      const Build& build = builds[plan.build];
-      if (!build.compiled) continue;
-      Config rest = plan.launch.config;
-      rest.set(parameter.name, 0);
-      ptx_by_rest[rest.to_string()].insert(normalized_ptx(build));
-    }
-    bool compared = false, differs = false;
-    for (const auto& [rest, hashes] : ptx_by_rest) {
-      differs = differs || hashes.size() > 1;
-      compared = true;
-    }
-    if (compared && !differs) {
-      throw InputError("parameter '" + parameter.name + "' is used neither by the source (its values compile to identical PTX) "
-                       "nor by a launch expression");
-    }
   }
-}
+
+  std::vector<Followed> followed_;
+};
 
 void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned, Compiler& compiler,
                     std::size_t threads, const std::function<void(std::size_t, std::size_t)>& on_compiled = {}) {
@@ -108,6 +135,10 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
   std::atomic<std::size_t> compiled{0};
   advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
     Build& build = builds[i];
+    if (build.module) { // compiled and parsed before
+      if (on_compiled) on_compiled(++compiled, builds.size());
+      return;
+    }
     try {
       build.compiled = compiler.compile(build.request);
     } catch (const InputError& error) {
@@ -288,53 +319,158 @@ void check_macros_spare_templates(const KernelSpec& spec, const std::vector<std:
   }
 }
 
-/// One entry's candidates, compiled and admitted into `pool`; with several entries, each
-/// candidate's config holds the key "entry" (the entry's index, shown as its text).
-struct EntryPool {
-  std::int64_t builds = 0;
-  std::int64_t compilations = 0;
-};
+/// One entry's candidates, a chunk at a time: planned (the launch shape checked), compiled (in
+/// parallel, cached) and admitted. Across chunks it keeps only what the entry's checks need: the
+/// builds seen, whether any compiled, the parameter-use check, the rejections' tallies; a
+/// candidate's error other than a rejection is rethrown by finish(), after those checks (the
+/// order in which they were raised when every candidate was planned and compiled first).
+class EntryStream {
+public:
+  EntryStream(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile, Compiler& compiler,
+              const KernelSuggestOptions& options)
+      : spec_(spec), entry_index_(entry_index), profile_(profile), compiler_(compiler), options_(options), model_(spec_),
+        entry_(parse_entry_name(spec_.entry)), space_(model_.search_space()), parameter_use_(spec_, model_) {
+    // Without parameters the kernel is ranked alone: one candidate, the empty config.
+    if (spec_.parameters.empty()) {
+      candidates_ = 1;
+    } else {
+      indices_ = space_.enumerate_indices();
+      candidates_ = indices_.size() / spec_.parameters.size();
+    }
+    if (candidates_ == 0) throw InputError(describe_kernel(spec_) + ": the constraints leave no candidate");
+    const std::string source = read_file_bytes(spec_.source);
+    check_parameters_reach_code(spec_, entry_, source);
+    source_parameters_ = kernel_parameters(source, entry_.function);
+    compute_capability_ = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
+  }
 
-EntryPool add_entry_candidates(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile,
-                               Compiler& compiler, const KernelSuggestOptions& options, advisor::CandidatePool& pool) {
-  const LaunchModel model(spec);
-  const EntryName entry = parse_entry_name(spec.entry);
-  const advisor::SearchSpace space = model.search_space();
-  // Without parameters the kernel is ranked alone: one candidate, the empty config.
-  const std::vector<Config> configs = spec.parameters.empty() ? std::vector<Config>{Config{}} : space.enumerate();
-  if (configs.empty()) throw InputError(describe_kernel(spec) + ": the constraints leave no candidate");
-  const std::string source = read_file_bytes(spec.source);
-  check_parameters_reach_code(spec, entry, source);
-  const std::optional<std::vector<SourceParameter>> source_parameters = kernel_parameters(source, entry.function);
-  const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
+  std::size_t candidates() const { return candidates_; }
+  std::uint64_t space_size() const { return space_.unconstrained_size(); }
+  std::int64_t builds() const { return builds_; }
+  std::int64_t compilations() const { return compilations_; }
 
-  pool.space_size += space.unconstrained_size();
-  std::vector<Planned> planned;
-  std::vector<Build> builds;
-  std::map<std::string, std::size_t> build_by_key;
-  for (const Config& config : configs) {
-    CandidateLaunch launch = model.evaluate(config);
-    CompileRequest request = request_for(spec, launch, entry, compute_capability);
-    if (entry_index) launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index), spec.entry); // a key of the table, not a macro
+  /// Candidates [first, first + count): the admitted ones, the rejected ones tallied.
+  std::vector<advisor::PredictableCandidate> prepare(std::size_t first, std::size_t count) {
+    std::vector<Planned> planned;
+    std::vector<Build> builds;
+    std::map<std::string, std::size_t> build_by_key;
+    for (std::size_t i = first; i < first + count; ++i) {
+      if (std::optional<Planned> plan = plan_candidate(config_at(i), builds, build_by_key, shape_rejections_)) planned.push_back(std::move(*plan));
+    }
+    std::function<void(std::size_t, std::size_t)> on_compiled;
+    if (options_.on_compiled) {
+      // Of the entry's builds: those done, of at most those so far and one per candidate to come.
+      const auto before = static_cast<std::size_t>(builds_);
+      const std::size_t to_come = candidates_ - first - count;
+      on_compiled = [&, before, to_come](std::size_t done, std::size_t total) { options_.on_compiled(before + done, before + total + to_come); };
+    }
+    // A build the chunk before also had (a template entry's space shares builds) is taken
+    // from it, not read from the cache and parsed again.
+    for (Build& build : builds) {
+      const auto found = previous_builds_.find(request_key(build.request));
+      if (found != previous_builds_.end()) build = found->second;
+    }
+    compile_builds(builds, entry_, planned, compiler_, options_.compile_threads, on_compiled);
+    previous_builds_.clear();
+    for (const Build& build : builds) {
+      if (build.module) previous_builds_.emplace(request_key(build.request), build);
+    }
+    for (const Build& build : builds) {
+      if (!seen_builds_.insert(request_key(build.request)).second) continue; // compiled in an earlier chunk
+      if (!first_build_error_) first_build_error_ = build.error;
+      any_compiled_ = any_compiled_ || build.compiled.has_value();
+      ++builds_;
+      if (!build.compiled || !build.compiled->from_cache) ++compilations_;
+    }
+    for (const Planned& plan : planned) parameter_use_.add(plan, builds[plan.build]);
+    if (failure_) return {};
+    advisor::CandidatePool pool;
     try {
-      check_launch_shape(spec, launch, profile);
+      for (const Planned& plan : planned) admit(spec_, plan, builds[plan.build], source_parameters_, profile_, entry_index_.has_value(), pool);
+    } catch (...) {
+      failure_ = std::current_exception();
+      return {};
+    }
+    for (const advisor::Rejection& rejection : pool.rejected) admit_rejections_.add(rejection.stage, rejection.config, rejection.message);
+    return std::move(pool.admitted);
+  }
+
+  /// After the last chunk: throws when no build compiled, when a parameter is unused, or the
+  /// first candidate's error; else adds the entry's rejections to `admission`.
+  void finish(advisor::RejectionTally& admission) const {
+    if (builds_ > 0 && !any_compiled_) throw InputError(*first_build_error_);
+    parameter_use_.check();
+    if (failure_) std::rethrow_exception(failure_);
+    admission.merge(shape_rejections_);
+    admission.merge(admit_rejections_);
+  }
+
+  /// A candidate admitted before, made again from its config (the ranking's rebuild).
+  advisor::PredictableCandidate rebuild(const Config& config) const {
+    Config enumerated; // as enumerated: numbers only, without the entry key
+    for (const auto& [key, value] : config.values()) {
+      if (!entry_index_ || key != "entry") enumerated.set(key, value);
+    }
+    std::vector<Build> builds;
+    std::map<std::string, std::size_t> build_by_key;
+    advisor::RejectionTally rejections;
+    const std::optional<Planned> plan = plan_candidate(enumerated, builds, build_by_key, rejections);
+    if (!plan) throw std::logic_error("rebuild: " + config.to_string() + " no longer fits");
+    compile_builds(builds, entry_, {*plan}, compiler_, 1);
+    advisor::CandidatePool pool;
+    admit(spec_, *plan, builds.front(), source_parameters_, profile_, entry_index_.has_value(), pool);
+    if (pool.admitted.size() != 1) throw std::logic_error("rebuild: " + config.to_string() + " is no longer admitted");
+    return std::move(pool.admitted.front());
+  }
+
+private:
+  Config config_at(std::size_t i) const {
+    if (spec_.parameters.empty()) return {};
+    const std::size_t count = spec_.parameters.size();
+    return space_.config_at(std::span(indices_).subspan(i * count, count));
+  }
+
+  /// One candidate's launch and build (found among `builds` or added); nullopt, tallied, when
+  /// the device cannot run its block.
+  std::optional<Planned> plan_candidate(const Config& config, std::vector<Build>& builds, std::map<std::string, std::size_t>& build_by_key,
+                                        advisor::RejectionTally& shape_rejections) const {
+    CandidateLaunch launch = model_.evaluate(config);
+    CompileRequest request = request_for(spec_, launch, entry_, compute_capability_);
+    if (entry_index_) launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index_), spec_.entry); // a key of the table, not a macro
+    try {
+      check_launch_shape(spec_, launch, profile_);
     } catch (const InputError& error) {
-      pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
-      continue;
+      shape_rejections.add(advisor::RejectionStage::device_limits, launch.config, error.what());
+      return std::nullopt;
     }
     const auto [found, added] = build_by_key.try_emplace(request_key(request), builds.size());
     if (added) builds.push_back({std::move(request), std::nullopt, {}, {}, nullptr});
-    planned.push_back({std::move(launch), found->second});
+    return Planned{std::move(launch), found->second};
   }
-  const std::int64_t compilations_before = compiler.compilations();
-  compile_builds(builds, entry, planned, compiler, options.compile_threads, options.on_compiled);
-  if (!builds.empty() && std::ranges::none_of(builds, [](const Build& b) { return b.compiled.has_value(); })) {
-    throw InputError(builds.front().error);
-  }
-  check_parameters_used(spec, model, planned, builds);
-  for (const Planned& plan : planned) admit(spec, plan, builds[plan.build], source_parameters, profile, entry_index.has_value(), pool);
-  return {static_cast<std::int64_t>(builds.size()), compiler.compilations() - compilations_before};
-}
+
+  KernelSpec spec_;
+  std::optional<std::size_t> entry_index_;
+  const DeviceProfile& profile_;
+  Compiler& compiler_;
+  const KernelSuggestOptions& options_;
+  LaunchModel model_;
+  EntryName entry_;
+  advisor::SearchSpace space_;
+  ParameterUse parameter_use_;
+  std::vector<std::uint32_t> indices_; ///< the space's configs, as value indices
+  std::size_t candidates_ = 0;
+  std::optional<std::vector<SourceParameter>> source_parameters_;
+  int compute_capability_ = 0;
+  std::set<std::string> seen_builds_;
+  std::map<std::string, Build> previous_builds_; ///< the chunk before's compiled builds, by request key
+  std::optional<std::string> first_build_error_; ///< the entry's first build's, empty when it compiled
+  bool any_compiled_ = false;
+  std::int64_t builds_ = 0;
+  std::int64_t compilations_ = 0;
+  advisor::RejectionTally shape_rejections_; ///< the launch shapes the device cannot run
+  advisor::RejectionTally admit_rejections_; ///< the compiled candidates that failed a check
+  std::exception_ptr failure_;
+};
 
 } // namespace
 
@@ -352,26 +488,54 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
     throw InputError("--param entry: with several --entry, 'entry' names the table's entry column; rename the parameter");
   }
   if (several) check_macros_spare_templates(spec, entries);
-  advisor::CandidatePool pool;
-  std::string listed;
-  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
-  pool.problem.family = listed;
-  pool.subject = listed + " in " + spec.source.string();
+  ProblemSpec problem;
+  for (const std::string& entry : entries) problem.family += (problem.family.empty() ? "" : ", ") + entry;
+  const std::string subject = problem.family + " in " + spec.source.string();
   KernelSuggestion result;
+  // Each chunk is screened while the next one is planned, compiled and traced.
+  std::vector<std::unique_ptr<EntryStream>> streams;
+  std::optional<advisor::CandidateRanking> ranking;
+  advisor::RejectionTally admission;
+  std::uint64_t space_size = 0;
+  std::int64_t enumerated = 0;
+  std::vector<advisor::PredictableCandidate> pending;
+  const std::size_t chunk = std::max<std::size_t>(1, options.chunk_candidates);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     KernelSpec entry_spec = spec;
     entry_spec.entry = entries[i];
     try {
-      const EntryPool added = add_entry_candidates(entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler,
-                                                   options, pool);
-      result.builds += added.builds;
-      result.compilations += added.compilations;
+      streams.push_back(std::make_unique<EntryStream>(entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler, options));
+      EntryStream& stream = *streams.back();
+      // Every entry spans the same space (the spec's parameters and constraints).
+      if (!ranking) ranking.emplace(profile, options.suggest, entries.size() * stream.candidates());
+      space_size += stream.space_size();
+      for (std::size_t first = 0; first < stream.candidates(); first += chunk) {
+        std::vector<advisor::PredictableCandidate> next;
+        const std::size_t held = ranking->held() + pending.size();
+        advisor::in_parallel(2, 2, [&](std::size_t task) {
+          if (task == 0) {
+            ranking->screen(std::move(pending));
+          } else {
+            next = stream.prepare(first, std::min(chunk, stream.candidates() - first));
+          }
+        });
+        result.peak_held_candidates = std::max(result.peak_held_candidates, static_cast<std::int64_t>(held + next.size()));
+        pending = std::move(next);
+      }
+      stream.finish(admission);
+      result.builds += stream.builds();
+      result.compilations += stream.compilations();
+      enumerated += static_cast<std::int64_t>(stream.candidates());
     } catch (const InputError& error) {
       if (!several) throw;
       throw InputError(entries[i] + ": " + error.what());
     }
   }
-  result.suggestion = advisor::rank_pool(std::move(pool), profile, options.suggest);
+  ranking->screen(std::move(pending));
+  result.peak_held_candidates = std::max(result.peak_held_candidates, static_cast<std::int64_t>(ranking->peak_held()));
+  result.suggestion = ranking->finish(problem, subject, space_size, admission, enumerated, [&](const Config& config) {
+    return streams.at(several ? static_cast<std::size_t>(config.get("entry")) : 0)->rebuild(config);
+  });
   result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return result;
 }

@@ -470,6 +470,10 @@ void validate_kernel_spec(const KernelSpec& spec) {
   for (const ParameterValues& parameter : spec.parameters) {
     if (parameter.values.empty()) throw InputError("kernel spec: parameter '" + parameter.name + "' has no values");
   }
+  if (spec.max_candidates == 0 || spec.max_candidates > kLargestMaxCandidates) {
+    throw InputError("kernel spec: max_candidates must be 1 to " + std::to_string(kLargestMaxCandidates) + ", got " +
+                     std::to_string(spec.max_candidates));
+  }
   check_names(spec);
   check_outputs(spec);
   CompileRequest compiled_as; // what reaches the compiler, checked before any candidate compiles

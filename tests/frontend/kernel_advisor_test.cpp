@@ -5,6 +5,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "frontend_test_support.hpp"
 
@@ -84,6 +85,40 @@ TEST(SuggestKernel, PaddingRemovesTheSharedLoadConflict) {
   EXPECT_EQ(again.builds, 2);
   EXPECT_EQ(again.compilations, 0);
   EXPECT_EQ(compiler.compilations(), 2);
+}
+
+// The space is streamed a chunk at a time: transpose's 3 x 3 x 2 = 18 configs (16, 32 and 64
+// are all multiples of 4, 8 and 16), ranked one candidate a chunk and all in one chunk: the
+// same table, rejections and reasons. The example profile refines its best 32, so all 18: each
+// chunk is refined as it arrives and the best 5 (--top) stay whole: one at a time, at most
+// 2 x 5 before a compaction + the chunk screened + the chunk traced = 12 are held at once.
+TEST(SuggestKernel, ChunksDoNotChangeTheRanking) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  const KernelSpec spec = load_kernel_spec(kExamples / "transpose.json");
+  Compiler compiler(fresh_cache("chunks"));
+  KernelSuggestOptions one_at_a_time;
+  one_at_a_time.chunk_candidates = 1;
+  KernelSuggestion chunked = suggest_kernel(spec, example_profile(), compiler, one_at_a_time);
+  KernelSuggestion whole = suggest_kernel(spec, example_profile(), compiler);
+  chunked.suggestion.elapsed = whole.suggestion.elapsed = {};
+  EXPECT_EQ(advisor::suggestion_to_json(chunked.suggestion).dump(), advisor::suggestion_to_json(whole.suggestion).dump());
+  EXPECT_EQ(chunked.builds, whole.builds);
+  EXPECT_EQ(chunked.suggestion.enumerated, whole.suggestion.enumerated);
+  EXPECT_LE(chunked.peak_held_candidates, 12);
+  EXPECT_GT(whole.peak_held_candidates, 12);
+}
+
+// The library refuses what --max-candidates refuses: past the ceiling, one line naming it.
+TEST(SuggestKernel, MaxCandidatesPastTheCeilingIsAnInputError) {
+  KernelSpec spec = load_kernel_spec(kExamples / "transpose.json");
+  spec.max_candidates = kLargestMaxCandidates + 1;
+  Compiler compiler(fresh_cache("ceiling"));
+  try {
+    suggest_kernel(spec, example_profile(), compiler);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "kernel spec: max_candidates must be 1 to 100000, got 100001");
+  }
 }
 
 // BLOCK_ROWS reaches the kernel only through blockDim.y: its macro changes no PTX, but --block

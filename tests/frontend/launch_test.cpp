@@ -98,8 +98,13 @@ TEST(LaunchModel, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
             "kernel spec: the parameters span 10000000 candidates, more than the cap of 10000 "
             "(give fewer values, or raise the cap with --max-candidates N)");
+  // Raised to the ceiling, it is still counted and refused; past the ceiling the spec is invalid.
+  spec.max_candidates = kLargestMaxCandidates;
+  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+            "kernel spec: the parameters span 10000000 candidates, more than the cap of 100000 "
+            "(give fewer values, or raise the cap with --max-candidates N)");
   spec.max_candidates = 10000000;
-  EXPECT_EQ(LaunchModel(spec).search_space().unconstrained_size(), 10000000U);
+  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "kernel spec: max_candidates must be 1 to 100000, got 10000000");
   // The transpose space (18) at a cap of 18 and of 17.
   spec = transpose_spec();
   spec.max_candidates = 18;

@@ -241,6 +241,20 @@ TEST(KernelSpecValidate, NamesAreIdentifiers) {
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"T": [1]}, "args": {"p": {"w": 4}}})")); }), "no error");
 }
 
+// The ceiling on max_candidates (kLargestMaxCandidates = 100000) holds for a library caller as
+// for --max-candidates: 0, and 100001, are refused by name; 1 and 100000 pass.
+TEST(KernelSpecValidate, MaxCandidatesWithinTheCeiling) {
+  KernelSpec spec = spec_with(R"({"parameters": {"T": [1, 2]}})");
+  spec.max_candidates = 100001;
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: max_candidates must be 1 to 100000, got 100001");
+  spec.max_candidates = 0;
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: max_candidates must be 1 to 100000, got 0");
+  spec.max_candidates = 1;
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "no error");
+  spec.max_candidates = 100000;
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "no error");
+}
+
 // Checked on every subcommand, not only when a GPU measures: a tolerance below zero, an output
 // type no comparison knows.
 TEST(KernelSpecValidate, OutputsAndTolerance) {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -155,6 +157,64 @@ struct CandidatePool {
 /// screened one is refined in its place. Throws InputError naming the most frequent rejection
 /// when nothing is left to rank.
 Suggestion rank_pool(CandidatePool pool, const DeviceProfile& profile, const SuggestOptions& options = {});
+
+/// Rejections counted by stage and reason (the message with its numbers replaced by '#'), each
+/// with the first message and config that got it.
+class RejectionTally {
+public:
+  void add(RejectionStage stage, const Config& config, const std::string& message);
+  /// Adds the counts of `later`, tallied after this one: a reason both hold keeps this one's
+  /// first message and config.
+  void merge(const RejectionTally& later);
+  std::int64_t total() const;
+  std::vector<RejectionCount> sorted() const; ///< most frequent first
+
+private:
+  struct Entry {
+    std::int64_t count = 0;
+    std::string message;
+    std::string example;
+  };
+  std::map<std::pair<RejectionStage, std::string>, Entry> by_reason_;
+};
+
+/// rank_pool's ranking fed batch by batch, so that a source of many candidates (a kernel spec's
+/// space) need not hold them all: each batch is screened when it arrives, and only the
+/// candidates the ranking can still need stay whole (with their predict functions and
+/// predictions). The rest leave a record of their config and predicted times (about 60 bytes
+/// and 8 a parameter), from which the best's contrast (the slowest config differing from it in
+/// one parameter) is found; when that one was dropped, `rebuild` makes it again and it is
+/// predicted again (predictions are deterministic). Ranks, rejections and reasons equal
+/// rank_pool's over the same candidates in the same order.
+class CandidateRanking {
+public:
+  /// `expected`: at most how many candidates the batches hold. `keep_all`: every candidate
+  /// stays whole (rank_pool); otherwise, when the refined set (max(refined, top)) spans
+  /// `expected`, each batch is refined as it arrives and the best `top` by refined prediction
+  /// stay whole, else the best 2 x max(refined, top) by screening do, refined at finish().
+  CandidateRanking(const DeviceProfile& profile, const SuggestOptions& options, std::size_t expected, bool keep_all = false);
+  ~CandidateRanking();
+  CandidateRanking(const CandidateRanking&) = delete;
+  CandidateRanking& operator=(const CandidateRanking&) = delete;
+
+  /// Predicts the batch (in parallel, options.threads); a candidate too long to trace is
+  /// rejected (stage trace). Any other error is kept and rethrown by finish(); later batches
+  /// are then not predicted.
+  void screen(std::vector<PredictableCandidate> batch);
+  std::size_t held() const;         ///< candidates held whole now
+  std::size_t peak_held() const;    ///< the most held whole at once, a batch being screened included
+  std::size_t screened() const;     ///< candidates predicted so far, those too long to trace included
+
+  /// Refines, ranks and explains: rank_pool's result for the candidates screened, with
+  /// `admission` the rejections before screening and `enumerated` the configs those and the
+  /// screened candidates came from.
+  Suggestion finish(const ProblemSpec& problem, const std::string& subject, std::uint64_t space_size, const RejectionTally& admission,
+                    std::int64_t enumerated, const std::function<PredictableCandidate(const Config&)>& rebuild = {});
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Runs run_one(0 .. count-1) on `threads` threads (0: one per hardware thread); the first
 /// exception stops the rest and is rethrown.

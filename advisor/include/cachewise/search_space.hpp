@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,13 @@ public:
   /// the parameter/constraint graph, and each constraint is checked as soon as all of its
   /// parameters are bound, so a failing constraint prunes the whole subtree below it.
   std::vector<Config> enumerate() const;
+
+  /// enumerate()'s configs as value indices, 4 bytes a parameter: config i's value of
+  /// parameters()[p] is its values[indices[i * parameters().size() + p]], for building the
+  /// configs a few at a time (config_at).
+  std::vector<std::uint32_t> enumerate_indices() const;
+  /// The config of one row of enumerate_indices().
+  Config config_at(std::span<const std::uint32_t> value_indices) const;
 
   /// Product of the value counts (saturates at UINT64_MAX).
   std::uint64_t unconstrained_size() const;

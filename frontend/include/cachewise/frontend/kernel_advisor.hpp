@@ -23,8 +23,12 @@ namespace cachewise::frontend {
 struct KernelSuggestOptions {
   advisor::SuggestOptions suggest;
   std::size_t compile_threads = 2;
-  /// Called after each distinct build is compiled or found in the cache, from the compiling
-  /// threads (it must be thread-safe).
+  /// The space is streamed: this many candidates at a time are planned, compiled and traced
+  /// (while the chunk before is screened), so that memory does not grow with the space.
+  std::size_t chunk_candidates = 256;
+  /// Called after each build of a chunk is compiled or found in the cache, from the compiling
+  /// threads (it must be thread-safe), with the entry's builds done and at most how many it has
+  /// (those so far and one per candidate still to plan: exact after the last chunk).
   std::function<void(std::size_t compiled, std::size_t total)> on_compiled;
 };
 
@@ -32,6 +36,9 @@ struct KernelSuggestion {
   advisor::Suggestion suggestion;
   std::int64_t builds = 0;       ///< distinct compile requests among the candidates
   std::int64_t compilations = 0; ///< of those, compiled now (the rest came from the cache)
+  /// The most candidates held traced at once (their kernels, extractors and predictions): the
+  /// ranking's kept set and two chunks, whatever the size of the space.
+  std::int64_t peak_held_candidates = 0;
 };
 
 /// Throws InputError for a bad spec, an unknown entry, a parameter neither the code nor the

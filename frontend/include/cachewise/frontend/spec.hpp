@@ -67,9 +67,10 @@ struct OutputSpec {
 /// --max-candidates raises it: the space is counted before it is built, so a typo that spans
 /// 10^7 candidates is refused at once instead of taking gigabytes and hours.
 inline constexpr std::uint64_t kDefaultMaxCandidates = 10000;
-/// The most --max-candidates may raise it to: every candidate's launch and compile request are
-/// held until the ranking ends (10^5 candidates peak at about 0.4 GB, 10^6 took 2.9 GB before
-/// the first compile), and the space is not streamed.
+/// The most --max-candidates (and KernelSpec::max_candidates, checked by validate_kernel_spec)
+/// may raise it to. The space is streamed, a chunk at a time, but its enumeration (4 bytes a
+/// parameter per config), a record per screened candidate and the time every candidate takes
+/// still grow with it.
 inline constexpr std::uint64_t kLargestMaxCandidates = 100000;
 
 struct KernelSpec {
