@@ -179,6 +179,9 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   if (instr.op == Op::mov && instr.dst_count != instr.src_count && instr.dst_count != 1 && instr.src_count != 1)
     fail("mov between vectors of different sizes");
   if (instr.src_count < source_count(instr.op)) fail("'" + name + "' needs " + std::to_string(source_count(instr.op)) + " source operands");
+  // ptxas expands an integer division by a register into a routine (by a constant: a multiply
+  // and shifts, about as cheap as one instruction).
+  instr.divides_by_register = (instr.op == Op::div || instr.op == Op::rem) && instr.src[1].kind == Source::Kind::reg;
 }
 
 void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) const {

@@ -77,6 +77,7 @@ struct Instr {
   std::int32_t reconverge = -1; ///< where a divergent branch's paths meet (its immediate post-dominator)
   double flops_per_lane = 0;
   bool issues = true; ///< false where the machine code has no instruction (ld.param: constant operands; cvta.to.global)
+  bool divides_by_register = false; ///< integer div / rem whose divisor is a register: a routine in the machine code
   std::int32_t source = -1; ///< index of the PtxInstruction, for messages
 };
 

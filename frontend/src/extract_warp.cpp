@@ -469,6 +469,7 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (guard_data && decides) throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
     if (warp.loops.engaged()) warp.loops.before(warp, frame.pc, instr, active, mask);
     if (instr.issues) trace.warp_instructions += 1;
+    if (instr.divides_by_register) trace.register_divisions += 1;
     switch (instr.op) {
     case Op::branch: {
       const std::int32_t pc = frame.pc;

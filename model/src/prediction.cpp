@@ -308,6 +308,19 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
+/// A sampled run's DRAM reads are its blocks' scaled to the grid, and data every block shares
+/// (a GEMM's B, read once from DRAM and then from L2) is fetched by the warm-up, whose counts
+/// are discarded, not by the sample: those reads would be lost. The kernel still brings each
+/// input byte from DRAM once (it starts cold), so a sampled run reads at least the useful bytes
+/// less the bytes it writes to DRAM (docs/model.md, "Compulsory DRAM reads"). A run of every
+/// block counts its reads exactly and keeps them.
+SimulationRun with_compulsory_reads(SimulationRun run, double useful_bytes) {
+  if (!run.sampled) return run;
+  TrafficCounts& t = run.traffic;
+  t.dram_read_bytes = std::max(t.dram_read_bytes, useful_bytes - t.dram_write_bytes);
+  return run;
+}
+
 } // namespace
 
 KernelFacts kernel_facts(const KernelPattern& pattern) {
@@ -319,7 +332,8 @@ KernelFacts kernel_facts(const KernelPattern& pattern) {
   return facts;
 }
 
-Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
+Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& sampled_run) {
+  const SimulationRun run = with_compulsory_reads(sampled_run, facts.useful_bytes);
   const TrafficCounts& t = run.traffic;
   Prediction prediction;
   auto& m = prediction.metrics;

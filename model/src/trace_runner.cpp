@@ -148,6 +148,7 @@ private:
     for (std::size_t w = 0; w < trace.warps.size(); ++w) {
       const WarpTrace& warp = trace.warps[w];
       tally.warp_instructions += warp.warp_instructions;
+      tally.register_divisions += warp.register_divisions;
       tally.flops += warp.flops;
       WarpState& warp_state = state(slot, static_cast<int>(w));
       warp_state.cursor = block.steps.size();
@@ -524,8 +525,9 @@ LaunchShape launch_shape(const TracedKernel& kernel) {
   return {kernel.grid, kernel.block, kernel.shared_bytes_per_block, kernel.registers_per_thread};
 }
 
-/// The time model's inputs, read off the sample's traces and scaled to the grid.
-TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run) {
+/// The time model's inputs, read off the sample's traces and scaled to the grid: a division by
+/// a register counts as the calibration's machine-code routine, not as one instruction.
+TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run, const Calibration& calibration) {
   const TraceTally& tally = sample.trace;
   const double scale = static_cast<double>(run.total_blocks) / static_cast<double>(run.simulated_blocks);
   double memory_instructions = 0;
@@ -534,7 +536,9 @@ TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run) {
   facts.loads_in_flight = tally.load_rounds > 0 ? tally.global_loads / tally.load_rounds : 0.0;
   facts.store_burst = tally.store_runs > 0 ? tally.stores_in_runs / tally.store_runs : 1.0;
   facts.flops = tally.flops * scale;
-  facts.warp_instructions = tally.warp_instructions * scale;
+  facts.register_divisions = tally.register_divisions * scale;
+  facts.warp_instructions =
+      (tally.warp_instructions + tally.register_divisions * (calibration.register_division_instructions.value - 1.0)) * scale;
   facts.memory_instructions = memory_instructions * scale;
   facts.overhead_instructions =
       std::max(0.0, facts.warp_instructions - facts.memory_instructions - facts.flops / kFlopsPerWarpInstruction);
@@ -568,7 +572,7 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   detail::TraceKernel simulated(kernel, profile);
   detail::WaveCounts sample;
   const detail::SimulationRun run = detail::run_sampled(simulated, profile, options, resident, &sample);
-  const TracedFacts traced = detail::traced_facts(sample, run);
+  const TracedFacts traced = detail::traced_facts(sample, run, profile.calibration);
   detail::KernelFacts time_inputs;
   time_inputs.store_burst = traced.store_burst;
   time_inputs.flops = traced.flops;

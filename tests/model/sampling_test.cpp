@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cachewise/device_pattern.hpp"
+#include "cachewise/kernel_trace.hpp"
 
 namespace cachewise {
 namespace {
@@ -76,6 +77,56 @@ TEST(Sampling, GemmPhaseLoopSampleStaysWithinOnePercent) {
   const Prediction sampled = predict({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 1 << 16);
   ASSERT_TRUE(sampled.sampled);
   expect_close(sampled, predict({"gemm", 512}, "bm=64,bn=64,bk=8,tm=4,tn=4,pad=1", 0));
+}
+
+/// A whole-warp access of 4-byte lanes from `first`.
+TraceStep warp_access(TraceOp op, std::uint64_t first) {
+  TraceStep step;
+  step.op = op;
+  step.active_mask = 0xffffffffu;
+  for (std::uint64_t lane = 0; lane < 32; ++lane) step.address[lane] = first + 4 * lane;
+  return step;
+}
+
+// 4096 one-warp blocks each read the whole 64 KiB table (512 lines), then their own line of
+// `rows`, and store their line of `out`. In full, DRAM reads the table once and every row once:
+// 65536 + 524288 = 589824 B. With the default budget (a block's work is 514 instructions + 514
+// lines, so 132 blocks, one per SM, from block 1980) a warm-up of 66 blocks brings the table into
+// L2, its counts discarded, and the sample's blocks find it there: scaled, they read their rows
+// alone, 524288 B. The floor restores the table: useful bytes 65536 + 524288 + 524288 less the
+// 524288 B written to DRAM.
+TEST(Sampling, SampledDramReadsNeverFallBelowTheCompulsoryBytes) {
+  constexpr std::uint64_t kTable = std::uint64_t{1} << 30;
+  constexpr std::uint64_t kRows = kTable + (1 << 20);
+  constexpr std::uint64_t kOut = kTable + (2 << 20);
+  TracedKernel kernel;
+  kernel.name = "shared_table";
+  kernel.grid = {4096, 1, 1};
+  kernel.block = {32, 1, 1};
+  kernel.buffers = {{"table", kTable, 65536}, {"rows", kRows, 4096 * 128}, {"out", kOut, 4096 * 128}};
+  kernel.useful_bytes = 65536 + 2 * 4096 * 128;
+  kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
+    const auto block = static_cast<std::uint64_t>(index[0]);
+    WarpTrace warp;
+    for (std::uint64_t line = 0; line < 512; ++line) warp.steps.push_back(warp_access(TraceOp::load, kTable + 128 * line));
+    warp.steps.push_back(warp_access(TraceOp::load, kRows + 128 * block));
+    warp.steps.push_back(warp_access(TraceOp::store, kOut + 128 * block));
+    warp.warp_instructions = 514;
+    return BlockTrace{index, {warp}};
+  };
+  const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
+  const Prediction sampled = simulate_traced(kernel, profile);
+  ASSERT_TRUE(sampled.sampled);
+  EXPECT_DOUBLE_EQ(sampled.metric("dram__bytes_write.sum"), 524288);
+  EXPECT_DOUBLE_EQ(sampled.metric("dram__bytes_read.sum"), 589824);
+  // Without useful bytes there is no floor: the scaled sample's rows alone.
+  kernel.useful_bytes = 0;
+  EXPECT_DOUBLE_EQ(simulate_traced(kernel, profile).metric("dram__bytes_read.sum"), 524288);
+  SimulationOptions every_block;
+  every_block.work_budget = 0;
+  const Prediction full = simulate_traced(kernel, profile, every_block);
+  ASSERT_FALSE(full.sampled);
+  EXPECT_DOUBLE_EQ(full.metric("dram__bytes_read.sum"), 589824);
 }
 
 TEST(TimeEstimate, TransposeExpertConfigBeatsNaiveAndConflictedOnes) {

@@ -60,6 +60,9 @@ struct Calibration {
   /// SM cycles the L2 slice that homes an address takes per atomic operation on it (atomics on
   /// one address serialise there); optional in the JSON.
   CalibratedValue same_address_atomic_cycles{0.0, "default: none"};
+  /// Machine instructions of an integer division or remainder by a register, one PTX
+  /// instruction (WarpTrace::register_divisions); optional in the JSON.
+  CalibratedValue register_division_instructions{1.0, "default: one instruction, as in PTX"};
   /// Write runs: a warp's run of lines is compact when the blocks within `neighbour_blocks`
   /// of it in dispatch order continue it to `compact_run_factor` times its length.
   CalibratedValue write_run_neighbour_blocks{0.0, "default: every run compact"};

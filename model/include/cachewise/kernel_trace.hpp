@@ -47,6 +47,9 @@ struct WarpTrace {
   std::vector<TraceStep> steps;
   double warp_instructions = 0; ///< every executed instruction of the warp, memory ones included
   double flops = 0;             ///< f32-equivalent arithmetic of the warp's active lanes (an f64 flop counts 2)
+  /// Of warp_instructions, the integer divisions and remainders by a register: one instruction
+  /// in PTX, a routine of the calibration's `register_division_instructions` in machine code.
+  double register_divisions = 0;
 };
 
 struct BlockTrace {
@@ -87,7 +90,8 @@ struct TracedFacts {
   double loads_in_flight = 0;       ///< mean global loads per round (a round ends at a wait_loads, a barrier or the end)
   double store_burst = 1;           ///< mean run of global stores not interrupted by a global load
   double flops = 0;                 ///< f32-equivalent
-  double warp_instructions = 0;     ///< every executed warp instruction
+  double warp_instructions = 0;     ///< every executed warp instruction, a division by a register as its routine
+  double register_divisions = 0;    ///< integer divisions and remainders by a register (WarpTrace)
   double memory_instructions = 0;   ///< the global, local and shared warp instructions that issued
   double overhead_instructions = 0; ///< warp_instructions - memory_instructions - flops / 64, at least 0
   /// Global atomic lane operations on the most used address (the sample's, scaled to the grid).
