@@ -71,7 +71,7 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
   if (options.max_candidates == 0 || options.max_candidates > kLargestMaxCandidates) {
     throw InputError("--max-candidates: expected 1 to " + std::to_string(kLargestMaxCandidates) +
-                     " (every candidate is held in memory until the ranking ends), got " + std::to_string(options.max_candidates));
+                     " (the space is enumerated and every screened candidate tallied before the ranking ends), got " + std::to_string(options.max_candidates));
   }
   KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
   spec.max_candidates = options.max_candidates;

@@ -132,6 +132,7 @@ void LoopSummariser::start_trip(const WarpState& warp, const WarpTrace& trace, s
   if (trip_first_step_.size() > 2 * static_cast<std::size_t>(kAlignmentPeriodBytes)) trip_first_step_.erase(trip_first_step_.begin());
   trip_start_instructions_ = trace.warp_instructions;
   trip_start_flops_ = trace.flops;
+  trip_start_divisions_ = trace.register_divisions;
 }
 
 bool LoopSummariser::varies(const WarpState& warp, const Source& source, std::uint32_t lanes) const {
@@ -356,6 +357,7 @@ void LoopSummariser::jump(WarpState& warp, WarpTrace& trace, std::int64_t trips,
   const auto scale = static_cast<double>(trips);
   trace.warp_instructions += scale * (trace.warp_instructions - trip_start_instructions_);
   trace.flops += scale * (trace.flops - trip_start_flops_);
+  trace.register_divisions += scale * (trace.register_divisions - trip_start_divisions_);
   for (std::size_t r = 0; r < poison_.size(); ++r) {
     if (warp.taint[r] == ~0u) continue;
     if (poison_[r]) {

@@ -125,6 +125,7 @@ private:
   std::vector<std::size_t> trip_first_step_; ///< per recorded trip since the last jump: its first step
   double trip_start_instructions_ = 0;
   double trip_start_flops_ = 0;
+  double trip_start_divisions_ = 0;
 };
 
 } // namespace cachewise::frontend

@@ -40,11 +40,11 @@ set(cachewise_copy_width suggest --profile ${cachewise_example_profile} --kernel
 cachewise_kernel_test(space_over_max_candidates SANDBOX EXIT 2
   STDERR "^advisor: kernel spec: the parameters span 2 candidates, more than the cap of 1 \\(give fewer values, or raise the cap with --max-candidates N\\)\n$"
   ARGS ${cachewise_copy_width} --max-candidates 1)
-# --max-candidates itself is bounded: the space is held in memory (10^6 candidates took 2.9 GB
-# before the first compile), so 1 to 100000.
+# --max-candidates itself is bounded: the space is enumerated (4 bytes a parameter a candidate)
+# and each screened candidate tallied before the ranking ends, so 1 to 100000.
 foreach(count 0 1000000)
   cachewise_kernel_test(space_max_candidates_${count} SANDBOX EXIT 2
-    STDERR "^advisor: --max-candidates: expected 1 to 100000 \\(every candidate is held in memory until the ranking ends\\), got ${count}\n$"
+    STDERR "^advisor: --max-candidates: expected 1 to 100000 \\(the space is enumerated and every screened candidate tallied before the ranking ends\\), got ${count}\n$"
     ARGS ${cachewise_copy_width} --max-candidates ${count})
 endforeach()
 cachewise_kernel_test(space_within_max_candidates SANDBOX EXIT 0 STDOUT ": 2 feasible of 2 candidates"
