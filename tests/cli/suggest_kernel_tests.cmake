@@ -38,7 +38,7 @@ cachewise_kernel_test(suggest_kernel_candidate_fails_to_compile EXIT 0 STDOUT ":
 # trace, named in --json with its config and line; STEPS=4 is ranked. ('.' stands for the JSON's
 # square brackets: CMake pairs them in lists.) Tracing to the limit is most of the test's time.
 cachewise_kernel_test(suggest_kernel_candidate_too_long_to_trace EXIT 0
-  STDOUT "\"enumerated\": 2,\n *\"feasible\": 1,.*\"ranked\": .\n *{\n *\"blocks_per_sm\": [0-9]+,\n *\"compiler\": {[^}]*},\n *\"config\": \"STEPS=4\".*\"rejections\": .\n *{\n *\"count\": 1,\n *\"example\": \"STEPS=33000\",\n *\"message\": \"sum_steps.cu:6: a block makes more than 1048576 warp memory accesses: too long to trace \\(a block's trace is held in memory, 280 MiB at this limit\\)\",\n[^\n]*\n *\"stage\": \"trace\"\n *}\n *.,\n"
+  STDOUT "\"enumerated\": 2,\n *\"feasible\": 1,.*\"ranked\": .\n *{\n *\"blocks_per_sm\": [0-9]+,\n *\"compiler\": {[^}]*},\n *\"config\": \"STEPS=4\".*\"rejections\": .\n *{\n *\"count\": 1,\n *\"example\": \"STEPS=33000\",\n *\"message\": \"sum_steps.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace \\(a block's trace is held in memory, 280 MiB at this limit\\)\",\n[^\n]*\n *\"stage\": \"trace\"\n *}\n *.,\n"
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/sum_steps.cu --entry sum_steps
   --grid 1 --block 1024 --buffer "out=4096" --buffer "in=STEPS * 4096" --param STEPS=4,33000 --json)
 
