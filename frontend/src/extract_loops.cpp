@@ -42,6 +42,11 @@ std::int64_t saturate(I128 value) {
   return static_cast<std::int64_t>(std::clamp<I128>(value, 0, high));
 }
 
+/// a - b wrapping as the registers' arithmetic does (no signed overflow).
+std::int64_t wrapping_difference(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
 /// Trips after which a lane whose address moves `step` bytes a trip lies alike again.
 std::int64_t alignment_period(std::int64_t step) {
   const std::int64_t residue = ((step % kAlignmentPeriodBytes) + kAlignmentPeriodBytes) % kAlignmentPeriodBytes;
@@ -156,7 +161,7 @@ void LoopSummariser::source_step(const WarpState& warp, const Source& source, Va
   for_lanes(lanes, [&](int lane) {
     const std::int64_t value = warp.value[reg * 32 + static_cast<std::size_t>(lane)];
     now[lane] = normalize(value, type);
-    step[lane] = now[lane] - normalize(value - step_[reg * 32 + static_cast<std::size_t>(lane)], type);
+    step[lane] = wrapping_difference(now[lane], normalize(wrapping_difference(value, step_[reg * 32 + static_cast<std::size_t>(lane)]), type));
     bound_by_range(now[lane], step[lane], type);
   });
 }
@@ -316,7 +321,7 @@ void LoopSummariser::after(const WarpState& warp, const Instr& instr, std::uint3
     }
     const Lanes& before = previous_values_[values_.size() - 1];
     std::int64_t* step = &step_[r * 32];
-    for (int lane = 0; lane < 32; ++lane) step[lane] = now[lane] - before[lane];
+    for (int lane = 0; lane < 32; ++lane) step[lane] = wrapping_difference(now[lane], before[lane]);
     written_[r] = 1;
     const std::uint32_t known = mask & ~warp.taint[r]; // data lanes carry no value to extrapolate
     poison_[r] = pending_poison_ && known != 0;
@@ -418,7 +423,7 @@ void LoopSummariser::back_edge(WarpState& warp, std::int32_t pc, std::int32_t ta
   have_previous_ = !jumped;
   previous_values_valid_ = recording_values_ && !jumped;
   if (previous_values_valid_ && loop.trips_interpreted + 1 >= kFirstProbedTrips) {
-    for (std::size_t slot = 0; slot < step_in_.size(); ++slot) step_in_[slot] = warp.value[slot] - trip_start_values_[slot];
+    for (std::size_t slot = 0; slot < step_in_.size(); ++slot) step_in_[slot] = wrapping_difference(warp.value[slot], trip_start_values_[slot]);
     step_ = step_in_;
   }
   trip_start_stack_ = stack;
