@@ -1,6 +1,7 @@
 // simulate_traced on small hand-written traces whose counts follow from the hardware rules
 // (docs/model.md): coalescing, banks, load rounds, barriers, local interleaving, bad input.
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -236,6 +237,30 @@ TEST(TraceSimulate, OccupancyAndLimitsComeFromTheKernelsResources) {
   shape.block = {256, 1, 1};
   EXPECT_NO_THROW(check_fits_device(shape, profile()));
   EXPECT_THROW(simulate_traced(shape, profile()), InputError);
+}
+
+// A step that stands for w executions (a summarised loop's representative trip) counts w
+// times: one load weighted 4 moves what loads of 4 new lines move (4 requests, 16 sectors, 512
+// DRAM bytes), one store weighted 4 makes DRAM write 4 lines (each execution dirties its own
+// line's 4 sectors: 128 B at the flush and 3 x 128 B for the others); weights below 1 or not
+// finite are refused.
+TEST(TraceSimulate, AWeightedStepCountsForEachExecutionItStandsFor) {
+  TraceStep weighted_load = load(kBase);
+  weighted_load.weight = 4.0F;
+  const Prediction loads = simulate_traced(kernel_of({{weighted_load, wait()}}), profile(), exact());
+  EXPECT_EQ(loads.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 4);
+  EXPECT_EQ(loads.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 16);
+  EXPECT_EQ(loads.metric("dram__bytes_read.sum"), 512);
+  TraceStep weighted_store = store(kBase);
+  weighted_store.weight = 4.0F;
+  const Prediction stores = simulate_traced(kernel_of({{weighted_store}}), profile(), exact());
+  EXPECT_EQ(stores.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 16);
+  EXPECT_EQ(stores.metric("dram__bytes_write.sum"), 512);
+  for (const float weight : {0.5F, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    TraceStep step = load(kBase);
+    step.weight = weight;
+    EXPECT_THROW(simulate_traced(kernel_of({{step}}), profile(), exact()), InputError);
+  }
 }
 
 TEST(TraceSimulate, AMalformedTraceIsAnInputError) {
