@@ -309,7 +309,8 @@ void LoopSummariser::after(const WarpState& warp, const Instr& instr, std::uint3
       {instr.dst[0], instr.dst_type}, {instr.dst[1], instr.dst_type}, {instr.dst[2], instr.dst_type},
       {instr.dst[3], instr.dst_type}, {instr.dst2, ValueType{1, false, false, true}}};
   for (int i = 0; i < 5; ++i) {
-    const auto [reg, type] = destinations[i];
+    const std::int32_t reg = destinations[i].first;
+    const ValueType type = destinations[i].second; // not a structured binding: clang 14 lambdas cannot capture one
     if (reg < 0 || (i < 4 && i >= instr.dst_count)) continue;
     const auto r = static_cast<std::size_t>(reg);
     Lanes& now = values_.emplace_back();

@@ -105,7 +105,6 @@ private:
   bool probing_ = false;              ///< B is probed against A
   std::vector<Visit> previous_path_, path_;
   std::vector<Lanes> previous_values_, values_;
-  std::size_t value_index_ = 0;
   std::vector<std::int64_t> trip_start_values_; ///< registers at the start of the running trip
   std::vector<std::uint32_t> trip_start_taint_;
   std::vector<std::int64_t> step_in_;  ///< per register x lane: the step from A's start to B's
