@@ -22,8 +22,8 @@ void run_merge_tuned(const MergeArguments& args) {
   tuner::write_text_file(args.header, tuner::render_merged_header(results, command_line_text()));
   for (const tuner::TunedResults& r : results) {
     if (r.measured) {
-      std::cout << r.device_name << ": " << r.buckets.size() << " size bucket(s) from " << r.source << ", -DCACHEWISE_TARGET_"
-                << tuner::device_target_name(r.device_name) << '\n';
+      std::cout << r.device_name << ": " << r.buckets.size() << " size bucket(s) from " << r.source
+                << ", -DCACHEWISE_TARGET_" << tuner::device_target_name(r.device_name) << '\n';
     }
   }
   std::cout << "wrote " << args.header << '\n';
@@ -31,9 +31,13 @@ void run_merge_tuned(const MergeArguments& args) {
 
 void add_merge_tuned(CLI::App& root) {
   auto* command = root.add_subcommand(
-      "merge-tuned", "Merge advisor tune --json results from several GPU models into one header that selects the config by device");
+      "merge-tuned",
+      "Merge advisor tune --json results from several GPU models into one header that selects the config by device");
   auto args = std::make_shared<MergeArguments>();
-  command->add_option("results", args->inputs, "advisor tune --json files, one per GPU model (static ones give the fallback)")->required();
+  command
+      ->add_option("results", args->inputs,
+                   "advisor tune --json files, one per GPU model (static ones give the fallback)")
+      ->required();
   command->add_option("--header", args->header, "Write the merged C++ header here")->required();
   command->callback([args] { run_merge_tuned(*args); });
 }

@@ -32,7 +32,8 @@ public:
     if (provenance != nullptr && verbose_) {
       std::ostringstream out;
       if (provenance->samples > 0) out << "n=" << provenance->samples;
-      if (provenance->spread > 0) out << (out.tellp() > 0 ? ", " : "") << "spread " << number_text(provenance->spread * 100, 1) << "%";
+      if (provenance->spread > 0)
+        out << (out.tellp() > 0 ? ", " : "") << "spread " << number_text(provenance->spread * 100, 1) << "%";
       if (!provenance->method.empty()) out << (out.tellp() > 0 ? "; " : "") << provenance->method;
       row.method = out.str();
     }
@@ -42,7 +43,8 @@ public:
     row(quantity, text, &value.provenance);
   }
   /// A row for a value the profile may lack: none when absent.
-  void optional(const std::string& quantity, const std::optional<Measured>& value, const std::string& unit, int precision = 0) {
+  void optional(const std::string& quantity, const std::optional<Measured>& value, const std::string& unit,
+                int precision = 0) {
     if (value) measured(quantity, *value, number_text(value->value, precision) + unit);
   }
   void print(std::ostream& out) const {
@@ -97,7 +99,8 @@ Table l1_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose)
   l1.row("replacement", to_string(profile.l1.replacement.policy), &profile.l1.replacement.provenance);
   l1.measured("hit latency", profile.l1.hit_latency_cycles, cycles.text(profile.l1.hit_latency_cycles.value));
   l1.optional("read bandwidth", profile.l1.read_bandwidth_gb_per_s, " GB/s");
-  l1.row("allocates on store", profile.l1.allocates_on_store.value ? "yes" : "no", &profile.l1.allocates_on_store.provenance);
+  l1.row("allocates on store", profile.l1.allocates_on_store.value ? "yes" : "no",
+         &profile.l1.allocates_on_store.provenance);
   return l1;
 }
 
@@ -129,13 +132,15 @@ Table l2_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose)
     const int same = neighbours_sharing_a_partition(placement);
     const auto far = std::ranges::count(placement.near_partition_by_sm, 1);
     l2.row("SMs near partition 0 / 1",
-           std::to_string(placement.near_partition_by_sm.size() - static_cast<std::size_t>(far)) + " / " + std::to_string(far),
+           std::to_string(placement.near_partition_by_sm.size() - static_cast<std::size_t>(far)) + " / " +
+               std::to_string(far),
            &placement.provenance);
     l2.row("neighbours on one partition",
            std::to_string(same) + " of " + std::to_string(placement.dispatch_sm_ids.size() - 1) + " consecutive blocks",
            &placement.provenance);
   }
-  l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no", &profile.l2.allocates_on_store.provenance);
+  l2.row("allocates on store", profile.l2.allocates_on_store.value ? "yes" : "no",
+         &profile.l2.allocates_on_store.provenance);
   return l2;
 }
 
@@ -173,15 +178,17 @@ Table shared_table(const DeviceProfile& profile, const Cycles& cycles, bool verb
     shared.measured("extra wavefront", *profile.shared_memory.extra_wavefront_cycles,
                     cycles.text(profile.shared_memory.extra_wavefront_cycles->value));
   }
-  shared.row("per SM / per block (opt-in)", bytes_text(static_cast<double>(profile.shared_memory.per_sm_bytes)) + " / " +
-                                                bytes_text(static_cast<double>(profile.shared_memory.per_block_optin_bytes)));
+  shared.row("per SM / per block (opt-in)",
+             bytes_text(static_cast<double>(profile.shared_memory.per_sm_bytes)) + " / " +
+                 bytes_text(static_cast<double>(profile.shared_memory.per_block_optin_bytes)));
   return shared;
 }
 
 Table tlb_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose) {
   Table tlb(verbose);
   if (profile.tlb.page_bytes) tlb.measured("page", *profile.tlb.page_bytes, bytes_text(profile.tlb.page_bytes->value));
-  if (profile.tlb.reach_bytes) tlb.measured("reach", *profile.tlb.reach_bytes, bytes_text(profile.tlb.reach_bytes->value));
+  if (profile.tlb.reach_bytes)
+    tlb.measured("reach", *profile.tlb.reach_bytes, bytes_text(profile.tlb.reach_bytes->value));
   tlb.optional("entries", profile.tlb.entries, "");
   if (profile.tlb.miss_penalty_cycles) {
     tlb.measured("miss penalty", *profile.tlb.miss_penalty_cycles, cycles.text(profile.tlb.miss_penalty_cycles->value));
@@ -192,11 +199,11 @@ Table tlb_table(const DeviceProfile& profile, const Cycles& cycles, bool verbose
 Table limits_table(const DeviceProfile& profile, bool verbose) {
   const DeviceIdentity& device = profile.device;
   Table limits(verbose);
-  limits.row("threads per block / SM", std::to_string(device.max_threads_per_block) + " / " +
-                                           std::to_string(device.max_threads_per_sm));
+  limits.row("threads per block / SM",
+             std::to_string(device.max_threads_per_block) + " / " + std::to_string(device.max_threads_per_sm));
   limits.row("blocks per SM", std::to_string(device.max_blocks_per_sm));
-  limits.row("registers per SM / block", std::to_string(device.registers_per_sm) + " / " +
-                                             std::to_string(device.registers_per_block));
+  limits.row("registers per SM / block",
+             std::to_string(device.registers_per_sm) + " / " + std::to_string(device.registers_per_block));
   return limits;
 }
 
@@ -217,7 +224,8 @@ void print_summary(const DeviceProfile& profile, const std::string& path, bool v
   section("L2", l2_table(profile, cycles, verbose));
   section("DRAM", dram_table(profile, cycles, verbose));
   section("Shared memory", shared_table(profile, cycles, verbose));
-  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries) section("TLB", tlb_table(profile, cycles, verbose));
+  if (profile.tlb.page_bytes || profile.tlb.reach_bytes || profile.tlb.entries)
+    section("TLB", tlb_table(profile, cycles, verbose));
   section("Limits", limits_table(profile, verbose));
 }
 

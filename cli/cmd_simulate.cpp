@@ -59,15 +59,15 @@ struct LaunchShown {
 };
 
 /// `extra` lines go after the launch line (a compiled kernel's resources and trace summary).
-void print_prediction(const std::string& title, const LaunchShown& launch, const Prediction& prediction, const LoadedProfile& profile,
-                      const std::string& extra = {}) {
+void print_prediction(const std::string& title, const LaunchShown& launch, const Prediction& prediction,
+                      const LoadedProfile& profile, const std::string& extra = {}) {
   std::cout << title << '\n'
             << "profile " << profile.path.string() << " [" << profile.source << "]\n"
-            << "grid " << launch.grid.x << " x " << launch.grid.y << " x " << launch.grid.z << " (" << prediction.grid_blocks
-            << " blocks), block " << launch.block.x << " x " << launch.block.y << " x " << launch.block.z << "; up to "
-            << prediction.blocks_per_sm << " blocks resident per SM, " << prediction.waves
-            << (prediction.waves == 1 ? " wave, " : " waves, ") << advisor::bytes_text(static_cast<double>(launch.shared_bytes_per_block))
-            << " shared per block\n"
+            << "grid " << launch.grid.x << " x " << launch.grid.y << " x " << launch.grid.z << " ("
+            << prediction.grid_blocks << " blocks), block " << launch.block.x << " x " << launch.block.y << " x "
+            << launch.block.z << "; up to " << prediction.blocks_per_sm << " blocks resident per SM, "
+            << prediction.waves << (prediction.waves == 1 ? " wave, " : " waves, ")
+            << advisor::bytes_text(static_cast<double>(launch.shared_bytes_per_block)) << " shared per block\n"
             << extra;
   if (prediction.sampled) {
     std::cout << "counts extrapolated from a sample: " << fixed(100.0 * prediction.simulated_fraction, 1)
@@ -76,8 +76,9 @@ void print_prediction(const std::string& title, const LaunchShown& launch, const
   std::cout << '\n';
   print_time(prediction, std::cout);
   if (prediction.spread_write_fraction > 0) {
-    std::cout << "spread writes: " << fixed(100.0 * prediction.spread_write_fraction, 1) << "% of the stored lines in runs of "
-              << fixed(prediction.spread_write_run_bytes, 0) << " B per row that the neighbouring blocks do not continue; DRAM time x"
+    std::cout << "spread writes: " << fixed(100.0 * prediction.spread_write_fraction, 1)
+              << "% of the stored lines in runs of " << fixed(prediction.spread_write_run_bytes, 0)
+              << " B per row that the neighbouring blocks do not continue; DRAM time x"
               << fixed(prediction.spread_write_factor, 3) << '\n';
   }
   std::cout << '\n';
@@ -101,7 +102,8 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
   const Config pinned = Config::parse(args.config);
   for (const auto& [name, value] : pinned.values()) { // --config k=v: one value per parameter
     const auto parameter = std::ranges::find(spec.parameters, name, &frontend::ParameterValues::name);
-    if (parameter == spec.parameters.end()) throw InputError("simulate: --config " + name + ": the kernel spec has no parameter '" + name + "'");
+    if (parameter == spec.parameters.end())
+      throw InputError("simulate: --config " + name + ": the kernel spec has no parameter '" + name + "'");
     parameter->values = {value};
   }
   const LoadedProfile profile = load_profile_for_cli(args.problem.profile);
@@ -116,7 +118,10 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
   const std::string config = result.launch.config.to_string();
   const TracedFacts& facts = result.facts;
   if (args.json) {
-    nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION}, {"kernel", subject}, {"config", config}, {"profile", profile_json(profile)}};
+    nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
+                           {"kernel", subject},
+                           {"config", config},
+                           {"profile", profile_json(profile)}};
     json.update(prediction_to_json(prediction));
     json.update(time_interval_json(calibration, kAllFamiliesBand, prediction.time_us));
     json["compiler"] = {{"registers_per_thread", result.compiled.registers_per_thread},
@@ -144,19 +149,22 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
   }
   std::ostringstream extra;
   extra << "compiled: " << result.compiled.registers_per_thread << " registers per thread, "
-        << result.compiled.spill_store_bytes + result.compiled.spill_load_bytes << " B spilled, " << result.compiled.stack_frame_bytes
-        << " B stack frame, " << result.compiled.static_shared_bytes << " B static shared\n"
-        << "trace: " << fixed(facts.warp_instructions, 0) << " warp instructions (" << fixed(facts.memory_instructions, 0)
-        << " memory), " << fixed(100.0 * result.active_lane_fraction, 1) << "% of lanes active per memory instruction, "
-        << fixed(facts.loads_in_flight, 2) << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
+        << result.compiled.spill_store_bytes + result.compiled.spill_load_bytes << " B spilled, "
+        << result.compiled.stack_frame_bytes << " B stack frame, " << result.compiled.static_shared_bytes
+        << " B static shared\n"
+        << "trace: " << fixed(facts.warp_instructions, 0) << " warp instructions ("
+        << fixed(facts.memory_instructions, 0) << " memory), " << fixed(100.0 * result.active_lane_fraction, 1)
+        << "% of lanes active per memory instruction, " << fixed(facts.loads_in_flight, 2)
+        << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
   for (const frontend::SummarisedLoop& loop : result.summarised_loops) {
     const double trips = static_cast<double>(loop.trips_interpreted + loop.trips_skipped);
     extra << "loop at " << loop.location << ": " << fixed(100.0 * static_cast<double>(loop.trips_skipped) / trips, 1)
-          << "% of its trips extrapolated (" << loop.trips_interpreted << " interpreted, " << loop.trips_skipped << " extrapolated over "
-          << loop.runs << " warp runs; --replay-loops interprets them all)\n";
+          << "% of its trips extrapolated (" << loop.trips_interpreted << " interpreted, " << loop.trips_skipped
+          << " extrapolated over " << loop.runs << " warp runs; --replay-loops interprets them all)\n";
   }
   const LaunchShown launch{result.launch.grid, result.launch.block, result.shared_bytes_per_block};
-  print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile, extra.str());
+  print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,
+                   extra.str());
   std::cout << "error band: " << time_interval_text(calibration, kAllFamiliesBand, prediction.time_us) << '\n';
 }
 
@@ -167,8 +175,9 @@ void run_simulate(const CLI::App& command, const SimulateArgs& args) {
   if (!options.pattern_file.empty()) {
     reject_flags(command, {"--config"}, "with --pattern-file (the file describes one kernel)");
   } else {
-    require_flag(command, "--config", "with --pattern (e.g. --config smem=1,tile=32,block_x=32,block_y=8,pad=1; "
-                                      "`advisor suggest` ranks them)");
+    require_flag(command, "--config",
+                 "with --pattern (e.g. --config smem=1,tile=32,block_x=32,block_y=8,pad=1; "
+                 "`advisor suggest` ranks them)");
   }
   if (args.work_budget < 0) throw InputError("simulate: --work-budget must be >= 0 (0 simulates everything)");
   const LoadedProfile profile = load_profile_for_cli(options.profile);

@@ -50,20 +50,23 @@ std::string pair_text(std::optional<double> first, std::optional<double> second,
 std::string time_text(const advisor::Candidate& c, const advisor::TimeUnit& unit) {
   std::string text = advisor::time_value(c.prediction.time_us, unit);
   if (c.time_band) {
-    text += " (" + advisor::time_value(c.time_band->low_us, unit) + "-" + advisor::time_value(c.time_band->high_us, unit) + ")";
+    text += " (" + advisor::time_value(c.time_band->low_us, unit) + "-" +
+            advisor::time_value(c.time_band->high_us, unit) + ")";
   }
   return c.tie_with_best ? text + " tie" : text;
 }
 
 /// Widths in characters: UTF-8 continuation bytes ("µ") take no column.
 std::size_t columns(const std::string& text) {
-  return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(
+      std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 /// Rows under a header, each column as wide as its widest cell: text columns left-aligned, the
 /// others right-aligned, two spaces apart.
 void print_aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                   const std::vector<bool>& text_column, std::ostream& out, const std::vector<std::string>& after_row = {}) {
+                   const std::vector<bool>& text_column, std::ostream& out,
+                   const std::vector<std::string>& after_row = {}) {
   std::vector<std::size_t> widths(header.size());
   for (std::size_t col = 0; col < header.size(); ++col) {
     widths[col] = columns(header[col]);
@@ -87,7 +90,8 @@ void print_aligned(const std::vector<std::string>& header, const std::vector<std
 std::string shortened(const std::string& reason, std::size_t width) {
   if (columns(reason) <= width) return reason;
   const std::size_t verdict = reason.rfind("; ");
-  const std::string tail = verdict == std::string::npos || reason.size() - verdict > width / 2 ? std::string() : reason.substr(verdict);
+  const std::string tail =
+      verdict == std::string::npos || reason.size() - verdict > width / 2 ? std::string() : reason.substr(verdict);
   std::string head = reason.substr(0, verdict == std::string::npos ? reason.size() : verdict);
   while (!head.empty() && columns(head) + columns(tail) + 3 > width) {
     // One whole character: its continuation bytes, then its first byte ("µ" is C2 B5).
@@ -100,12 +104,14 @@ std::string shortened(const std::string& reason, std::size_t width) {
 /// `suggest --kernel`'s default table, for people: parameters with one value printed once above
 /// it, one column per other parameter in the order given, the counters that explain a ranking,
 /// and each row's reason on the line below it, all within kTableColumns.
-void print_kernel_table(const advisor::Suggestion& suggestion, const std::vector<frontend::ParameterValues>& parameters, std::ostream& out) {
+void print_kernel_table(const advisor::Suggestion& suggestion, const std::vector<frontend::ParameterValues>& parameters,
+                        std::ostream& out) {
   std::string fixed;
   std::vector<std::string> varied;
   for (const frontend::ParameterValues& parameter : parameters) {
     if (parameter.values.size() == 1) {
-      const std::string value = parameter.is_type() ? parameter.types.front() : std::to_string(parameter.values.front());
+      const std::string value =
+          parameter.is_type() ? parameter.types.front() : std::to_string(parameter.values.front());
       fixed += (fixed.empty() ? "" : ", ") + parameter.name + "=" + value;
     } else {
       varied.push_back(parameter.name);
@@ -119,7 +125,8 @@ void print_kernel_table(const advisor::Suggestion& suggestion, const std::vector
   if (entries) varied.insert(varied.begin(), "entry");
   std::vector<std::string> header = {"#"};
   header.insert(header.end(), varied.begin(), varied.end());
-  for (const char* name : {"time", "GB/s", "sect ld/st", "ways ld/st", "blk/SM", "regs/spill/smem"}) header.emplace_back(name);
+  for (const char* name : {"time", "GB/s", "sect ld/st", "ways ld/st", "blk/SM", "regs/spill/smem"})
+    header.emplace_back(name);
   header[varied.size() + 1] += std::string(" ") + unit.name;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> reasons;
@@ -130,12 +137,13 @@ void print_kernel_table(const advisor::Suggestion& suggestion, const std::vector
     std::vector<std::string> row = {std::to_string(i + 1)};
     for (const std::string& name : varied) row.push_back(c.config.text(name));
     const std::int64_t spill = c.compiled ? c.compiled->spill_store_bytes + c.compiled->spill_load_bytes : 0;
-    row.insert(row.end(), {advisor::time_value(c.prediction.time_us, unit) + (c.tie_with_best ? " tie" : ""),
-                           fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
-                           pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
-                           pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), std::to_string(c.blocks_per_sm),
-                           (c.compiled ? std::to_string(c.compiled->registers_per_thread) : std::string("-")) + "/" +
-                               std::to_string(spill) + "/" + std::to_string(c.shared_bytes_per_block)});
+    row.insert(row.end(),
+               {advisor::time_value(c.prediction.time_us, unit) + (c.tie_with_best ? " tie" : ""),
+                fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
+                pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
+                pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), std::to_string(c.blocks_per_sm),
+                (c.compiled ? std::to_string(c.compiled->registers_per_thread) : std::string("-")) + "/" +
+                    std::to_string(spill) + "/" + std::to_string(c.shared_bytes_per_block)});
     rows.push_back(std::move(row));
     reasons.push_back(indent + shortened(c.reason, kTableColumns - indent.size()) + '\n');
   }
@@ -149,8 +157,16 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
   // One time unit for the column, the top row's (the fastest): µs, or ms where that is large.
   const advisor::TimeUnit unit =
       advisor::time_unit_for(suggestion.ranked.empty() ? 0.0 : suggestion.ranked.front().prediction.time_us);
-  std::vector<std::string> header = {"#", "config", std::string("time ") + unit.name, "GB/s", "sectors/req ld/st",
-                                           "smem ways ld/st", "L1 hit%", "L2 hit%", "blocks/SM", "reason"};
+  std::vector<std::string> header = {"#",
+                                     "config",
+                                     std::string("time ") + unit.name,
+                                     "GB/s",
+                                     "sectors/req ld/st",
+                                     "smem ways ld/st",
+                                     "L1 hit%",
+                                     "L2 hit%",
+                                     "blocks/SM",
+                                     "reason"};
   // A compiled user kernel also shows what ptxas reported, before the reason.
   const bool compiled = !suggestion.ranked.empty() && suggestion.ranked.front().compiled.has_value();
   if (compiled) header.insert(header.end() - 1, "regs/spill B/smem B");
@@ -163,15 +179,18 @@ void print_table(const advisor::Suggestion& suggestion, std::ostream& out) {
     const advisor::CounterSummary counters = advisor::summarize(c.prediction);
     Config config = c.config;
     if (entries) config.erase("entry");
-    rows.push_back({std::to_string(i + 1), config.values().empty() ? (entries ? "-" : suggestion.problem.family) : config.to_string(),
+    rows.push_back({std::to_string(i + 1),
+                    config.values().empty() ? (entries ? "-" : suggestion.problem.family) : config.to_string(),
                     time_text(c, unit), fixed_text(c.prediction.achieved_bandwidth_gb_per_s, 0),
                     pair_text(counters.load_sectors_per_request, counters.store_sectors_per_request, 1),
-                    pair_text(counters.shared_load_ways, counters.shared_store_ways, 1), fixed_text(counters.l1_hit_pct, 1),
-                    fixed_text(counters.l2_hit_pct, 1), std::to_string(c.blocks_per_sm), c.reason});
+                    pair_text(counters.shared_load_ways, counters.shared_store_ways, 1),
+                    fixed_text(counters.l1_hit_pct, 1), fixed_text(counters.l2_hit_pct, 1),
+                    std::to_string(c.blocks_per_sm), c.reason});
     if (compiled && c.compiled) {
-      rows.back().insert(rows.back().end() - 1, std::to_string(c.compiled->registers_per_thread) + "/" +
-                                                     std::to_string(c.compiled->spill_store_bytes + c.compiled->spill_load_bytes) + "/" +
-                                                     std::to_string(c.shared_bytes_per_block));
+      rows.back().insert(rows.back().end() - 1,
+                         std::to_string(c.compiled->registers_per_thread) + "/" +
+                             std::to_string(c.compiled->spill_store_bytes + c.compiled->spill_load_bytes) + "/" +
+                             std::to_string(c.shared_bytes_per_block));
     }
     if (entries) rows.back().insert(rows.back().begin() + 1, c.config.text("entry"));
   }
@@ -190,11 +209,13 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
         << rejection.reason << "  (e.g. " << rejection.example << ")\n";
   }
   auto budget = [](const SimulationOptions& simulation) {
-    return simulation.work_budget == 0 ? std::string("exact simulation") : "work budget " + std::to_string(simulation.work_budget);
+    return simulation.work_budget == 0 ? std::string("exact simulation")
+                                       : "work budget " + std::to_string(simulation.work_budget);
   };
   err << "simulation: " << suggestion.feasible << " screened with " << budget(suggestion.screening) << ", best "
       << suggestion.refined << " again with " << budget(suggestion.refinement) << '\n';
-  if (suggestion.worst) err << "worst: " << suggestion.worst->config.to_string() << ": " << suggestion.worst->reason << '\n';
+  if (suggestion.worst)
+    err << "worst: " << suggestion.worst->config.to_string() << ": " << suggestion.worst->reason << '\n';
   err << "time: " << std::fixed << std::setprecision(3) << suggestion.elapsed.count() << " s in the advisor, "
       << wall.count() << " s in total\n";
 }
@@ -202,9 +223,11 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
 void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   const auto start = std::chrono::steady_clock::now();
   const ProblemOptions& problem_options = args.problem;
-  const int sources = (problem_options.family.empty() ? 0 : 1) + (problem_options.pattern_file.empty() ? 0 : 1) + (args.kernel.given() ? 1 : 0);
+  const int sources = (problem_options.family.empty() ? 0 : 1) + (problem_options.pattern_file.empty() ? 0 : 1) +
+                      (args.kernel.given() ? 1 : 0);
   if (sources != 1) {
-    throw InputError("suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
+    throw InputError(
+        "suggest: give exactly one of --pattern FAMILY, --pattern-file FILE or --kernel FILE.cu / --spec FILE.json");
   }
   if (!args.kernel.given()) {
     check_pattern_choice(command, problem_options);
@@ -250,14 +273,17 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     if (order.empty() && !suggestion.ranked.empty()) {
       for (const auto& [name, value] : suggestion.ranked.front().config.values()) order.push_back(name);
     }
-    const std::string title = subject.empty() ? (problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem)
-                                                                                      : problem_options.pattern_file)
-                                              : subject;
-    tuner::write_text_file(args.plot, advisor::suggestion_svg(suggestion, title + " on " + loaded.profile.device.name, order));
+    const std::string title = subject.empty()
+                                  ? (problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem)
+                                                                          : problem_options.pattern_file)
+                                  : subject;
+    tuner::write_text_file(args.plot,
+                           advisor::suggestion_svg(suggestion, title + " on " + loaded.profile.device.name, order));
     suggestion.ranked.resize(std::min(suggestion.ranked.size(), static_cast<std::size_t>(args.top)));
   }
   if (!suggestion.ranked.empty()) {
-    warn_about_grid(suggestion.ranked.front().prediction, loaded.profile, suggestion.ranked.size() > 1 ? "top-1: " : "");
+    warn_about_grid(suggestion.ranked.front().prediction, loaded.profile,
+                    suggestion.ranked.size() > 1 ? "top-1: " : "");
   }
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
 
@@ -265,14 +291,16 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     nlohmann::json json = advisor::suggestion_to_json(suggestion);
     json["cachewise_version"] = CACHEWISE_VERSION;
     json["profile"] = profile_json(loaded);
-    if (!problem_options.pattern_file.empty()) json["pattern"] = problem_options.subject_json(suggestion.problem.family);
+    if (!problem_options.pattern_file.empty())
+      json["pattern"] = problem_options.subject_json(suggestion.problem.family);
     if (!subject.empty()) json["kernel"] = subject;
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source
               << "], calibration " << suggestion.calibration << "\n";
     if (subject.empty()) {
-      subject = problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
+      subject =
+          problem_options.pattern_file.empty() ? advisor::describe(suggestion.problem) : problem_options.pattern_file;
     }
     std::cout << subject << ": " << suggestion.feasible << " feasible of " << suggestion.enumerated
               << " candidates, ranked by predicted time\n";
@@ -290,16 +318,22 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
 }
 
 void add_suggest(CLI::App& root) {
-  auto* command = root.add_subcommand("suggest", "Rank a pattern's layouts (tile, pad, block, ept, vector) by predicted time, with reasons");
+  auto* command = root.add_subcommand(
+      "suggest", "Rank a pattern's layouts (tile, pad, block, ept, vector) by predicted time, with reasons");
   auto args = std::make_shared<SuggestArguments>();
   add_problem_options(*command, args->problem, PatternFileOption::offered);
   command->add_option("--top", args->top, "How many configs to show")->capture_default_str();
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2,smem=1");
   command->add_flag("--json", args->json, "Print JSON instead of the table");
   command->add_flag("--verbose", args->verbose, "Print what was considered, rejected and the time taken (stderr)");
-  command->add_option("--plot", args->plot, "Also draw every feasible candidate's predicted time and band (and a heat map over two varied parameters) as SVG here");
-  command->add_flag("--progress", args->progress, "--kernel: report progress on stderr from the start, even with --json or when stderr is no terminal");
-  command->add_flag("--wide", args->wide, "--kernel: the full table (every column, error bands, whole reasons) instead of 100 columns");
+  command->add_option("--plot", args->plot,
+                      "Also draw every feasible candidate's predicted time and band (and a heat map over two varied "
+                      "parameters) as SVG here");
+  command->add_flag(
+      "--progress", args->progress,
+      "--kernel: report progress on stderr from the start, even with --json or when stderr is no terminal");
+  command->add_flag("--wide", args->wide,
+                    "--kernel: the full table (every column, error bands, whole reasons) instead of 100 columns");
   add_kernel_options(*command, args->kernel);
   add_max_candidates_option(*command, args->kernel);
   command->callback([args, command] { run_suggest(*command, *args); });

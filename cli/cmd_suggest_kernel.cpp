@@ -6,41 +6,61 @@ namespace cachewise::cli {
 
 void add_kernel_options(CLI::App& command, KernelOptions& options) {
   const char* group = "User kernel (docs/kernel-spec.md)";
-  command.add_option("--kernel", options.source, "CUDA source of the kernel to rank (.cu, host code allowed)")->group(group);
+  command.add_option("--kernel", options.source, "CUDA source of the kernel to rank (.cu, host code allowed)")
+      ->group(group);
   command.add_option("--spec", options.spec_file, "Kernel spec JSON; the flags below override it")->group(group);
-  command.add_option("--entry", options.entries,
-                     "Kernel function, or NAME<ARG, ...> for a template (integer expressions, true/false, types); "
-                     "repeat it to rank several entries in one table")
+  command
+      .add_option("--entry", options.entries,
+                  "Kernel function, or NAME<ARG, ...> for a template (integer expressions, true/false, types); "
+                  "repeat it to rank several entries in one table")
       ->group(group);
-  command.add_option("--param", options.parameters, "NAME=V1,V2,...: a parameter and its values (a macro unless a template argument)")
+  command
+      .add_option("--param", options.parameters,
+                  "NAME=V1,V2,...: a parameter and its values (a macro unless a template argument)")
       ->group(group);
-  command.add_option("--constraint", options.constraints, "Integer expression every candidate must satisfy")->group(group);
+  command.add_option("--constraint", options.constraints, "Integer expression every candidate must satisfy")
+      ->group(group);
   command.add_option("--grid", options.grid, "\"X[, Y[, Z]]\" expressions of the grid")->group(group);
   command.add_option("--block", options.block, "\"X[, Y[, Z]]\" expressions of the block")->group(group);
-  command.add_option("--shared", options.dynamic_shared_bytes, "Dynamic shared memory per block, bytes (expression)")->group(group);
-  command.add_option("--useful-bytes", options.useful_bytes, "Bytes the kernel must move (default: every buffer once)")->group(group);
-  command.add_option("--buffer", options.buffers, "NAME=BYTES: the pointer parameter NAME's buffer size (expression)")->group(group);
-  command.add_option("--contents", options.contents,
-                     "NAME[:TYPE]=EXPR: what an index buffer holds, element i (expression of i; TYPE i32, u32, i64, u64)")
+  command.add_option("--shared", options.dynamic_shared_bytes, "Dynamic shared memory per block, bytes (expression)")
       ->group(group);
-  command.add_option("--arg", options.args, "NAME=N (an integer, usable in expressions), NAME=2.5 (floating-point), S.FIELD=V or 'S={F=V, ...}' (a struct's fields)")->group(group);
+  command.add_option("--useful-bytes", options.useful_bytes, "Bytes the kernel must move (default: every buffer once)")
+      ->group(group);
+  command.add_option("--buffer", options.buffers, "NAME=BYTES: the pointer parameter NAME's buffer size (expression)")
+      ->group(group);
+  command
+      .add_option("--contents", options.contents,
+                  "NAME[:TYPE]=EXPR: what an index buffer holds, element i (expression of i; TYPE i32, u32, i64, u64)")
+      ->group(group);
+  command
+      .add_option("--arg", options.args,
+                  "NAME=N (an integer, usable in expressions), NAME=2.5 (floating-point), S.FIELD=V or 'S={F=V, ...}' "
+                  "(a struct's fields)")
+      ->group(group);
   command.add_option("--define", options.defines, "NAME[=VALUE]: an extra macro for the compiler")->group(group);
   command.add_option("--std", options.language_standard, "C++ standard for the compiler, e.g. c++17")->group(group);
-  command.add_option("-I,--include-dir", options.include_directories, "DIR: an include directory for the compiler (repeatable)")
+  command
+      .add_option("-I,--include-dir", options.include_directories,
+                  "DIR: an include directory for the compiler (repeatable)")
       ->group(group);
-  command.add_option("--compiler-option", options.compiler_options,
-                     "OPT: an option for NVRTC and nvcc alike: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
-                     "-fmad=, -restrict, -extra-device-vectorization (repeatable)")
+  command
+      .add_option(
+          "--compiler-option", options.compiler_options,
+          "OPT: an option for NVRTC and nvcc alike: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
+          "-fmad=, -restrict, -extra-device-vectorization (repeatable)")
       ->group(group);
-  command.add_flag("--replay-loops", options.replay_loops,
-                   "Interpret every trip of every loop instead of jumping affine loops ahead (slower; docs/ptx-extraction.md)")
+  command
+      .add_flag(
+          "--replay-loops", options.replay_loops,
+          "Interpret every trip of every loop instead of jumping affine loops ahead (slower; docs/ptx-extraction.md)")
       ->group(group);
 }
 
 void add_max_candidates_option(CLI::App& command, KernelOptions& options) {
   command
-      .add_option("--max-candidates", options.max_candidates,
-                  "N: the most candidates the parameters may span (product of their value counts) before the space is refused")
+      .add_option(
+          "--max-candidates", options.max_candidates,
+          "N: the most candidates the parameters may span (product of their value counts) before the space is refused")
       ->capture_default_str()
       ->group("User kernel (docs/kernel-spec.md)");
 }
@@ -71,7 +91,8 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   for (const std::string& text : options.defines) flags.defines.push_back(parse_define_flag(text));
   if (options.max_candidates == 0 || options.max_candidates > kLargestMaxCandidates) {
     throw InputError("--max-candidates: expected 1 to " + std::to_string(kLargestMaxCandidates) +
-                     " (the space is enumerated and every screened candidate tallied before the ranking ends), got " + std::to_string(options.max_candidates));
+                     " (the space is enumerated and every screened candidate tallied before the ranking ends), got " +
+                     std::to_string(options.max_candidates));
   }
   KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
   spec.max_candidates = options.max_candidates;
@@ -90,10 +111,12 @@ frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options) {
   return spec_from_options(options);
 }
 
-KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest, Progress& progress) {
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest,
+                          Progress& progress) {
   using namespace frontend;
   const KernelSpec spec = spec_from_options(options);
-  const std::vector<std::string> entries = options.entries.size() > 1 ? options.entries : std::vector<std::string>{spec.entry};
+  const std::vector<std::string> entries =
+      options.entries.size() > 1 ? options.entries : std::vector<std::string>{spec.entry};
   Compiler compiler;
   KernelSuggestOptions kernel_options;
   suggest.on_simulated = [&progress](std::size_t done, std::size_t total) { progress.simulated(done, total); };
@@ -102,7 +125,8 @@ KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& pro
   KernelSuggestion result = suggest_kernel_entries(spec, entries, profile, compiler, kernel_options);
   std::string listed;
   for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
-  return {std::move(result.suggestion), listed + " in " + spec.source.string(), spec.parameters, result.builds, result.compilations};
+  return {std::move(result.suggestion), listed + " in " + spec.source.string(), spec.parameters, result.builds,
+          result.compilations};
 }
 
 } // namespace cachewise::cli

@@ -38,8 +38,10 @@ struct TuneArguments : TuneRunOptions {
 };
 
 void run_tune_kernel_with(const TuneArguments& args) {
-  if (!args.problem.family.empty() || !args.sizes.empty() || args.report_convergence || !args.convergence_from.empty()) {
-    throw InputError("tune: --kernel/--spec sizes a user kernel with --size; it takes no --pattern, --n or convergence options");
+  if (!args.problem.family.empty() || !args.sizes.empty() || args.report_convergence ||
+      !args.convergence_from.empty()) {
+    throw InputError(
+        "tune: --kernel/--spec sizes a user kernel with --size; it takes no --pattern, --n or convergence options");
   }
   run_tune_kernel(args.kernel, args, args.problem.profile);
 }
@@ -75,7 +77,8 @@ RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile,
 
 #ifdef CACHEWISE_WITH_CUDA
 /// One timed launch per call (CUDA events), rotating through single-set workloads. Created
-/// inside the candidate's child process on the first call; the first launch's output is checked against the CPU reference.
+/// inside the candidate's child process on the first call; the first launch's output is checked against the CPU
+/// reference.
 class KernelTimer {
 public:
   explicit KernelTimer(ProblemSpec problem) : problem_(std::move(problem)) {}
@@ -84,13 +87,16 @@ public:
     constexpr std::int64_t kCheckedPoints = 4096;
     if (workloads_.empty()) {
       const int sets = kernels::timing_input_sets(problem_, config);
-      for (int set = 0; set < sets; ++set) workloads_.emplace_back(problem_, config, 1, static_cast<std::uint64_t>(set + 1));
+      for (int set = 0; set < sets; ++set)
+        workloads_.emplace_back(problem_, config, 1, static_cast<std::uint64_t>(set + 1));
     }
     kernels::Workload& workload = workloads_[static_cast<std::size_t>(iteration) % workloads_.size()];
     // time_kernel always launches once untimed first (that launch validates the config); the
     // sample is the launch right after it on the same buffers, so data smaller than L2 is
     // measured warm and larger data mostly cold, as for back-to-back calls in a pipeline.
-    const double ms = kernels::time_kernel(problem_, config, workload, {.warmup_launches = 1, .repeats = 1, .input_sets = 1}).median_ms;
+    const double ms =
+        kernels::time_kernel(problem_, config, workload, {.warmup_launches = 1, .repeats = 1, .input_sets = 1})
+            .median_ms;
     if (iteration == 0) {
       const double error = kernels::max_relative_error(problem_, config, workload, kCheckedPoints);
       if (!(error <= kernels::error_tolerance(problem_))) {
@@ -126,25 +132,19 @@ std::filesystem::path journal_for(const TuneArguments& args, std::int64_t n) {
   return path;
 }
 
-
 /// The run's result; nullopt on a measuring MPI rank.
-std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const RankedSpace& ranked, const std::vector<tuner::MeasuringDevice>& group,
-                             const TuneDevices& devices) {
+std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const RankedSpace& ranked,
+                                            const std::vector<tuner::MeasuringDevice>& group,
+                                            const TuneDevices& devices) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
   tuner.set_measure(measure_on(devices, [&] { return kernel_measure(ranked.problem); }));
   const tuner::Predict predict = [predicted = ranked.predicted_us](const Config& config) {
     return predicted->at(config.to_string());
   };
   switch (args.report_convergence ? tuner::StrategyKind::exhaustive : tuner::parse_strategy_kind(args.strategy)) {
-  case tuner::StrategyKind::exhaustive:
-    tuner.set_strategy(tuner::Strategy::exhaustive());
-    break;
-  case tuner::StrategyKind::random:
-    tuner.set_strategy(tuner::Strategy::random(args.seed));
-    break;
-  case tuner::StrategyKind::model_ranked:
-    tuner.set_strategy(tuner::Strategy::model_ranked(predict));
-    break;
+  case tuner::StrategyKind::exhaustive: tuner.set_strategy(tuner::Strategy::exhaustive()); break;
+  case tuner::StrategyKind::random: tuner.set_strategy(tuner::Strategy::random(args.seed)); break;
+  case tuner::StrategyKind::model_ranked: tuner.set_strategy(tuner::Strategy::model_ranked(predict)); break;
   }
   tuner::Options options;
   options.budget = args.report_convergence ? 0 : args.budget;
@@ -159,10 +159,11 @@ std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const Ran
     const tuner::Evaluation& e = progress.evaluation;
     std::cerr << "tune: " << advisor::describe(ranked.problem) << " [" << (progress.round == 0 ? ++done : done) << "/"
               << feasible << "] " << e.config.to_string() << ": "
-              << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) + " samples)"
+              << (e.ok ? advisor::time_text(e.time_ms.median * 1000.0) + " (" + std::to_string(e.samples_ms.size()) +
+                             " samples)"
                        : "failed: " + e.failure)
-              << device_tag(e.device, group.size())
-              << (progress.round > 0 ? " [measured again]" : "") << (progress.from_journal ? " [journal]" : "") << '\n';
+              << device_tag(e.device, group.size()) << (progress.round > 0 ? " [measured again]" : "")
+              << (progress.from_journal ? " [journal]" : "") << '\n';
   });
   std::optional<tuner::TuningResult> result = run_tuner(tuner, devices);
   if (result) {
@@ -246,7 +247,8 @@ void run_convergence_from(const TuneArguments& args) {
   }
   print_convergence_table(reports);
   if (!args.json.empty()) {
-    tuner::write_text_file(args.json, nlohmann::json({{"source", args.convergence_from}, {"cases", cases}}).dump(2) + '\n');
+    tuner::write_text_file(args.json,
+                           nlohmann::json({{"source", args.convergence_from}, {"cases", cases}}).dump(2) + '\n');
   }
 }
 
@@ -273,37 +275,38 @@ ProblemSpec checked_base_problem(const TuneArguments& args) {
   tuner::parse_strategy_kind(args.strategy); // reject a bad name before any work
   if (args.budget < 0) throw InputError("--budget must be >= 0, got " + std::to_string(args.budget));
   if (args.max_repeats < tuner::MeasurementPolicy{}.min_repeats) {
-    throw InputError("--max-repeats must be at least " + std::to_string(tuner::MeasurementPolicy{}.min_repeats) + ", got " +
-                     std::to_string(args.max_repeats));
+    throw InputError("--max-repeats must be at least " + std::to_string(tuner::MeasurementPolicy{}.min_repeats) +
+                     ", got " + std::to_string(args.max_repeats));
   }
   if (args.timeout_s <= 0) throw InputError("--timeout-s must be positive, got " + std::to_string(args.timeout_s));
   return base;
 }
 
 /// The generated header and the JSON results, where asked for.
-void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::MeasuringDevice>& group, const DeviceProfile& profile,
-                        const std::filesystem::path& profile_path, const std::vector<tuner::TunedEntry>& entries,
-                        const nlohmann::json& tuned) {
+void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::MeasuringDevice>& group,
+                        const DeviceProfile& profile, const std::filesystem::path& profile_path,
+                        const std::vector<tuner::TunedEntry>& entries, const nlohmann::json& tuned) {
   const bool measuring = !group.empty();
   const std::string device = measuring ? group.front().name : std::string();
-  const std::string strategy = measuring ? (args.report_convergence ? "exhaustive" : args.strategy)
-                                         : "static (advisor's model ranking)";
+  const std::string strategy =
+      measuring ? (args.report_convergence ? "exhaustive" : args.strategy) : "static (advisor's model ranking)";
   if (!args.header.empty()) {
     const tuner::HeaderInfo info{measuring ? device : profile.device.name + " (profile; not measured)",
                                  profile_path.string(), strategy, command_line_text()};
     tuner::write_text_file(args.header, tuner::render_header(entries, info));
   }
   if (!args.json.empty()) {
-    const nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
-                                 {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
-                                 {"devices", devices_json(group)},
-                                 {"compute_capability", measuring ? nlohmann::json(group.front().compute_capability) : nlohmann::json()},
-                                 {"measured", measuring},
-                                 {"profile", profile_path.string()},
-                                 {"strategy", strategy},
-                                 {"scope", tuned.at("scope")},
-                                 {"parameters", tuned.at("parameters")},
-                                 {"sizes", tuned.at("sizes")}};
+    const nlohmann::json json = {
+        {"cachewise_version", CACHEWISE_VERSION},
+        {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
+        {"devices", devices_json(group)},
+        {"compute_capability", measuring ? nlohmann::json(group.front().compute_capability) : nlohmann::json()},
+        {"measured", measuring},
+        {"profile", profile_path.string()},
+        {"strategy", strategy},
+        {"scope", tuned.at("scope")},
+        {"parameters", tuned.at("parameters")},
+        {"sizes", tuned.at("sizes")}};
     tuner::write_text_file(args.json, json.dump(2) + '\n');
   }
 }
@@ -318,8 +321,9 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
     if (!args.problem.family.empty() || !args.sizes.empty()) {
       throw InputError("tune: --convergence-from reads recorded runs; it takes no --pattern or --n");
     }
-    reject_flags(command, {"--m", "--k", "--dtype", "--fix", "--strategy", "--seed", "--budget", "--max-repeats", "--timeout-s",
-                           "--journal", "--header", "--report-convergence", "--profile"},
+    reject_flags(command,
+                 {"--m", "--k", "--dtype", "--fix", "--strategy", "--seed", "--budget", "--max-repeats", "--timeout-s",
+                  "--journal", "--header", "--report-convergence", "--profile"},
                  "with --convergence-from (it reads recorded runs)");
     run_convergence_from(args);
     return;
@@ -345,8 +349,9 @@ void run_tune(const CLI::App& command, const TuneArguments& args) {
 void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config& fixed,
                 const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices) {
   const bool measuring = !group.empty();
-  const std::filesystem::path profile_path =
-      args.problem.profile.empty() ? bundled_profile_path(measuring ? group.front().name : std::string()) : std::filesystem::path(args.problem.profile);
+  const std::filesystem::path profile_path = args.problem.profile.empty()
+                                                 ? bundled_profile_path(measuring ? group.front().name : std::string())
+                                                 : std::filesystem::path(args.problem.profile);
   const DeviceProfile profile = load_profile(profile_path);
   if (!measuring && args.report_convergence) {
     throw NoDeviceError("no CUDA device: --report-convergence needs measurements");
@@ -384,11 +389,12 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
     size_json["time_us"] = entries.back().time_ms * 1000.0;
     size_json["time_ms"] = entries.back().time_ms;
     size_json["note"] = entries.back().note;
-    size_json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
+    size_json["static"] = {{"config", best_predicted.config.to_string()},
+                           {"time_ms", best_predicted.prediction.time_us / 1000.0}};
     sizes_json.push_back(std::move(size_json));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
-              << advisor::time_text(entries.back().time_ms * 1000.0) << ' ' << (measuring ? "measured" : "predicted (not measured)")
-              << '\n';
+              << advisor::time_text(entries.back().time_ms * 1000.0) << ' '
+              << (measuring ? "measured" : "predicted (not measured)") << '\n';
   }
   if (!convergence_reports.empty()) {
     std::cout << '\n';
@@ -398,7 +404,8 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
   if (!devices.writes_outputs()) return;
   nlohmann::json space = nlohmann::json::object();
   for (const auto& [name, values] : parameters) space[name] = std::vector<std::int64_t>(values.begin(), values.end());
-  const nlohmann::json tuned = {{"scope", base.family + "_" + to_string(base.dtype)}, {"parameters", space}, {"sizes", sizes_json}};
+  const nlohmann::json tuned = {
+      {"scope", base.family + "_" + to_string(base.dtype)}, {"parameters", space}, {"sizes", sizes_json}};
   write_tune_outputs(args, group, profile, profile_path, entries, tuned);
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
@@ -411,27 +418,35 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
 }
 
 void add_tune(CLI::App& root) {
-  auto* command = root.add_subcommand(
-      "tune", "Measure a pattern's feasible layouts on the local GPU and write a tuned C++ header (static recommendation without a GPU)");
+  auto* command = root.add_subcommand("tune",
+                                      "Measure a pattern's feasible layouts on the local GPU and write a tuned C++ "
+                                      "header (static recommendation without a GPU)");
   auto args = std::make_shared<TuneArguments>();
   add_problem_options(*command, args->problem, PatternFileOption::not_offered, SizeOptions::without_n);
   command->add_option("--n", args->sizes, "Problem size n; repeat for several size buckets");
   command->add_option("--fix", args->fix, "Pin keys, e.g. stride=4 or radius=2");
-  command->add_option("--strategy", args->strategy, "exhaustive, random or model (advisor order, widening)")->capture_default_str();
+  command->add_option("--strategy", args->strategy, "exhaustive, random or model (advisor order, widening)")
+      ->capture_default_str();
   command->add_option("--seed", args->seed, "Seed of the random strategy")->capture_default_str();
   command->add_option("--budget", args->budget, "Most candidates measured per size (0: no cap)")->capture_default_str();
-  command->add_option("--max-repeats", args->max_repeats, "Most timed launches per candidate and round")->capture_default_str();
+  command->add_option("--max-repeats", args->max_repeats, "Most timed launches per candidate and round")
+      ->capture_default_str();
   command->add_option("--timeout-s", args->timeout_s, "Per-candidate timeout in seconds")->capture_default_str();
-  command->add_option("--journal", args->journal, "JSON-lines journal; a killed run resumes from it (FILE.n<N>.ext per size when several)");
+  command->add_option("--journal", args->journal,
+                      "JSON-lines journal; a killed run resumes from it (FILE.n<N>.ext per size when several)");
   command->add_option("--header", args->header, "Write the tuned C++ header here");
   command->add_option("--json", args->json, "Write the results (every evaluation) as JSON here");
-  command->add_flag("--report-convergence", args->report_convergence,
-                    "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
+  command->add_flag(
+      "--report-convergence", args->report_convergence,
+      "Measure exhaustively and report how many evaluations model-ranked and random need to reach 99% of the best");
   command->add_option("--convergence-from", args->convergence_from,
-                      "Compute the convergence table from `advisor validate --all --json` output (a case or a list of cases); no GPU needed");
+                      "Compute the convergence table from `advisor validate --all --json` output (a case or a list of "
+                      "cases); no GPU needed");
   command->add_option("--gpus", args->gpus,
-                      "Measure on these GPUs at once: all, or indexes like 0,2,3 (one child process each; each model tuned on its own)");
-  command->add_flag("--mpi", args->mpi, "Under mpirun: rank 0 plans and hands out candidates, the other ranks measure (docs/tuner.md)");
+                      "Measure on these GPUs at once: all, or indexes like 0,2,3 (one child process each; each model "
+                      "tuned on its own)");
+  command->add_flag("--mpi", args->mpi,
+                    "Under mpirun: rank 0 plans and hands out candidates, the other ranks measure (docs/tuner.md)");
   add_kernel_tune_options(*command, args->kernel);
   command->callback([args, command] { run_tune(*command, *args); });
 }

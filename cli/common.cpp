@@ -49,7 +49,8 @@ std::string command_line_text() {
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::string& word = words[i];
     const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
     });
     if (plain) {
       text += " " + word;
@@ -83,7 +84,8 @@ void check_pattern_choice(const CLI::App& command, const ProblemOptions& options
     throw InputError(command.get_name() + ": give exactly one of --pattern FAMILY or --pattern-file FILE");
   }
   if (!options.pattern_file.empty()) {
-    reject_flags(command, {"--n", "--m", "--k", "--dtype"}, "with --pattern-file (the file gives its sizes and element types)");
+    reject_flags(command, {"--n", "--m", "--k", "--dtype"},
+                 "with --pattern-file (the file gives its sizes and element types)");
   } else {
     require_flag(command, "--n", "with --pattern");
   }
@@ -94,7 +96,8 @@ void warn_about_size(const ProblemSpec& problem) {
 }
 
 void warn_about_grid(const Prediction& prediction, const DeviceProfile& profile, const std::string& which) {
-  if (const auto warning = advisor::idle_sm_warning(prediction.grid_blocks, profile.device.sm_count)) warn(which + *warning);
+  if (const auto warning = advisor::idle_sm_warning(prediction.grid_blocks, profile.device.sm_count))
+    warn(which + *warning);
 }
 
 ProblemSpec ProblemOptions::problem() const {
@@ -108,8 +111,10 @@ nlohmann::json ProblemOptions::subject_json(const std::string& pattern_name) con
   return {{"family", family}, {"n", n}, {"m", m}, {"k", k}, {"dtype", dtype}};
 }
 
-void add_problem_options(CLI::App& command, ProblemOptions& options, PatternFileOption pattern_file, SizeOptions sizes) {
-  command.add_option("--pattern", options.family, "Built-in pattern family: copy, gemm, stencil2d, stencil3d, transpose");
+void add_problem_options(CLI::App& command, ProblemOptions& options, PatternFileOption pattern_file,
+                         SizeOptions sizes) {
+  command.add_option("--pattern", options.family,
+                     "Built-in pattern family: copy, gemm, stencil2d, stencil3d, transpose");
   if (pattern_file == PatternFileOption::offered) {
     command.add_option("--pattern-file", options.pattern_file, "Custom pattern JSON (docs/pattern-format.md)");
   }

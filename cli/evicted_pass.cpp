@@ -30,8 +30,8 @@ double pass_baseline_dram_write_bytes() {
   return bytes;
 }
 
-std::map<std::string, double> measure_evicted_pass(const std::vector<std::string>& counters, const std::function<void()>& launch,
-                                                   double baseline_bytes) {
+std::map<std::string, double> measure_evicted_pass(const std::vector<std::string>& counters,
+                                                   const std::function<void()>& launch, double baseline_bytes) {
   const std::vector<cupti::RangeValues> ranges = cupti::measure_kernels(
       counters,
       [&] {
@@ -43,7 +43,8 @@ std::map<std::string, double> measure_evicted_pass(const std::vector<std::string
   std::map<std::string, double> metrics = ranges[0].metrics;
   const std::string dram_write(kDramWrite);
   if (metrics.contains(dram_write)) {
-    metrics[dram_write] = std::max(0.0, ranges[0].metrics.at(dram_write) + ranges[1].metrics.at(dram_write) - baseline_bytes);
+    metrics[dram_write] =
+        std::max(0.0, ranges[0].metrics.at(dram_write) + ranges[1].metrics.at(dram_write) - baseline_bytes);
   }
   return metrics;
 }

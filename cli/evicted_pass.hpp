@@ -17,7 +17,7 @@ double pass_baseline_dram_write_bytes();
 /// `counters` of one `launch` from an evicted L2; dram__bytes_write.sum is the launch's range
 /// plus the eviction right after it (which writes back what the launch left dirty) less
 /// `baseline_bytes`, at least 0.
-std::map<std::string, double> measure_evicted_pass(const std::vector<std::string>& counters, const std::function<void()>& launch,
-                                                   double baseline_bytes);
+std::map<std::string, double> measure_evicted_pass(const std::vector<std::string>& counters,
+                                                   const std::function<void()>& launch, double baseline_bytes);
 
 } // namespace cachewise::cli

@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cachewise::cli::add_registered_commands(app);
   const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
-  const bool known = std::ranges::any_of(commands, [&](const CLI::App* c) { return argc > 1 && c->get_name() == argv[1]; });
+  const bool known =
+      std::ranges::any_of(commands, [&](const CLI::App* c) { return argc > 1 && c->get_name() == argv[1]; });
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::string valid;
     for (const CLI::App* command : commands) valid += (valid.empty() ? "" : ", ") + command->get_name();

@@ -16,7 +16,8 @@ constexpr std::chrono::seconds kLineEvery{1};
 } // namespace
 
 Progress::Progress(bool requested, bool wanted)
-    : enabled_(requested || (wanted && ::isatty(STDERR_FILENO) == 1)), terminal_(::isatty(STDERR_FILENO) == 1),
+    : enabled_(requested || (wanted && ::isatty(STDERR_FILENO) == 1)),
+      terminal_(::isatty(STDERR_FILENO) == 1),
       quiet_for_(requested ? Clock::duration::zero() : Clock::duration(kQuietFor)) {}
 
 Progress::~Progress() {
@@ -44,7 +45,9 @@ void Progress::simulated(std::size_t done, std::size_t total) {
 }
 
 void Progress::show(Clock::time_point now) {
-  if (now - start_ < quiet_for_ || now - last_shown_ < (terminal_ ? std::chrono::milliseconds(kTerminalEvery) : kLineEvery)) return;
+  if (now - start_ < quiet_for_ ||
+      now - last_shown_ < (terminal_ ? std::chrono::milliseconds(kTerminalEvery) : kLineEvery))
+    return;
   print(now);
 }
 
@@ -60,11 +63,12 @@ void Progress::print(Clock::time_point now) {
   const std::size_t done = simulating ? simulated_ : compiled_;
   const std::size_t total = simulating ? simulate_total_ : compile_total_;
   std::ostringstream line;
-  line << std::fixed << std::setprecision(1) << "advisor: compiled " << compiled_ << '/' << compile_total_ << ", simulated "
-       << simulated_ << '/' << (simulating ? std::to_string(simulate_total_) : std::string("?")) << ", "
-       << Seconds(now - start_).count() << " s elapsed";
+  line << std::fixed << std::setprecision(1) << "advisor: compiled " << compiled_ << '/' << compile_total_
+       << ", simulated " << simulated_ << '/' << (simulating ? std::to_string(simulate_total_) : std::string("?"))
+       << ", " << Seconds(now - start_).count() << " s elapsed";
   if (done > 0 && done < total) {
-    const double left = Seconds(now - stage_start_).count() / static_cast<double>(done) * static_cast<double>(total - done);
+    const double left =
+        Seconds(now - stage_start_).count() / static_cast<double>(done) * static_cast<double>(total - done);
     line << ", about " << std::setprecision(0) << left << " s left" << (simulating ? "" : " to compile");
   }
   std::cerr << (terminal_ ? "\r" : "") << line.str() << (terminal_ ? "\033[K" : "\n") << std::flush;

@@ -26,7 +26,7 @@ public:
 
 private:
   using Clock = std::chrono::steady_clock;
-  void show(Clock::time_point now); ///< with mutex_ held
+  void show(Clock::time_point now);  ///< with mutex_ held
   void print(Clock::time_point now); ///< with mutex_ held
 
   bool enabled_;

@@ -43,7 +43,7 @@ void add_max_candidates_option(CLI::App& command, KernelOptions& options);
 
 struct KernelRanking {
   advisor::Suggestion suggestion;
-  std::string subject; ///< "transpose_tiled in transpose.cu"
+  std::string subject;                               ///< "transpose_tiled in transpose.cu"
   std::vector<frontend::ParameterValues> parameters; ///< the spec's, in the order given
   std::int64_t builds = 0;
   std::int64_t compilations = 0;
@@ -56,6 +56,7 @@ frontend::KernelSpec kernel_spec_from_options(const KernelOptions& options);
 
 /// The spec file (if any) with the flags over it, ranked on `profile`, every --entry in one
 /// table, reporting to `progress`.
-KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest, Progress& progress);
+KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& profile, advisor::SuggestOptions suggest,
+                          Progress& progress);
 
 } // namespace cachewise::cli

@@ -12,7 +12,8 @@ TuneDevices tune_devices(const std::string& gpus, bool mpi) {
   TuneDevices devices;
   devices.fakes = tuner::fake_devices_from_environment();
   if (mpi && !gpus.empty()) {
-    throw InputError("tune: --gpus has no effect with --mpi (each rank measures on GPU <local rank> mod <its host's GPUs>)");
+    throw InputError(
+        "tune: --gpus has no effect with --mpi (each rank measures on GPU <local rank> mod <its host's GPUs>)");
   }
   const std::vector<tuner::MeasuringDevice> present = tuner::list_devices(&devices.why_none);
   if (mpi) {

@@ -21,7 +21,7 @@ namespace cachewise::cli {
 struct TuneDevices {
   std::vector<std::vector<tuner::MeasuringDevice>> groups; ///< one per model; empty: no GPU (static fallback)
   std::optional<tuner::FakeDevices> fakes;
-  std::string why_none; ///< when there is no GPU
+  std::string why_none;                         ///< when there is no GPU
   std::shared_ptr<tuner::mpi::Session> session; ///< --mpi; its device is the one group's
   /// Not a measuring MPI rank: this process writes the outputs.
   bool writes_outputs() const { return !session || session->coordinator(); }

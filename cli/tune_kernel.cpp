@@ -32,9 +32,11 @@ std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, con
     buckets.push_back({spec.args.empty() ? frontend::integer_defines(spec) : spec.args});
   }
   for (const tuner::SizeBucket& bucket : buckets) {
-    if (bucket.args.size() != buckets.front().args.size()) throw InputError("tune: every --size must name the same args");
+    if (bucket.args.size() != buckets.front().args.size())
+      throw InputError("tune: every --size must name the same args");
     for (std::size_t i = 0; i < bucket.args.size(); ++i) {
-      if (bucket.args[i].name != buckets.front().args[i].name) throw InputError("tune: every --size must name the same args, in the same order");
+      if (bucket.args[i].name != buckets.front().args[i].name)
+        throw InputError("tune: every --size must name the same args, in the same order");
     }
   }
   return buckets;
@@ -42,7 +44,8 @@ std::vector<tuner::SizeBucket> size_buckets(const KernelTuneArguments& args, con
 
 std::string bucket_file_name(const tuner::SizeBucket& bucket) {
   std::string name;
-  for (const frontend::NamedValue& arg : bucket.args) name += (name.empty() ? "" : "_") + arg.name + std::to_string(arg.value);
+  for (const frontend::NamedValue& arg : bucket.args)
+    name += (name.empty() ? "" : "_") + arg.name + std::to_string(arg.value);
   return name;
 }
 
@@ -76,7 +79,8 @@ std::vector<std::pair<std::string, std::int64_t>> bucket_sizes(const tuner::Size
 }
 
 /// The front end's ranking of every candidate on `profile`.
-advisor::Suggestion rank_statically(const frontend::KernelSpec& spec, const DeviceProfile& profile, frontend::Compiler& compiler) {
+advisor::Suggestion rank_statically(const frontend::KernelSpec& spec, const DeviceProfile& profile,
+                                    frontend::Compiler& compiler) {
   frontend::KernelSuggestOptions options;
   options.suggest.top = std::numeric_limits<std::size_t>::max();
   return frontend::suggest_kernel(spec, profile, compiler, options).suggestion;
@@ -87,8 +91,8 @@ struct BucketOutcome {
   nlohmann::json json;
 };
 
-BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket, const DeviceProfile& profile,
-                            frontend::Compiler& compiler) {
+BucketOutcome static_bucket(const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+                            const DeviceProfile& profile, frontend::Compiler& compiler) {
   const advisor::Suggestion suggestion = rank_statically(spec, profile, compiler);
   const advisor::Candidate& best = suggestion.ranked.front();
   const std::string note = "model-predicted best of " + std::to_string(suggestion.feasible) + " feasible candidates (" +
@@ -113,19 +117,19 @@ std::optional<advisor::Suggestion> try_rank_statically(const frontend::KernelSpe
   }
 }
 
-tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advisor::Suggestion>& ranking, const std::string& why_not) {
+tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advisor::Suggestion>& ranking,
+                             const std::string& why_not) {
   switch (tuner::parse_strategy_kind(run.strategy)) {
-  case tuner::StrategyKind::exhaustive:
-    return tuner::Strategy::exhaustive();
-  case tuner::StrategyKind::random:
-    return tuner::Strategy::random(run.seed);
-  case tuner::StrategyKind::model_ranked:
-    break;
+  case tuner::StrategyKind::exhaustive: return tuner::Strategy::exhaustive();
+  case tuner::StrategyKind::random: return tuner::Strategy::random(run.seed);
+  case tuner::StrategyKind::model_ranked: break;
   }
-  if (!ranking) throw InputError("tune: the model cannot rank this kernel (" + why_not + "); use --strategy exhaustive or random");
+  if (!ranking)
+    throw InputError("tune: the model cannot rank this kernel (" + why_not + "); use --strategy exhaustive or random");
   const advisor::Suggestion& suggestion = *ranking;
   auto predicted_us = std::make_shared<std::map<std::string, double>>();
-  for (const advisor::Candidate& candidate : suggestion.ranked) (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
+  for (const advisor::Candidate& candidate : suggestion.ranked)
+    (*predicted_us)[candidate.config.to_string()] = candidate.prediction.time_us;
   // What the model rejected (does not fit, does not compile) is visited last, not skipped: the launch says why.
   return tuner::Strategy::model_ranked([predicted_us](const Config& config) {
     const auto found = predicted_us->find(config.to_string());
@@ -137,8 +141,8 @@ tuner::Strategy strategy_for(const TuneRunOptions& run, const std::optional<advi
 /// the compile cache, so that this process, which forks the measuring children, never compiles
 /// with NVRTC (Compiler::set_in_process). A failure here is not reported: the parent meets it
 /// again and says what it is (a kernel the model cannot rank is still measured).
-void compile_in_child(const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets, const DeviceProfile& profile,
-                      int compute_capability) {
+void compile_in_child(const frontend::KernelSpec& spec, const std::vector<tuner::SizeBucket>& buckets,
+                      const DeviceProfile& profile, int compute_capability) {
   tuner::run_in_child_process(
       [&] {
         frontend::Compiler compiler;
@@ -154,15 +158,18 @@ void compile_in_child(const frontend::KernelSpec& spec, const std::vector<tuner:
 }
 
 /// nullopt on a measuring MPI rank.
-std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run, const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
-                              std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group, const TuneDevices& devices,
-                              const DeviceProfile& profile, frontend::Compiler& compiler) {
+std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, const TuneRunOptions& run,
+                                             const frontend::KernelSpec& spec, const tuner::SizeBucket& bucket,
+                                             std::size_t bucket_count, const std::vector<tuner::MeasuringDevice>& group,
+                                             const TuneDevices& devices, const DeviceProfile& profile,
+                                             frontend::Compiler& compiler) {
   const tuner::MeasuringDevice& device = group.front();
   auto candidates = std::make_shared<const tuner::KernelCandidates>(spec, compiler, device.compute_capability);
   const ProblemSpec problem = tuner::kernel_problem(spec, bucket);
   tuner::Tuner tuner(problem, candidates->space());
   tuner.set_measure(measure_on(devices, [&] {
-    return tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); }, {profile.device.l2_bytes_reported});
+    return tuner::kernel_measure(candidates, [] { return tuner::open_cuda_device(); },
+                                 {profile.device.l2_bytes_reported});
   }));
   std::string why_not_ranked;
   const std::optional<advisor::Suggestion> ranking = try_rank_statically(spec, profile, compiler, why_not_ranked);
@@ -177,7 +184,8 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
   const std::filesystem::path cache_path = path_for(args.kernel_tuner_cache, bucket, bucket_count);
   std::vector<std::int64_t> problem_size;
   for (const frontend::NamedValue& arg : bucket.args) problem_size.push_back(arg.value);
-  const tuner::KernelTunerCacheInfo cache_info{device.name, frontend::parse_entry_name(spec.entry).function, problem_size, utc_now()};
+  const tuner::KernelTunerCacheInfo cache_info{device.name, frontend::parse_entry_name(spec.entry).function,
+                                               problem_size, utc_now()};
   std::optional<tuner::KernelTunerCache> resumed;
   std::set<std::string> from_cache;
   if (!args.kernel_tuner_cache.empty() && std::filesystem::exists(cache_path)) {
@@ -186,38 +194,45 @@ std::optional<BucketOutcome> measured_bucket(const KernelTuneArguments& args, co
     const tuner::CacheMatch match = tuner::match_cache_to_space(*resumed, candidates->space());
     options.known_rounds = tuner::cached_rounds(match, resumed->device_name, options.measurement);
     for (const tuner::RoundRecord& record : options.known_rounds) from_cache.insert(record.config.to_string());
-    std::cerr << "tune: resuming from " << cache_path.string() << ": " << match.matched.size() << " of its " << resumed->entries.size()
-              << " configurations are candidates\n";
+    std::cerr << "tune: resuming from " << cache_path.string() << ": " << match.matched.size() << " of its "
+              << resumed->entries.size() << " configurations are candidates\n";
   }
   tuner.set_options(options);
   const std::size_t space_size = candidates->space().enumerate().size();
   std::size_t done = 0;
   tuner.on_progress([&](const tuner::Progress& progress) {
     const tuner::Evaluation& e = progress.evaluation;
-    std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size << "] "
-              << e.config.to_string() << ": "
-              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)" : "failed: " + e.failure)
-              << device_tag(e.device, group.size())
-              << (progress.round > 0 ? " [measured again]" : "")
-              << (!progress.from_journal ? "" : from_cache.contains(e.config.to_string()) ? " [kernel tuner cache]" : " [journal]") << '\n';
+    std::cerr << "tune: " << problem.family << " [" << (progress.round == 0 ? ++done : done) << "/" << space_size
+              << "] " << e.config.to_string() << ": "
+              << (e.ok ? ms_text(e.time_ms.median) + " ms (" + std::to_string(e.samples_ms.size()) + " samples)"
+                       : "failed: " + e.failure)
+              << device_tag(e.device, group.size()) << (progress.round > 0 ? " [measured again]" : "")
+              << (!progress.from_journal                      ? ""
+                  : from_cache.contains(e.config.to_string()) ? " [kernel tuner cache]"
+                                                              : " [journal]")
+              << '\n';
   });
   const std::optional<tuner::TuningResult> tuned = run_tuner(tuner, devices);
   if (!tuned) return std::nullopt;
   const tuner::TuningResult& result = *tuned;
   const tuner::Evaluation* best = result.best_evaluation();
   if (best == nullptr) {
-    throw InputError(problem.family + ": every candidate failed; first: " + result.evaluations.front().config.to_string() + ": " +
-                     result.evaluations.front().failure);
+    throw InputError(problem.family + ": every candidate failed; first: " +
+                     result.evaluations.front().config.to_string() + ": " + result.evaluations.front().failure);
   }
   const tuner::TunedEntry entry = tuner::tuned_entry(result);
   BucketOutcome outcome{{bucket_sizes(bucket), {}, entry.config, true, entry.time_ms, entry.note}, {}};
   outcome.json = {{"size", bucket.label()}, {"note", entry.note}, {"results", tuner::results_to_json(result)}};
   if (ranking) {
     const advisor::Candidate& best_predicted = ranking->ranked.front();
-    outcome.json["static"] = {{"config", best_predicted.config.to_string()}, {"time_ms", best_predicted.prediction.time_us / 1000.0}};
+    outcome.json["static"] = {{"config", best_predicted.config.to_string()},
+                              {"time_ms", best_predicted.prediction.time_us / 1000.0}};
   }
   if (!args.kernel_tuner_cache.empty()) {
-    tuner::write_text_file(cache_path, tuner::kernel_tuner_cache(result, candidates->space(), cache_info, resumed ? &*resumed : nullptr).dump(1) + '\n');
+    tuner::write_text_file(
+        cache_path,
+        tuner::kernel_tuner_cache(result, candidates->space(), cache_info, resumed ? &*resumed : nullptr).dump(1) +
+            '\n');
   }
   return outcome;
 }
@@ -229,8 +244,9 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
   const tuner::MeasuringDevice* device = group.empty() ? nullptr : &group.front();
   // Not load_profile_for_cli: it asks CUDA for the device in this process, and a parent that
   // has initialised CUDA cannot fork children that use it.
-  const std::filesystem::path chosen = profile_path.empty() ? bundled_profile_path(device ? device->name : std::string())
-                                                            : std::filesystem::path(profile_path);
+  const std::filesystem::path chosen = profile_path.empty()
+                                           ? bundled_profile_path(device ? device->name : std::string())
+                                           : std::filesystem::path(profile_path);
   const LoadedProfile loaded{load_profile(chosen), chosen, profile_path.empty() ? "bundled" : "--profile"};
   const DeviceProfile& profile = loaded.profile;
   frontend::Compiler compiler;
@@ -253,35 +269,38 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
     outcome.json["bucket"] = tuned_bucket_json(outcome.header.sizes);
     outcome.json["config"] = outcome.header.config.to_string();
     outcome.json["time_ms"] = outcome.header.time_ms;
-    std::cout << tuner::kernel_problem(sized, buckets[i]).family << ": " << outcome.header.config.to_string() << "  " << ms_text(outcome.header.time_ms)
-              << " ms " << (device ? "measured" : "predicted (not measured)") << '\n';
+    std::cout << tuner::kernel_problem(sized, buckets[i]).family << ": " << outcome.header.config.to_string() << "  "
+              << ms_text(outcome.header.time_ms) << " ms " << (device ? "measured" : "predicted (not measured)")
+              << '\n';
     header_buckets.push_back(std::move(outcome.header));
     sizes_json.push_back(std::move(outcome.json));
   }
   if (!devices.writes_outputs()) return;
   const std::string strategy = device ? run.strategy : "static (the front end's model ranking)";
   if (!run.header.empty()) {
-    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)", loaded.path.string(), strategy,
-                                 command_line_text()};
+    const tuner::HeaderInfo info{device ? device->name : profile.device.name + " (profile; not measured)",
+                                 loaded.path.string(), strategy, command_line_text()};
     tuner::write_text_file(run.header, tuner::render_bucket_header(function, header_buckets, info));
   }
   if (!run.json.empty()) {
     nlohmann::json parameters = nlohmann::json::object();
     for (const frontend::ParameterValues& parameter : spec.parameters) parameters[parameter.name] = parameter.values;
-    const nlohmann::json json = {{"kernel", spec.entry + " in " + spec.source.string()},
-                                 {"scope", function},
-                                 {"parameters", parameters},
-                                 {"compute_capability", device ? nlohmann::json(device->compute_capability) : nlohmann::json()},
-                                 {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
-                                 {"devices", devices_json(group)},
-                                 {"measured", device != nullptr},
-                                 {"profile", loaded.path.string()},
-                                 {"strategy", strategy},
-                                 {"sizes", sizes_json}};
+    const nlohmann::json json = {
+        {"kernel", spec.entry + " in " + spec.source.string()},
+        {"scope", function},
+        {"parameters", parameters},
+        {"compute_capability", device ? nlohmann::json(device->compute_capability) : nlohmann::json()},
+        {"device", device ? nlohmann::json(device->name) : nlohmann::json()},
+        {"devices", devices_json(group)},
+        {"measured", device != nullptr},
+        {"profile", loaded.path.string()},
+        {"strategy", strategy},
+        {"sizes", sizes_json}};
     tuner::write_text_file(run.json, json.dump(2) + '\n');
   }
   if (!device) {
-    std::cerr << "advisor: tune: " << devices.why_none << "; wrote the front end's static ranking (model-predicted, not measured)"
+    std::cerr << "advisor: tune: " << devices.why_none
+              << "; wrote the front end's static ranking (model-predicted, not measured)"
               << (run.header.empty() ? std::string() : " to " + run.header) << '\n';
   }
 }
@@ -291,10 +310,14 @@ void tune_kernel_on(const KernelTuneArguments& args, const TuneRunOptions& run, 
 void add_kernel_tune_options(CLI::App& command, KernelTuneArguments& arguments) {
   add_kernel_options(command, arguments.kernel);
   add_max_candidates_option(command, arguments.kernel);
-  command.add_option("--size", arguments.sizes, "NAME=N[,NAME=N...]: one size bucket of a --kernel/--spec (args it sets); repeat")
+  command
+      .add_option("--size", arguments.sizes,
+                  "NAME=N[,NAME=N...]: one size bucket of a --kernel/--spec (args it sets); repeat")
       ->group("User kernel (docs/kernel-spec.md)");
-  command.add_option("--kernel-tuner-cache", arguments.kernel_tuner_cache,
-                     "Kernel Tuner cache file: resumed from when it exists (its measurements are not taken again), then written with every measurement (FILE.<bucket>.json per bucket when several)")
+  command
+      .add_option("--kernel-tuner-cache", arguments.kernel_tuner_cache,
+                  "Kernel Tuner cache file: resumed from when it exists (its measurements are not taken again), then "
+                  "written with every measurement (FILE.<bucket>.json per bucket when several)")
       ->group("User kernel (docs/kernel-spec.md)");
 }
 
@@ -314,7 +337,8 @@ void run_tune_kernel(const KernelTuneArguments& args, const TuneRunOptions& run,
       const std::size_t models = devices.groups.size();
       TuneRunOptions per_model = run;
       KernelTuneArguments per_model_args = args;
-      for (std::string* file : {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
+      for (std::string* file :
+           {&per_model.header, &per_model.json, &per_model.journal, &per_model_args.kernel_tuner_cache}) {
         *file = path_for_model(*file, model, models);
       }
       tune_kernel_on(per_model_args, per_model, profile_path, spec, buckets, group, devices);

@@ -9,6 +9,7 @@
 namespace cachewise::cli {
 
 /// `profile` empty: the bundled one.
-void run_validate_cache(const KernelOptions& kernel, const std::string& cache_file, const std::string& profile, bool json);
+void run_validate_cache(const KernelOptions& kernel, const std::string& cache_file, const std::string& profile,
+                        bool json);
 
 } // namespace cachewise::cli

@@ -32,9 +32,9 @@ std::string fixed(double value, int precision) {
   return out.str();
 }
 
-KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& candidates, const advisor::Candidate& candidate,
-                      std::size_t rank, const KernelValidateArguments& args, const std::vector<std::string>& counters,
-                      std::int64_t l2_bytes, double baseline_bytes) {
+KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& candidates,
+                      const advisor::Candidate& candidate, std::size_t rank, const KernelValidateArguments& args,
+                      const std::vector<std::string>& counters, std::int64_t l2_bytes, double baseline_bytes) {
   KernelRow row{candidate, rank, std::nullopt, {}, {}};
   try {
     tuner::LoadedKernel loaded(device, candidates, candidates.at(candidate.config), {l2_bytes});
@@ -44,7 +44,9 @@ KernelRow measure_row(tuner::Device& device, const tuner::KernelCandidates& cand
     row.median_us = tuner::estimate_median(samples_ms).median * 1e3;
     // As validate --pattern measures: from an evicted L2, the dirty lines the kernel leaves
     // counted as its DRAM writes; each pass the same launch on the same buffer set.
-    if (!args.no_counters) row.measured = measure_evicted_pass(counters, [&] { loaded.run(1); }, baseline_bytes);
+    if (!args.no_counters)
+      row.measured = measure_evicted_pass(
+          counters, [&] { loaded.run(1); }, baseline_bytes);
   } catch (const InputError& error) {
     row.failure = error.what(); // wrong output, a launch past the limits: reported, the others go on
   }
@@ -59,9 +61,10 @@ nlohmann::json rows_json(const std::string& subject, const std::string& device, 
                          {"pass_baseline_dram_write_bytes", baseline_bytes},
                          {"candidates", nlohmann::json::array()}};
   for (const KernelRow& row : rows) {
-    nlohmann::json entry = {{"config", row.candidate.config.to_string()},
-                            {"predicted_rank", row.predicted_rank},
-                            {"predicted", {{"time_us", row.candidate.prediction.time_us}, {"metrics", row.candidate.prediction.metrics}}}};
+    nlohmann::json entry = {
+        {"config", row.candidate.config.to_string()},
+        {"predicted_rank", row.predicted_rank},
+        {"predicted", {{"time_us", row.candidate.prediction.time_us}, {"metrics", row.candidate.prediction.metrics}}}};
     if (row.median_us) {
       entry["measured"] = {{"median_us", *row.median_us}, {"metrics", row.measured}};
     } else {
@@ -72,30 +75,32 @@ nlohmann::json rows_json(const std::string& subject, const std::string& device, 
   return json;
 }
 
-void print_rows(const std::string& subject, const std::string& device, const LoadedProfile& loaded, const std::vector<KernelRow>& rows,
-                const std::vector<std::string>& counters) {
+void print_rows(const std::string& subject, const std::string& device, const LoadedProfile& loaded,
+                const std::vector<KernelRow>& rows, const std::vector<std::string>& counters) {
   std::cout << subject << " on " << device << " (profile " << loaded.path.string() << ", " << loaded.source << ")\n\n"
-            << std::left << std::setw(5) << "rank" << std::setw(40) << "config" << std::right << std::setw(12) << "pred us"
-            << std::setw(12) << "meas us" << '\n';
+            << std::left << std::setw(5) << "rank" << std::setw(40) << "config" << std::right << std::setw(12)
+            << "pred us" << std::setw(12) << "meas us" << '\n';
   for (const KernelRow& row : rows) {
-    std::cout << std::left << std::setw(5) << row.predicted_rank << std::setw(40) << row.candidate.config.to_string() << std::right
-              << std::setw(12) << fixed(row.candidate.prediction.time_us, 1) << std::setw(12)
+    std::cout << std::left << std::setw(5) << row.predicted_rank << std::setw(40) << row.candidate.config.to_string()
+              << std::right << std::setw(12) << fixed(row.candidate.prediction.time_us, 1) << std::setw(12)
               << (row.median_us ? fixed(*row.median_us, 1) : "failed") << '\n';
   }
   for (const KernelRow& row : rows) {
     if (!row.median_us) {
-      std::cout << "\nfailed, rank " << row.predicted_rank << " (" << row.candidate.config.to_string() << "): " << row.failure << '\n';
+      std::cout << "\nfailed, rank " << row.predicted_rank << " (" << row.candidate.config.to_string()
+                << "): " << row.failure << '\n';
       continue;
     }
     if (row.measured.empty()) continue;
-    std::cout << "\ncounters, rank " << row.predicted_rank << " (" << row.candidate.config.to_string() << ")\n  " << std::left
-              << std::setw(58) << "metric" << std::right << std::setw(16) << "predicted" << std::setw(16) << "measured" << '\n';
+    std::cout << "\ncounters, rank " << row.predicted_rank << " (" << row.candidate.config.to_string() << ")\n  "
+              << std::left << std::setw(58) << "metric" << std::right << std::setw(16) << "predicted" << std::setw(16)
+              << "measured" << '\n';
     for (const std::string& name : counters) {
       const auto predicted = row.candidate.prediction.metrics.find(name);
       const auto measured = row.measured.find(name);
       std::cout << "  " << std::left << std::setw(58) << name << std::right << std::setw(16)
-                << (predicted == row.candidate.prediction.metrics.end() ? "-" : fixed(predicted->second, 1)) << std::setw(16)
-                << (measured == row.measured.end() ? "-" : fixed(measured->second, 1)) << '\n';
+                << (predicted == row.candidate.prediction.metrics.end() ? "-" : fixed(predicted->second, 1))
+                << std::setw(16) << (measured == row.measured.end() ? "-" : fixed(measured->second, 1)) << '\n';
     }
   }
 }
@@ -119,8 +124,8 @@ void run_validate_kernel(const KernelValidateArguments& args, const std::vector<
   const double baseline_bytes = args.no_counters ? 0.0 : pass_baseline_dram_write_bytes();
   std::vector<KernelRow> rows;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
-    rows.push_back(
-        measure_row(*device, candidates, suggestion.ranked[i], i + 1, args, counters, loaded.profile.device.l2_bytes_reported, baseline_bytes));
+    rows.push_back(measure_row(*device, candidates, suggestion.ranked[i], i + 1, args, counters,
+                               loaded.profile.device.l2_bytes_reported, baseline_bytes));
   }
   const std::string subject = spec.entry + " in " + spec.source.string();
   if (args.json) {

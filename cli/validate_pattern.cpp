@@ -56,7 +56,6 @@ const std::vector<std::string> kCountersRead = [] {
   return names;
 }();
 
-
 /// A config whose launch failed: it is reported and left out of the comparison.
 struct LaunchFailure {
   std::string config;
@@ -129,8 +128,8 @@ std::vector<std::size_t> rows_to_profile(const ValidateOptions& options, const s
 
 /// Times the top-1 and the best `rounds` times each, one after the other (each time as the
 /// sweep timed them: warm-up, then the repeats' median), so both see the same drift.
-Confirmation confirm_top1_and_best(const ProblemSpec& problem, const std::vector<Row>& rows, kernels::Workload& workload,
-                                   const kernels::TimingOptions& timing) {
+Confirmation confirm_top1_and_best(const ProblemSpec& problem, const std::vector<Row>& rows,
+                                   kernels::Workload& workload, const kernels::TimingOptions& timing) {
   const Row& top = rows.front();
   const Row& best = fastest_row(rows);
   std::vector<double> top_ms;
@@ -154,7 +153,10 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
                            double pass_baseline_bytes, const Confirmation& confirmation) {
   nlohmann::json json;
   json["cachewise_version"] = CACHEWISE_VERSION;
-  json["problem"] = {{"family", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k},
+  json["problem"] = {{"family", problem.family},
+                     {"n", problem.n},
+                     {"m", problem.m},
+                     {"k", problem.k},
                      {"dtype", to_string(problem.dtype)}};
   json["device"] = kernels::local_device_name();
   json["profile"] = loaded.path.string();
@@ -165,7 +167,8 @@ nlohmann::json report_json(const ProblemSpec& problem, const LoadedProfile& load
     nlohmann::json entry;
     entry["config"] = row.candidate.config.to_string();
     entry["predicted_rank"] = row.predicted_rank;
-    std::map<std::string, double> predicted(row.candidate.prediction.metrics.begin(), row.candidate.prediction.metrics.end());
+    std::map<std::string, double> predicted(row.candidate.prediction.metrics.begin(),
+                                            row.candidate.prediction.metrics.end());
     entry["predicted"] = {{"time_us", row.candidate.prediction.time_us},
                           {"bottleneck", row.candidate.prediction.bottleneck},
                           {"metrics", metrics_json(predicted)}};
@@ -224,13 +227,17 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
   std::size_t width = 6;
   for (const Row& row : rows) width = std::max(width, row.candidate.config.to_string().size());
   out << std::left << std::setw(5) << "rank" << std::setw(static_cast<int>(width) + 2) << "config" << std::right
-      << std::setw(13) << "pred µs" << std::setw(13) << "meas µs" << std::setw(12) << "meas GB/s" << std::setw(9) << "correct"
-      << '\n';
+      << std::setw(13) << "pred µs" << std::setw(13) << "meas µs" << std::setw(12) << "meas GB/s" << std::setw(9)
+      << "correct" << '\n';
   for (const Row& row : rows) {
     out << std::left << std::setw(5) << row.predicted_rank << std::setw(static_cast<int>(width) + 2)
-        << row.candidate.config.to_string() << std::right << std::setw(12) << number(row.candidate.prediction.time_us, 1)
-        << std::setw(12) << number(row.timing.median_ms * 1e3, 1) << std::setw(12)
-        << number(row.timing.bandwidth_gb_per_s, 0) << std::setw(9) << (!row.max_relative_error ? "-" : row.correct ? "yes" : "NO") << '\n';
+        << row.candidate.config.to_string() << std::right << std::setw(12)
+        << number(row.candidate.prediction.time_us, 1) << std::setw(12) << number(row.timing.median_ms * 1e3, 1)
+        << std::setw(12) << number(row.timing.bandwidth_gb_per_s, 0) << std::setw(9)
+        << (!row.max_relative_error ? "-"
+            : row.correct           ? "yes"
+                                    : "NO")
+        << '\n';
   }
   for (const Row& row : rows) {
     if (!row.measured) continue;
@@ -245,16 +252,17 @@ void print_report(const ProblemSpec& problem, const LoadedProfile& loaded, doubl
     }
   }
   for (const LaunchFailure& failure : failures) {
-    out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error << '\n';
+    out << "\nnot launched, rank " << failure.predicted_rank << " (" << failure.config << "): " << failure.error
+        << '\n';
   }
   const Row& best = fastest_row(rows);
   out << "\ntop-1 " << number(rows.front().timing.median_ms * 1e3, 1) << " µs; best measured "
       << number(best.timing.median_ms * 1e3, 1) << " µs (rank " << best.predicted_rank << ", "
-      << best.candidate.config.to_string() << "): top-1/best = "
-      << number(rows.front().timing.median_ms / best.timing.median_ms, 3) << "; best = "
-      << number(100.0 * best.timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
-      << "timed again " << confirmation.rounds << " times each, alternating: top-1 " << number(confirmation.top1_ms * 1e3, 1)
-      << " µs, best " << number(confirmation.best_ms * 1e3, 1)
+      << best.candidate.config.to_string()
+      << "): top-1/best = " << number(rows.front().timing.median_ms / best.timing.median_ms, 3)
+      << "; best = " << number(100.0 * best.timing.bandwidth_gb_per_s / copy_gb_per_s, 1) << "% of copy bandwidth\n"
+      << "timed again " << confirmation.rounds << " times each, alternating: top-1 "
+      << number(confirmation.top1_ms * 1e3, 1) << " µs, best " << number(confirmation.best_ms * 1e3, 1)
       << " µs: top-1/best = " << number(confirmation.top1_ms / confirmation.best_ms, 3) << '\n';
 }
 
@@ -298,12 +306,14 @@ void check_and_count(const ValidateOptions& options, const ProblemSpec& problem,
     Row& row = rows[index];
     workload.poison_outputs();
     kernels::launch(problem, row.candidate.config, workload);
-    row.max_relative_error = kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
+    row.max_relative_error =
+        kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
     row.correct = *row.max_relative_error <= kernels::error_tolerance(problem);
     if (options.no_counters) continue;
     // The model predicts a cold, clean cache and counts the dirty lines a kernel leaves in L2 as
     // its DRAM writes.
-    row.measured = measure_evicted_pass(kCountersRead, [&] { kernels::launch(problem, row.candidate.config, workload); }, baseline_bytes);
+    row.measured = measure_evicted_pass(
+        kCountersRead, [&] { kernels::launch(problem, row.candidate.config, workload); }, baseline_bytes);
   }
 }
 
@@ -314,8 +324,8 @@ void run_validate_pattern(const CLI::App& command, const ValidateOptions& option
     if (!options.problem.family.empty() || !options.config.empty() || options.all) {
       throw InputError("validate: --kernel/--spec takes --top K (default 3), not --pattern, --config or --all");
     }
-    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3, options.repeats, options.json,
-                                options.no_counters},
+    return run_validate_kernel({options.kernel, options.problem.profile, options.top > 0 ? options.top : 3,
+                                options.repeats, options.json, options.no_counters},
                                kCountersRead);
   }
   check_flags(command, options);
@@ -338,13 +348,15 @@ void run_validate_pattern(const CLI::App& command, const ValidateOptions& option
   timing.repeats = options.repeats;
   std::vector<LaunchFailure> failures;
   std::vector<Row> rows = time_candidates(problem, candidates, workload, timing, failures);
-  if (rows.empty()) throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
+  if (rows.empty())
+    throw std::runtime_error("validate: no config could be launched (first: " + failures.front().error + ")");
   workload.select_set(0);
   const double baseline_bytes = options.no_counters ? 0.0 : pass_baseline_dram_write_bytes();
   check_and_count(options, problem, workload, baseline_bytes, rows);
   // The ceiling: a copy of one pass over the problem's data (half of its arrays' bytes: the
   // families read about as much as they write), measured like the kernels.
-  const double copy_gb_per_s = kernels::measure_copy_bandwidth_gb_per_s(std::max<std::int64_t>(workload.bytes_per_set() / 2, 1));
+  const double copy_gb_per_s =
+      kernels::measure_copy_bandwidth_gb_per_s(std::max<std::int64_t>(workload.bytes_per_set() / 2, 1));
   const Confirmation confirmation = confirm_top1_and_best(problem, rows, workload, timing);
   if (options.json) {
     print_json(report_json(problem, loaded, copy_gb_per_s, rows, failures, baseline_bytes, confirmation));

@@ -26,7 +26,7 @@ struct ValidateOptions {
   std::int64_t checked_points = 4096;
   bool json = false;
   bool no_counters = false;
-  KernelOptions kernel; ///< --kernel/--spec: a user kernel instead of a --pattern
+  KernelOptions kernel;           ///< --kernel/--spec: a user kernel instead of a --pattern
   std::string kernel_tuner_cache; ///< with --spec/--kernel: compare the ranking with this Kernel Tuner cache, no GPU
 };
 

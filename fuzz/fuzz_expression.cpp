@@ -13,7 +13,8 @@
 
 namespace {
 
-std::optional<std::int64_t> value_of(const cachewise::frontend::Expression& expression, const cachewise::frontend::Bindings& bindings) {
+std::optional<std::int64_t> value_of(const cachewise::frontend::Expression& expression,
+                                     const cachewise::frontend::Bindings& bindings) {
   try {
     return expression.evaluate(bindings);
   } catch (const cachewise::InputError&) {

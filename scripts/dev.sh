@@ -9,7 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 # libopenmpi-dev and openmpi-bin are optional for a build (without them `advisor tune --mpi`
 # says so); installed here so the tests run tune --mpi under mpirun.
-packages=(cmake ninja-build g++ git nlohmann-json3-dev libboost-graph-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+packages=(cmake ninja-build g++ git nlohmann-json3-dev libboost-graph-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format-14
   libopenmpi-dev openmpi-bin)
 
 log() { printf '== %s\n' "$*" >&2; }

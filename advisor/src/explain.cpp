@@ -63,23 +63,21 @@ std::string instead(const char* what, double self, double other) {
 
 std::string conflict_better(const char* op, double self, double other) {
   if (self < 1.05) return "removes the " + number(other) + "-way bank conflict of shared " + op;
-  return "cuts the bank conflict of shared " + std::string(op) + " from " + number(other) + "-way to " + number(self) + "-way";
+  return "cuts the bank conflict of shared " + std::string(op) + " from " + number(other) + "-way to " + number(self) +
+         "-way";
 }
 
 std::string conflict_worse(const char* op, double self, double other) {
   return number(self) + "-way bank conflict on shared " + op + " (vs " + number(other) + "-way)";
 }
 
-
 const std::vector<Mechanism>& mechanisms() {
   using namespace metric_names;
   static const std::vector<Mechanism> list = {
-      {"shared", Kind::level, false,
-       [](const Candidate& c) { return summarize(c.prediction).shared_load_ways; },
+      {"shared", Kind::level, false, [](const Candidate& c) { return summarize(c.prediction).shared_load_ways; },
        [](double s, double o, double) { return conflict_better("loads", s, o); },
        [](double s, double o, double) { return conflict_worse("loads", s, o); }},
-      {"shared", Kind::level, false,
-       [](const Candidate& c) { return summarize(c.prediction).shared_store_ways; },
+      {"shared", Kind::level, false, [](const Candidate& c) { return summarize(c.prediction).shared_store_ways; },
        [](double s, double o, double) { return conflict_better("stores", s, o); },
        [](double s, double o, double) { return conflict_worse("stores", s, o); }},
       {"dram l2 l1 latency", Kind::level, false,
@@ -124,8 +122,12 @@ const std::vector<Mechanism>& mechanisms() {
          if (c.prediction.spread_write_fraction <= 0) return std::nullopt;
          return c.prediction.spread_write_run_bytes;
        },
-       [](double s, double o, double) { return "writes " + number(s) + " B of each output row at a time instead of " + number(o) + " B"; },
-       [](double s, double o, double) { return "writes only " + number(s) + " B of each output row at a time instead of " + number(o) + " B"; }},
+       [](double s, double o, double) {
+         return "writes " + number(s) + " B of each output row at a time instead of " + number(o) + " B";
+       },
+       [](double s, double o, double) {
+         return "writes only " + number(s) + " B of each output row at a time instead of " + number(o) + " B";
+       }},
       {"latency", Kind::level, true,
        [](const Candidate& c) -> std::optional<double> {
          if (c.blocks_per_sm <= 0) return std::nullopt;
@@ -248,8 +250,8 @@ std::string near_tie(const Candidate& self, const Candidate& other) {
   const std::string resources = resource_difference(self, other, self_uses_more);
   if (std::llround(self_us * 1000.0) == std::llround(other_us * 1000.0)) {
     if (resources.empty()) return "same predicted time (" + number(self_us) + " µs) and resources";
-    return "same predicted time (" + number(self_us) + " µs); ranked " + (self_uses_more ? "lower" : "higher") + " for " +
-           resources;
+    return "same predicted time (" + number(self_us) + " µs); ranked " + (self_uses_more ? "lower" : "higher") +
+           " for " + resources;
   }
   char times_text[64];
   std::snprintf(times_text, sizeof times_text, "within 0.5%% (%.3f vs %.3f µs)", self_us, other_us);
@@ -257,7 +259,8 @@ std::string near_tie(const Candidate& self, const Candidate& other) {
 }
 
 /// Wavefronts per conflict-free wavefront: 32 for a warp whose 32 lanes hit one bank.
-std::optional<double> conflict_ways(const Prediction& p, std::string_view wavefronts_metric, std::string_view conflicts_metric) {
+std::optional<double> conflict_ways(const Prediction& p, std::string_view wavefronts_metric,
+                                    std::string_view conflicts_metric) {
   const auto wavefronts = metric_if_present(p, wavefronts_metric);
   const auto conflicts = metric_if_present(p, conflicts_metric);
   if (!wavefronts || !conflicts) return std::nullopt;
@@ -298,7 +301,7 @@ std::string explain_against(const Candidate& self, const Candidate& other) {
     double other_value;
     double ratio;
   };
-  constexpr double kNotable = 1.1;  // a counter must differ by 10% to be named
+  constexpr double kNotable = 1.1; // a counter must differ by 10% to be named
   constexpr double kSupporting = 1.5;
   std::vector<Finding> findings;
   for (const Mechanism& mechanism : mechanisms()) {
@@ -333,7 +336,8 @@ std::string explain_against(const Candidate& self, const Candidate& other) {
   if (term != nullptr) {
     const double self_term_us = self.prediction.time_terms_us.at(term->key);
     const double other_term_us = other.prediction.time_terms_us.at(term->key);
-    const std::string gap = std::string(term->shown) + " " + number(self_term_us) + " vs " + number(other_term_us) + " µs";
+    const std::string gap =
+        std::string(term->shown) + " " + number(self_term_us) + " vs " + number(other_term_us) + " µs";
     because = because.empty() ? gap : gap + " (" + because + ")";
   } else if (because.empty()) {
     because = "bottleneck " + self.prediction.bottleneck + " vs " + other.prediction.bottleneck;
@@ -355,16 +359,20 @@ std::string explain_alone(const Candidate& candidate, const DeviceProfile& profi
       f32_flops_per_sm_cycle(profile.device.compute_capability_major, profile.device.compute_capability_minor) *
       profile.device.sm_count * clock_mhz / 1.0e3;
   if ((p.bottleneck == "compute" || p.bottleneck == "issue") && p.achieved_gflop_per_s > 0 && peak_gflop_per_s > 0) {
-    text += ", " + number(p.achieved_gflop_per_s) + " GFLOP/s (" + number(100.0 * p.achieved_gflop_per_s / peak_gflop_per_s) +
-            "% of FP32 peak)";
+    text += ", " + number(p.achieved_gflop_per_s) + " GFLOP/s (" +
+            number(100.0 * p.achieved_gflop_per_s / peak_gflop_per_s) + "% of FP32 peak)";
   }
   const CounterSummary counters = summarize(p);
-  if (counters.load_sectors_per_request) text += ", " + number(*counters.load_sectors_per_request) + " sectors per load request";
-  if (counters.store_sectors_per_request) text += ", " + number(*counters.store_sectors_per_request) + " per store request";
-  for (const auto& [ways, op] : {std::pair{counters.shared_load_ways, "loads"}, {counters.shared_store_ways, "stores"}}) {
+  if (counters.load_sectors_per_request)
+    text += ", " + number(*counters.load_sectors_per_request) + " sectors per load request";
+  if (counters.store_sectors_per_request)
+    text += ", " + number(*counters.store_sectors_per_request) + " per store request";
+  for (const auto& [ways, op] :
+       {std::pair{counters.shared_load_ways, "loads"}, {counters.shared_store_ways, "stores"}}) {
     if (ways && *ways >= 1.05) text += ", " + number(*ways) + "-way bank conflict on shared " + op;
   }
-  if (candidate.blocks_per_sm > 0) text += ", up to " + std::to_string(candidate.blocks_per_sm) + " resident blocks per SM";
+  if (candidate.blocks_per_sm > 0)
+    text += ", up to " + std::to_string(candidate.blocks_per_sm) + " resident blocks per SM";
   if (const auto idle = idle_sm_warning(p.grid_blocks, profile.device.sm_count)) text += " (" + *idle + ")";
   return text;
 }

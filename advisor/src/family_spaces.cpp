@@ -15,13 +15,14 @@ using Values = std::vector<std::int64_t>;
 
 // Partial warps leave lanes idle in every instruction: the advisor does not propose them.
 void require_whole_warps(SearchSpace& space, const std::vector<std::string>& block_keys, std::int64_t warp_size) {
-  space.add_constraint(block_keys,
-                       [block_keys, warp_size](const Config& config) {
-                         std::int64_t threads = 1;
-                         for (const std::string& key : block_keys) threads *= config.get(key);
-                         return threads % warp_size == 0;
-                       },
-                       "whole warps per block");
+  space.add_constraint(
+      block_keys,
+      [block_keys, warp_size](const Config& config) {
+        std::int64_t threads = 1;
+        for (const std::string& key : block_keys) threads *= config.get(key);
+        return threads % warp_size == 0;
+      },
+      "whole warps per block");
 }
 
 struct FamilySpace {
@@ -67,8 +68,9 @@ FamilySpace stencil3d_space() {
           [](SearchSpace& space, std::int64_t warp_size) {
             require_whole_warps(space, {"block_x", "block_y", "block_z"}, warp_size);
             // 3D blocking ignores z_chunk: enumerate it once there.
-            space.add_constraint({"mode", "z_chunk"}, [](const Config& c) { return c.get("mode") == 1 || c.get("z_chunk") == 1; },
-                                 "z_chunk only with mode 1");
+            space.add_constraint(
+                {"mode", "z_chunk"}, [](const Config& c) { return c.get("mode") == 1 || c.get("z_chunk") == 1; },
+                "z_chunk only with mode 1");
           }};
 }
 
@@ -108,7 +110,8 @@ SearchSpace family_search_space(const ProblemSpec& problem, const DeviceProfile&
     space.add_parameter(key, fixed.has(key) ? Values{fixed.get(key)} : values);
   }
   for (const auto& [key, value] : fixed.values()) { // a family key the advisor does not vary
-    if (std::ranges::none_of(family.parameters, [&key = key](const auto& p) { return p.first == key; })) { // clang 14 captures no binding
+    if (std::ranges::none_of(family.parameters,
+                             [&key = key](const auto& p) { return p.first == key; })) { // clang 14 captures no binding
       space.add_parameter(key, {value});
     }
   }

@@ -11,7 +11,8 @@ inline constexpr std::string_view kGlobalStoreSectors = "l1tex__t_sectors_pipe_l
 inline constexpr std::string_view kSharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
 inline constexpr std::string_view kSharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 inline constexpr std::string_view kSharedLoadBankConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-inline constexpr std::string_view kSharedStoreBankConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+inline constexpr std::string_view kSharedStoreBankConflicts =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 inline constexpr std::string_view kL1HitRate = "l1tex__t_sector_hit_rate.pct";
 inline constexpr std::string_view kL2HitRate = "lts__t_sector_hit_rate.pct";
 inline constexpr std::string_view kL2ReadSectors = "lts__t_sectors_op_read.sum";

@@ -14,7 +14,8 @@ std::optional<std::string> size_warning(const ProblemSpec& problem) {
   // The other families' n is a side: n x n (transpose, stencil2d, gemm), n^3 (stencil3d).
   if (problem.family != "copy") return std::nullopt;
   const double bytes = static_cast<double>(problem.n) * element_bytes(problem.dtype);
-  return "copy n=" + std::to_string(problem.n) + " elements = " + bytes_text(bytes) + " per array (--n counts elements for copy)";
+  return "copy n=" + std::to_string(problem.n) + " elements = " + bytes_text(bytes) +
+         " per array (--n counts elements for copy)";
 }
 
 } // namespace cachewise::advisor

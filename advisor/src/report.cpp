@@ -64,11 +64,19 @@ nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
   nlohmann::json rejections = nlohmann::json::array();
   for (const RejectionCount& rejection : suggestion.rejections) {
     rejections.push_back({{"stage", to_string(rejection.stage)},
-                          {"reason", rejection.reason}, {"count", rejection.count}, {"message", rejection.message}, {"example", rejection.example}});
+                          {"reason", rejection.reason},
+                          {"count", rejection.count},
+                          {"message", rejection.message},
+                          {"example", rejection.example}});
   }
   const ProblemSpec& problem = suggestion.problem;
   return {
-      {"problem", {{"pattern", problem.family}, {"n", problem.n}, {"m", problem.m}, {"k", problem.k}, {"dtype", to_string(problem.dtype)}}},
+      {"problem",
+       {{"pattern", problem.family},
+        {"n", problem.n},
+        {"m", problem.m},
+        {"k", problem.k},
+        {"dtype", to_string(problem.dtype)}}},
       {"space_size", suggestion.space_size},
       {"enumerated", suggestion.enumerated},
       {"feasible", suggestion.feasible},

@@ -59,9 +59,9 @@ std::uint64_t SearchSpace::unconstrained_size() const {
 }
 
 std::vector<std::size_t> SearchSpace::binding_order() const {
-  using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::undirectedS,
-                                      boost::property<boost::vertex_color_t, boost::default_color_type,
-                                                      boost::property<boost::vertex_degree_t, int>>>;
+  using Graph = boost::adjacency_list<
+      boost::setS, boost::vecS, boost::undirectedS,
+      boost::property<boost::vertex_color_t, boost::default_color_type, boost::property<boost::vertex_degree_t, int>>>;
   const std::size_t count = parameters_.size();
   Graph graph(count);
   std::vector<bool> constrained(count, false);
@@ -129,7 +129,8 @@ std::vector<std::uint32_t> SearchSpace::enumerate_indices() const {
   const auto row = [&](std::size_t r) { return std::span(accepted).subspan(r * count, count); };
   std::vector<std::size_t> rows(accepted.size() / count);
   std::iota(rows.begin(), rows.end(), std::size_t{0});
-  std::ranges::sort(rows, [&](std::size_t a, std::size_t b) { return std::ranges::lexicographical_compare(row(a), row(b)); });
+  std::ranges::sort(rows,
+                    [&](std::size_t a, std::size_t b) { return std::ranges::lexicographical_compare(row(a), row(b)); });
   std::vector<std::uint32_t> sorted;
   sorted.reserve(accepted.size());
   for (const std::size_t r : rows) std::ranges::copy(row(r), std::back_inserter(sorted));
@@ -138,7 +139,8 @@ std::vector<std::uint32_t> SearchSpace::enumerate_indices() const {
 
 Config SearchSpace::config_at(std::span<const std::uint32_t> value_indices) const {
   Config config;
-  for (std::size_t p = 0; p < parameters_.size(); ++p) config.set(parameters_[p].first, parameters_[p].second.at(value_indices[p]));
+  for (std::size_t p = 0; p < parameters_.size(); ++p)
+    config.set(parameters_[p].first, parameters_[p].second.at(value_indices[p]));
   return config;
 }
 
@@ -147,7 +149,8 @@ std::vector<Config> SearchSpace::enumerate() const {
   const std::size_t count = parameters_.size();
   std::vector<Config> configs;
   configs.reserve(count == 0 ? 0 : indices.size() / count);
-  for (std::size_t at = 0; at < indices.size(); at += count) configs.push_back(config_at(std::span(indices).subspan(at, count)));
+  for (std::size_t at = 0; at < indices.size(); at += count)
+    configs.push_back(config_at(std::span(indices).subspan(at, count)));
   return configs;
 }
 

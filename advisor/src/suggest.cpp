@@ -96,10 +96,13 @@ Predictor predictor_or_model(const SuggestOptions& options) {
 /// Builds and checks one config; a rejection when the model or device says no.
 void admit(const ProblemSpec& problem, const Config& config, const DeviceProfile& profile, const Predictor& predict,
            CandidatePool& pool) {
-  auto reject = [&](RejectionStage stage, std::string message) { pool.rejected.push_back({stage, config, std::move(message)}); };
+  auto reject = [&](RejectionStage stage, std::string message) {
+    pool.rejected.push_back({stage, config, std::move(message)});
+  };
   try {
     auto pattern = std::make_shared<const KernelPattern>(build_pattern(problem, config, profile.calibration));
-    if (const auto problem_text = global_memory_problem(*pattern, profile)) return reject(RejectionStage::device_memory, *problem_text);
+    if (const auto problem_text = global_memory_problem(*pattern, profile))
+      return reject(RejectionStage::device_memory, *problem_text);
     try {
       check_fits_device(*pattern, profile);
     } catch (const InputError& error) {
@@ -113,7 +116,9 @@ void admit(const ProblemSpec& problem, const Config& config, const DeviceProfile
     admitted.candidate.shared_bytes_per_block = shared_bytes_per_block(*pattern);
     admitted.candidate.registers_per_thread = pattern->registers_per_thread;
     admitted.candidate.blocks_per_sm = resident_blocks;
-    admitted.predict = [pattern, &profile, predict](const SimulationOptions& simulation) { return predict(*pattern, profile, simulation); };
+    admitted.predict = [pattern, &profile, predict](const SimulationOptions& simulation) {
+      return predict(*pattern, profile, simulation);
+    };
     pool.admitted.push_back(std::move(admitted));
   } catch (const InputError& error) {
     reject(RejectionStage::family_rules, error.what());
@@ -131,7 +136,8 @@ bool differ_in_one(const Config& a, const Config& b) {
 /// others' against the best.
 void explain_ranked(Suggestion& suggestion, const Candidate* contrast, const DeviceProfile& profile) {
   Candidate& best = suggestion.ranked.front();
-  if (contrast == nullptr && suggestion.worst && !(suggestion.worst->config == best.config)) contrast = &*suggestion.worst;
+  if (contrast == nullptr && suggestion.worst && !(suggestion.worst->config == best.config))
+    contrast = &*suggestion.worst;
   best.reason = contrast != nullptr ? explain_against(best, *contrast) : explain_alone(best, profile);
   for (std::size_t i = 1; i < suggestion.ranked.size(); ++i) {
     suggestion.ranked[i].reason = explain_against(suggestion.ranked[i], best);
@@ -141,10 +147,10 @@ void explain_ranked(Suggestion& suggestion, const Candidate* contrast, const Dev
 
 /// ranks_before's key: times equal to the nanosecond count as ties; ties go to the config using less.
 using RankKey = std::tuple<long long, std::int64_t, std::int64_t, std::int64_t, std::string>;
-RankKey rank_key(double time_us, std::int64_t threads_per_block, std::int64_t shared_bytes_per_block, std::int64_t registers_per_thread,
-                 const Config& config) {
-  return {std::llround(time_us * 1000.0), threads_per_block, shared_bytes_per_block, registers_per_thread * threads_per_block,
-          config.to_string()};
+RankKey rank_key(double time_us, std::int64_t threads_per_block, std::int64_t shared_bytes_per_block,
+                 std::int64_t registers_per_thread, const Config& config) {
+  return {std::llround(time_us * 1000.0), threads_per_block, shared_bytes_per_block,
+          registers_per_thread * threads_per_block, config.to_string()};
 }
 
 } // namespace
@@ -175,7 +181,8 @@ void in_parallel(std::size_t count, std::size_t threads, const std::function<voi
 
 bool ranks_before(const Candidate& a, const Candidate& b) {
   auto key = [](const Candidate& c) {
-    return rank_key(c.prediction.time_us, c.threads_per_block, c.shared_bytes_per_block, c.registers_per_thread, c.config);
+    return rank_key(c.prediction.time_us, c.threads_per_block, c.shared_bytes_per_block, c.registers_per_thread,
+                    c.config);
   };
   return key(a) < key(b);
 }
@@ -245,7 +252,8 @@ std::int64_t RejectionTally::total() const {
 
 std::vector<RejectionCount> RejectionTally::sorted() const {
   std::vector<RejectionCount> counts;
-  for (const auto& [key, entry] : by_reason_) counts.push_back({key.first, key.second, entry.count, entry.message, entry.example});
+  for (const auto& [key, entry] : by_reason_)
+    counts.push_back({key.first, key.second, entry.count, entry.message, entry.example});
   std::ranges::stable_sort(counts, std::greater{}, &RejectionCount::count);
   return counts;
 }
@@ -301,14 +309,16 @@ struct CandidateRanking::State {
   }
 
   /// Predicts items[first ..] (count of them); the message of each one too long to trace.
-  std::vector<std::optional<std::string>> predict(std::vector<Whole>& items, std::size_t first, std::size_t count, bool refining) {
+  std::vector<std::optional<std::string>> predict(std::vector<Whole>& items, std::size_t first, std::size_t count,
+                                                  bool refining) {
     std::vector<std::optional<std::string>> too_long(count);
     in_parallel(count, options.threads, [&](std::size_t i) {
       Candidate& candidate = items[first + i].predictable.candidate;
       // An unsampled screening prediction is already exact: refining cannot change it.
       if (!refining || candidate.prediction.sampled) {
         try {
-          candidate.prediction = items[first + i].predictable.predict(refining ? options.refinement : options.screening);
+          candidate.prediction =
+              items[first + i].predictable.predict(refining ? options.refinement : options.screening);
         } catch (const TraceLimitError& error) {
           too_long[i] = error.what();
         }
@@ -316,7 +326,8 @@ struct CandidateRanking::State {
       count_one();
     });
     if (!refining) {
-      for (std::size_t i = 0; i < count; ++i) items[first + i].screened_time_us = items[first + i].predictable.candidate.prediction.time_us;
+      for (std::size_t i = 0; i < count; ++i)
+        items[first + i].screened_time_us = items[first + i].predictable.candidate.prediction.time_us;
     }
     return too_long;
   }
@@ -332,15 +343,17 @@ struct CandidateRanking::State {
         if (tally != nullptr) {
           tally->add(RejectionStage::trace, candidate.config, *message);
         } else {
-          late_rejections.push_back({rank_key(items[i].screened_time_us, candidate.threads_per_block, candidate.shared_bytes_per_block,
-                                              candidate.registers_per_thread, candidate.config),
-                                     {RejectionStage::trace, candidate.config, *message}});
+          late_rejections.push_back(
+              {rank_key(items[i].screened_time_us, candidate.threads_per_block, candidate.shared_bytes_per_block,
+                        candidate.registers_per_thread, candidate.config),
+               {RejectionStage::trace, candidate.config, *message}});
         }
       } else if (kept_count++ != i) {
         items[kept_count - 1] = std::move(items[i]);
       }
     }
-    items.erase(items.begin() + static_cast<std::ptrdiff_t>(kept_count), items.begin() + static_cast<std::ptrdiff_t>(first + count));
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(kept_count),
+                items.begin() + static_cast<std::ptrdiff_t>(first + count));
     return kept_count - first;
   }
 
@@ -375,7 +388,9 @@ struct CandidateRanking::State {
   /// Keeps the best `kept` whole and records the rest, once twice as many are held.
   void compact() {
     if (keep_all || whole.size() <= kept || whole.size() - kept <= kept) return;
-    const auto before = [](const Whole& a, const Whole& b) { return ranks_before(a.predictable.candidate, b.predictable.candidate); };
+    const auto before = [](const Whole& a, const Whole& b) {
+      return ranks_before(a.predictable.candidate, b.predictable.candidate);
+    };
     std::ranges::nth_element(whole, whole.begin() + static_cast<std::ptrdiff_t>(kept), before);
     for (std::size_t i = kept; i < whole.size(); ++i) record(whole[i]);
     whole.erase(whole.begin() + static_cast<std::ptrdiff_t>(kept), whole.end());
@@ -383,7 +398,8 @@ struct CandidateRanking::State {
 
   /// The slowest candidate differing from `best` in one parameter, first in screening order
   /// among equals (rank_pool's order): held whole, or rebuilt and predicted again.
-  std::optional<Candidate> contrast_of(const Candidate& best, const std::function<PredictableCandidate(const Config&)>& rebuild) const {
+  std::optional<Candidate> contrast_of(const Candidate& best,
+                                       const std::function<PredictableCandidate(const Config&)>& rebuild) const {
     struct Neighbour {
       RankKey screened;
       double time_us = 0.0;
@@ -394,15 +410,18 @@ struct CandidateRanking::State {
     for (const Whole& held : whole) {
       const Candidate& candidate = held.predictable.candidate;
       if (!differ_in_one(best.config, candidate.config)) continue;
-      neighbours.push_back({rank_key(held.screened_time_us, candidate.threads_per_block, candidate.shared_bytes_per_block,
-                                     candidate.registers_per_thread, candidate.config),
-                            candidate.prediction.time_us, &candidate, {}});
+      neighbours.push_back(
+          {rank_key(held.screened_time_us, candidate.threads_per_block, candidate.shared_bytes_per_block,
+                    candidate.registers_per_thread, candidate.config),
+           candidate.prediction.time_us,
+           &candidate,
+           {}});
     }
     for (const Record& dropped : records) {
       Config config = config_of(dropped);
       if (!differ_in_one(best.config, config)) continue;
-      neighbours.push_back({rank_key(dropped.screened_time_us, dropped.threads_per_block, dropped.shared_bytes_per_block,
-                                     dropped.registers_per_thread, config),
+      neighbours.push_back({rank_key(dropped.screened_time_us, dropped.threads_per_block,
+                                     dropped.shared_bytes_per_block, dropped.registers_per_thread, config),
                             dropped.time_us, nullptr, std::move(config)});
     }
     std::ranges::sort(neighbours, {}, &Neighbour::screened);
@@ -412,15 +431,18 @@ struct CandidateRanking::State {
     }
     if (slowest == nullptr) return std::nullopt;
     if (slowest->whole != nullptr) return *slowest->whole;
-    if (!rebuild) throw std::logic_error("CandidateRanking: a dropped candidate is the best's contrast and there is no rebuild");
+    if (!rebuild)
+      throw std::logic_error("CandidateRanking: a dropped candidate is the best's contrast and there is no rebuild");
     PredictableCandidate again = rebuild(slowest->config);
     again.candidate.prediction = again.predict(options.screening);
-    if (refine_each && again.candidate.prediction.sampled) again.candidate.prediction = again.predict(options.refinement);
+    if (refine_each && again.candidate.prediction.sampled)
+      again.candidate.prediction = again.predict(options.refinement);
     return std::move(again.candidate);
   }
 };
 
-CandidateRanking::CandidateRanking(const DeviceProfile& profile, const SuggestOptions& options, std::size_t expected, bool keep_all)
+CandidateRanking::CandidateRanking(const DeviceProfile& profile, const SuggestOptions& options, std::size_t expected,
+                                   bool keep_all)
     : state_(std::make_unique<State>(profile, options)) {
   State& state = *state_;
   const std::size_t refined =
@@ -428,7 +450,8 @@ CandidateRanking::CandidateRanking(const DeviceProfile& profile, const SuggestOp
   state.refine_target = refined == 0 ? 0 : std::max(refined, options.top);
   state.keep_all = keep_all;
   state.refine_each = !keep_all && state.refine_target >= expected && expected > 0;
-  const std::size_t most = std::max(state.refine_target, options.top); // the tuner asks for every candidate (top: SIZE_MAX)
+  const std::size_t most =
+      std::max(state.refine_target, options.top); // the tuner asks for every candidate (top: SIZE_MAX)
   state.kept = state.refine_each ? options.top : most <= std::numeric_limits<std::size_t>::max() / 2 ? 2 * most : most;
   state.planned = expected + std::min(expected, state.refine_target);
 }
@@ -456,7 +479,8 @@ void CandidateRanking::screen(std::vector<PredictableCandidate> batch) {
       state.drop_too_long(items, 0, items.size(), too_long_refined, nullptr);
     }
     for (State::Whole& item : items) {
-      if (!state.worst || ranks_before(*state.worst, item.predictable.candidate)) state.worst = item.predictable.candidate;
+      if (!state.worst || ranks_before(*state.worst, item.predictable.candidate))
+        state.worst = item.predictable.candidate;
       state.whole.push_back(std::move(item));
     }
     state.compact();
@@ -509,7 +533,8 @@ Suggestion CandidateRanking::finish(const ProblemSpec& problem, const std::strin
     while (done_refining < refine) {
       state.planned = state.simulated + (refine - done_refining); // those too long to trace leave the count
       const auto too_long = state.predict(state.whole, done_refining, refine - done_refining, true);
-      done_refining += state.drop_too_long(state.whole, done_refining, refine - done_refining, too_long, &state.refinement_rejections);
+      done_refining += state.drop_too_long(state.whole, done_refining, refine - done_refining, too_long,
+                                           &state.refinement_rejections);
       refine = std::min(refine, state.whole.size()); // past the last, none to refine in their place
     }
   }
@@ -559,7 +584,8 @@ Suggestion suggest_pattern(const KernelPattern& pattern, const DeviceProfile& pr
   candidate.shared_bytes_per_block = shared_bytes_per_block(pattern);
   candidate.registers_per_thread = pattern.registers_per_thread;
   candidate.blocks_per_sm = blocks_per_sm(pattern, profile);
-  if (candidate.blocks_per_sm == 0) throw InputError("pattern '" + pattern.name + "': no block can be resident on an SM");
+  if (candidate.blocks_per_sm == 0)
+    throw InputError("pattern '" + pattern.name + "': no block can be resident on an SM");
   candidate.prediction = predictor_or_model(options)(pattern, profile, options.refinement);
   suggestion.refinement = options.refinement;
   suggestion.refined = 1;

@@ -32,10 +32,18 @@ void enumerate_space(benchmark::State& state, const ProblemSpec& problem) {
   state.counters["configs"] = static_cast<double>(configs);
 }
 
-BENCHMARK_CAPTURE(suggest_family, transpose_4096, ProblemSpec{"transpose", 4096})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(suggest_family, copy_16m, ProblemSpec{"copy", 16 << 20})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(suggest_family, stencil2d_4096, ProblemSpec{"stencil2d", 4096})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(suggest_family, stencil3d_256, ProblemSpec{"stencil3d", 256})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(suggest_family, transpose_4096, ProblemSpec{"transpose", 4096})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(suggest_family, copy_16m, ProblemSpec{"copy", 16 << 20})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(suggest_family, stencil2d_4096, ProblemSpec{"stencil2d", 4096})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(suggest_family, stencil3d_256, ProblemSpec{"stencil3d", 256})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(suggest_family, gemm_2048, ProblemSpec{"gemm", 2048})->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(enumerate_space, transpose, ProblemSpec{"transpose", 4096})->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(enumerate_space, gemm, ProblemSpec{"gemm", 2048})->Unit(benchmark::kMicrosecond);

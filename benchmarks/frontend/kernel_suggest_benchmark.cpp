@@ -37,7 +37,8 @@ KernelSuggestOptions two_threads() {
 }
 
 std::filesystem::path fresh_cache(const char* name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-bench-" + std::string(name) + "-" + std::to_string(::getpid()));
+  const auto directory = std::filesystem::temp_directory_path() /
+                         ("cachewise-bench-" + std::string(name) + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(directory);
   return directory;
 }

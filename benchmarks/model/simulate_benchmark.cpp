@@ -37,7 +37,8 @@ BENCHMARK_CAPTURE(simulate_candidate, transpose_16384_smem, ProblemSpec{"transpo
 BENCHMARK_CAPTURE(simulate_candidate, stencil2d_4096, ProblemSpec{"stencil2d", 4096},
                   "radius=2,block_x=32,block_y=8,ept_y=4,smem=1")
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulate_candidate, stencil3d_256, ProblemSpec{"stencil3d", 256}, "mode=1,block_x=32,block_y=8,z_chunk=16")
+BENCHMARK_CAPTURE(simulate_candidate, stencil3d_256, ProblemSpec{"stencil3d", 256},
+                  "mode=1,block_x=32,block_y=8,z_chunk=16")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulate_candidate, gemm_4096, ProblemSpec{"gemm", 4096}, "bm=128,bn=128,bk=8,tm=8,tn=8,pad=4")
     ->Unit(benchmark::kMillisecond);

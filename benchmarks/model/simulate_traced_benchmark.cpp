@@ -72,17 +72,20 @@ cachewise::TracedKernel transpose_kernel(std::int64_t n, bool padded) {
           return (static_cast<std::uint64_t>(x) * row_words + static_cast<std::uint64_t>(y) + j) * 4;
         }));
         steps.push_back(step(TraceSpace::global, TraceOp::store, warp, [&](int x, int y) {
-          return output_base + ((bx + static_cast<std::uint64_t>(y) + j) * row + by + static_cast<std::uint64_t>(x)) * 4;
+          return output_base +
+                 ((bx + static_cast<std::uint64_t>(y) + j) * row + by + static_cast<std::uint64_t>(x)) * 4;
         }));
       }
-      trace.warps[static_cast<std::size_t>(warp)].warp_instructions = 40; // the 16 accesses and their address arithmetic
+      trace.warps[static_cast<std::size_t>(warp)].warp_instructions =
+          40; // the 16 accesses and their address arithmetic
     }
     return trace;
   };
   return kernel;
 }
 
-void simulate_traced_transpose(benchmark::State& state, std::int64_t n, bool padded, cachewise::SimulationOptions options) {
+void simulate_traced_transpose(benchmark::State& state, std::int64_t n, bool padded,
+                               cachewise::SimulationOptions options) {
   const cachewise::DeviceProfile profile = cachewise::load_profile(CACHEWISE_EXAMPLE_PROFILE);
   const cachewise::TracedKernel kernel = transpose_kernel(n, padded);
   double simulated_fraction = 1.0;
@@ -100,11 +103,14 @@ void simulate_traced_transpose(benchmark::State& state, std::int64_t n, bool pad
 /// What the advisor screens every candidate with (SuggestOptions::screening).
 const cachewise::SimulationOptions kScreening{.work_budget = std::int64_t{1} << 13, .simulated_sm_count = 4};
 
-BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_4096_tile32_pad1, 4096, true, cachewise::SimulationOptions{})
+BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_4096_tile32_pad1, 4096, true,
+                  cachewise::SimulationOptions{})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_4096_tile32_pad0, 4096, false, cachewise::SimulationOptions{})
+BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_4096_tile32_pad0, 4096, false,
+                  cachewise::SimulationOptions{})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_16384_tile32_pad1, 16384, true, cachewise::SimulationOptions{})
+BENCHMARK_CAPTURE(simulate_traced_transpose, traced_transpose_16384_tile32_pad1, 16384, true,
+                  cachewise::SimulationOptions{})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulate_traced_transpose, screen_traced_transpose_4096_tile32_pad1, 4096, true, kScreening)
     ->Unit(benchmark::kMillisecond);

@@ -22,7 +22,8 @@ namespace cachewise::cupti {
 namespace {
 
 /// Zeroed CUPTI parameter struct with its size set, as every CUPTI call expects.
-template <typename Params> Params make_params(std::size_t struct_size) {
+template <typename Params>
+Params make_params(std::size_t struct_size) {
   Params params{};
   params.structSize = struct_size;
   return params;
@@ -39,8 +40,9 @@ void check_cupti(CUptiResult result, const char* what) {
   case CUPTI_SUCCESS: return;
   case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
   case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-    throw CountersUnavailableError(std::string("hardware counters need more privileges (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES in ") +
-                                   what + "): run as root or load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0");
+    throw CountersUnavailableError(
+        std::string("hardware counters need more privileges (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES in ") + what +
+        "): run as root or load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0");
   case CUPTI_ERROR_NOT_SUPPORTED:
   case CUPTI_ERROR_NOT_COMPATIBLE:
   case CUPTI_ERROR_DISABLED:
@@ -83,7 +85,8 @@ public:
     object_ = params.pHostObject;
   }
   ~HostObject() {
-    auto params = make_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto params =
+        make_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     cuptiProfilerHostDeinitialize(&params);
   }
@@ -91,7 +94,8 @@ public:
   HostObject& operator=(const HostObject&) = delete;
 
   CUptiResult add_metrics(std::vector<const char*>& names) {
-    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.ppMetricNames = names.data();
     params.numMetrics = names.size();
@@ -99,11 +103,13 @@ public:
   }
 
   std::vector<std::uint8_t> config_image() {
-    auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = object_;
     check_cupti(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
     std::vector<std::uint8_t> image(size.configImageSize);
-    auto params = make_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto params =
+        make_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.configImageSize = image.size();
     params.pConfigImage = image.data();
@@ -114,7 +120,8 @@ public:
   std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
                                std::vector<const char*>& names) {
     std::vector<double> values(names.size());
-    auto params = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    auto params = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.pCounterDataImage = counter_data.data();
     params.counterDataImageSize = counter_data.size();
@@ -148,7 +155,8 @@ public:
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
   std::vector<std::uint8_t> counter_data_image(std::vector<const char*>& names, std::size_t max_ranges) {
-    auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = object_;
     size.pMetricNames = names.data();
     size.numMetrics = names.size();
@@ -156,7 +164,8 @@ public:
     size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges);
     check_cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
     std::vector<std::uint8_t> image(size.counterDataSize);
-    auto params = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto params = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     params.pRangeProfilerObject = object_;
     params.counterDataSize = image.size();
     params.pCounterData = image.data();
@@ -164,8 +173,8 @@ public:
     return image;
   }
 
-  void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data, std::size_t max_ranges,
-                  CUpti_ProfilerReplayMode replay) {
+  void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data,
+                  std::size_t max_ranges, CUpti_ProfilerReplayMode replay) {
     auto params = make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     params.pRangeProfilerObject = object_;
     params.configSize = config.size();
@@ -220,7 +229,8 @@ std::string chip_name(int device) {
 }
 
 std::vector<std::uint8_t> counter_availability(CUcontext context) {
-  auto params = make_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto params = make_params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   params.ctx = context;
   check_cupti(cuptiProfilerGetCounterAvailability(&params), "cuptiProfilerGetCounterAvailability (size)");
   std::vector<std::uint8_t> image(params.counterAvailabilityImageSize);
@@ -265,8 +275,9 @@ CUcontext current_context(int device) {
 
 } // namespace
 
-std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_names, const std::function<void()>& launch,
-                                         int device, int max_kernels, const std::function<void()>& before_each_pass) {
+std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_names,
+                                         const std::function<void()>& launch, int device, int max_kernels,
+                                         const std::function<void()>& before_each_pass) {
   if (metric_names.empty()) throw InputError("cupti: no metrics requested");
   if (max_kernels < 1) throw InputError("cupti: max_kernels must be at least 1");
   const CUcontext context = current_context(device);
@@ -286,17 +297,19 @@ std::vector<RangeValues> measure_kernels(const std::vector<std::string>& metric_
   profiler.set_config(config, counter_data, max_ranges, before_each_pass ? CUPTI_UserReplay : CUPTI_KernelReplay);
   profiler.collect(launch, before_each_pass);
   if (const std::size_t dropped = profiler.decode(); dropped > 0) {
-    throw std::runtime_error("cupti: " + std::to_string(dropped) + " kernels beyond max_kernels=" +
-                             std::to_string(max_kernels) + " were not profiled");
+    throw std::runtime_error("cupti: " + std::to_string(dropped) +
+                             " kernels beyond max_kernels=" + std::to_string(max_kernels) + " were not profiled");
   }
 
-  auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   check_cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
   std::vector<RangeValues> ranges;
   for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
-    auto range_info = make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    auto range_info = make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     range_info.pCounterDataImage = counter_data.data();
     range_info.counterDataImageSize = counter_data.size();
     range_info.rangeIndex = range;
@@ -315,7 +328,8 @@ std::map<std::string, double> measure(const std::vector<std::string>& metric_nam
                                       int device, const std::function<void()>& before_each_pass) {
   std::vector<RangeValues> ranges = measure_kernels(metric_names, launch, device, 1, before_each_pass);
   if (ranges.size() != 1) {
-    throw std::runtime_error("cupti: the launch ran " + std::to_string(ranges.size()) + " kernels; measure needs exactly one");
+    throw std::runtime_error("cupti: the launch ran " + std::to_string(ranges.size()) +
+                             " kernels; measure needs exactly one");
   }
   return std::move(ranges.front().metrics);
 }

@@ -44,7 +44,9 @@ std::vector<std::int32_t> reconvergence_points(const std::vector<Instr>& code) {
     const std::int32_t last = b + 1 < block_count ? blocks.start[b + 1] - 1 : n - 1;
     const Instr& end = code[static_cast<std::size_t>(last)];
     const bool falls_through = !ends_block(end) || end.guard >= 0;
-    const auto successor_of = [&](std::int32_t pc) { return pc >= n ? exit_node : static_cast<std::size_t>(blocks.of[static_cast<std::size_t>(pc)]); };
+    const auto successor_of = [&](std::int32_t pc) {
+      return pc >= n ? exit_node : static_cast<std::size_t>(blocks.of[static_cast<std::size_t>(pc)]);
+    };
     if (end.op == Op::branch) boost::add_edge(successor_of(end.target), b, reversed);
     if (end.op == Op::exit) boost::add_edge(exit_node, b, reversed);
     if (falls_through) boost::add_edge(successor_of(last + 1), b, reversed);

@@ -19,8 +19,8 @@ namespace {
 bool is_memory(const Instr& instr) { return instr.op == Op::load || instr.op == Op::store; }
 
 bool serializes(const Instr& instr) {
-  return instr.op == Op::barrier || instr.op == Op::atomic || instr.op == Op::nop || instr.op == Op::branch || instr.op == Op::exit ||
-         instr.op == Op::async_copy || instr.op == Op::async_wait;
+  return instr.op == Op::barrier || instr.op == Op::atomic || instr.op == Op::nop || instr.op == Op::branch ||
+         instr.op == Op::exit || instr.op == Op::async_copy || instr.op == Op::async_wait;
 }
 
 template <typename F>
@@ -90,7 +90,8 @@ BlockGraph build_graph(const std::vector<Instr>& block) {
     if (is_memory(instr)) {
       for (std::int32_t j = 0; j < i; ++j) {
         const Instr& earlier = block[static_cast<std::size_t>(j)];
-        if (is_memory(earlier) && (instr.op == Op::store || earlier.op == Op::store) && may_alias(earlier, instr)) edge(j, i);
+        if (is_memory(earlier) && (instr.op == Op::store || earlier.op == Op::store) && may_alias(earlier, instr))
+          edge(j, i);
       }
     }
     if (serializes(instr)) last_serializing = i;
@@ -99,7 +100,8 @@ BlockGraph build_graph(const std::vector<Instr>& block) {
     const Instr& instr = block[static_cast<std::size_t>(i)];
     if (instr.op == Op::load && instr.pending) graph.feeds_load[static_cast<std::size_t>(i)] = true;
     if (graph.feeds_load[static_cast<std::size_t>(i)])
-      for (std::int32_t input : register_inputs[static_cast<std::size_t>(i)]) graph.feeds_load[static_cast<std::size_t>(input)] = true;
+      for (std::int32_t input : register_inputs[static_cast<std::size_t>(i)])
+        graph.feeds_load[static_cast<std::size_t>(input)] = true;
   }
   return graph;
 }
@@ -129,7 +131,8 @@ void hoist_loads(std::vector<Instr>& code) {
   const Blocks blocks = split_blocks(code);
   for (std::size_t b = 0; b < blocks.start.size(); ++b) {
     const auto begin = static_cast<std::ptrdiff_t>(blocks.start[b]);
-    const auto end = b + 1 < blocks.start.size() ? static_cast<std::ptrdiff_t>(blocks.start[b + 1]) : static_cast<std::ptrdiff_t>(code.size());
+    const auto end = b + 1 < blocks.start.size() ? static_cast<std::ptrdiff_t>(blocks.start[b + 1])
+                                                 : static_cast<std::ptrdiff_t>(code.size());
     const std::vector<Instr> block(code.begin() + begin, code.begin() + end);
     bool has_load = false;
     for (const Instr& instr : block) has_load = has_load || (instr.op == Op::load && instr.pending);

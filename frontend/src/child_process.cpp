@@ -20,7 +20,6 @@ extern char** environ;
 
 namespace cachewise::frontend {
 
-
 ProcessResult run_process(const std::vector<std::string>& arguments, int timeout_seconds) {
   int pipe_ends[2];
   if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw InputError("cannot create a pipe to run " + arguments.front());
@@ -48,7 +47,8 @@ ProcessResult run_process(const std::vector<std::string>& arguments, int timeout
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   std::array<char, 4096> buffer{};
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
@@ -73,7 +73,8 @@ ProcessResult run_process(const std::vector<std::string>& arguments, int timeout
 
 void check_process_finished(const ProcessResult& result, const std::string& tool, int timeout_seconds) {
   if (result.timed_out) {
-    throw InputError(tool + " did not finish within " + std::to_string(timeout_seconds) + " s (CACHEWISE_COMPILE_TIMEOUT_S raises the limit)");
+    throw InputError(tool + " did not finish within " + std::to_string(timeout_seconds) +
+                     " s (CACHEWISE_COMPILE_TIMEOUT_S raises the limit)");
   }
   if (result.signal != 0) throw InputError(tool + " was killed by signal " + std::to_string(result.signal));
 }

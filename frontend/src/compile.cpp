@@ -42,7 +42,8 @@ constexpr const char* kCacheFormat = "cachewise kernel cache 4";
 /// The compiler's own limit on nested #include is 200; the scan that hashes them stops there too.
 constexpr int kMaxIncludeDepth = 200;
 /// The environment the compilers read: part of every cache key.
-constexpr std::array kCompilerEnvironment = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"};
+constexpr std::array kCompilerEnvironment = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "NVCC_PREPEND_FLAGS",
+                                             "NVCC_APPEND_FLAGS"};
 } // namespace
 
 namespace cachewise::frontend {
@@ -60,7 +61,8 @@ public:
   }
   std::string hex() const {
     char text[33];
-    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(high_), static_cast<unsigned long long>(low_));
+    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(high_),
+                  static_cast<unsigned long long>(low_));
     return text;
   }
 
@@ -77,7 +79,9 @@ private:
 /// shell, so anything a shell reads specially stays out.
 bool is_shell_inert(std::string_view text) {
   for (const char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && std::string_view("/._+-=,:").find(c) == std::string_view::npos) return false;
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 &&
+        std::string_view("/._+-=,:").find(c) == std::string_view::npos)
+      return false;
   }
   return !text.empty();
 }
@@ -90,7 +94,8 @@ void check_readable_source(const std::filesystem::path& path, const std::string&
   if (!std::filesystem::is_regular_file(status)) throw InputError(where + path.string() + ": not a regular file");
   const auto bytes = std::filesystem::file_size(path, error);
   if (error || bytes > kMaxSourceFileBytes) {
-    throw InputError(where + path.string() + ": larger than " + std::to_string(kMaxSourceFileBytes >> 20) + " MiB, the limit for a source file");
+    throw InputError(where + path.string() + ": larger than " + std::to_string(kMaxSourceFileBytes >> 20) +
+                     " MiB, the limit for a source file");
   }
 }
 
@@ -139,7 +144,8 @@ std::filesystem::path resolve_include(const IncludeDirective& directive, const s
   const std::filesystem::path name = directive.name;
   if (name.is_absolute()) return name;
   std::error_code ignored;
-  if (directive.quoted && std::filesystem::exists(includer.parent_path() / name, ignored)) return includer.parent_path() / name;
+  if (directive.quoted && std::filesystem::exists(includer.parent_path() / name, ignored))
+    return includer.parent_path() / name;
   for (const auto& directory : directories) {
     if (std::filesystem::exists(directory / name, ignored)) return directory / name;
   }
@@ -149,8 +155,8 @@ std::filesystem::path resolve_include(const IncludeDirective& directive, const s
 /// The source and every file it #includes that resolves outside the system headers,
 /// recursively: what an edit can change. Each must be a regular file of bounded size: an
 /// include of /dev/zero or a FIFO is refused here rather than hanging the compiler.
-void hash_source_tree(const std::filesystem::path& path, const std::vector<std::filesystem::path>& directories, ContentHash& hash,
-                      std::set<std::filesystem::path>& seen, int depth) {
+void hash_source_tree(const std::filesystem::path& path, const std::vector<std::filesystem::path>& directories,
+                      ContentHash& hash, std::set<std::filesystem::path>& seen, int depth) {
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(path);
   if (!seen.insert(canonical).second) return;
   const std::string text = read_file_bytes(path);
@@ -166,7 +172,8 @@ void hash_source_tree(const std::filesystem::path& path, const std::vector<std::
       throw InputError(where + "names a path the file system cannot look up");
     }
     if (included.empty()) continue;
-    if (depth >= kMaxIncludeDepth) throw InputError(where + "nests more than " + std::to_string(kMaxIncludeDepth) + " includes deep");
+    if (depth >= kMaxIncludeDepth)
+      throw InputError(where + "nests more than " + std::to_string(kMaxIncludeDepth) + " includes deep");
     check_readable_source(included, where);
     hash_source_tree(included, directories, hash, seen, depth + 1);
   }
@@ -204,7 +211,8 @@ public:
     std::string base = std::filesystem::temp_directory_path(ignored).string();
     if (!is_shell_inert(base)) base = "/tmp";
     std::string pattern = base + "/cachewise-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary directory in " + base + ": " + std::strerror(errno));
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw InputError("cannot create a temporary directory in " + base + ": " + std::strerror(errno));
     path_ = pattern;
   }
   ~PrivateDirectory() {
@@ -245,7 +253,9 @@ int compile_timeout_seconds() {
   if (const char* text = std::getenv("CACHEWISE_COMPILE_TIMEOUT_S"); text && *text) {
     char* end = nullptr;
     const long seconds = std::strtol(text, &end, 10);
-    if (*end != '\0' || seconds < 1 || seconds > 86400) throw InputError("CACHEWISE_COMPILE_TIMEOUT_S: expected whole seconds from 1 to 86400, got '" + std::string(text) + "'");
+    if (*end != '\0' || seconds < 1 || seconds > 86400)
+      throw InputError("CACHEWISE_COMPILE_TIMEOUT_S: expected whole seconds from 1 to 86400, got '" +
+                       std::string(text) + "'");
     return static_cast<int>(seconds);
   }
   return 300;
@@ -262,15 +272,17 @@ struct NvrtcResult {
 
 /// NVRTC on `source`, under the request's file name (its errors and line info name it), with
 /// the headers `empty_headers` names given to it empty.
-NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source, const std::vector<std::string>& empty_headers) {
+NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source,
+                               const std::vector<std::string>& empty_headers) {
   nvrtcProgram program = nullptr;
   std::vector<const char*> header_names, header_texts;
   for (const std::string& name : empty_headers) {
     header_names.push_back(name.c_str());
     header_texts.push_back("");
   }
-  if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(), static_cast<int>(empty_headers.size()),
-                         header_texts.data(), header_names.data()) != NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(),
+                         static_cast<int>(empty_headers.size()), header_texts.data(),
+                         header_names.data()) != NVRTC_SUCCESS) {
     throw InputError("NVRTC could not create a program for " + request.source.string());
   }
   std::vector<std::string> options = common_options(request);
@@ -280,7 +292,8 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   std::vector<const char*> option_pointers;
   for (const std::string& option : options) option_pointers.push_back(option.c_str());
   for (const std::string& name : request.instantiations) nvrtcAddNameExpression(program, name.c_str());
-  const nvrtcResult status = nvrtcCompileProgram(program, static_cast<int>(option_pointers.size()), option_pointers.data());
+  const nvrtcResult status =
+      nvrtcCompileProgram(program, static_cast<int>(option_pointers.size()), option_pointers.data());
   NvrtcResult result;
   std::size_t size = 0;
   nvrtcGetProgramLogSize(program, &size);
@@ -309,11 +322,13 @@ std::string unopened_header(const std::string& log) {
 
 /// NVRTC on a file's device side: the host headers it includes (those NVRTC cannot open) are
 /// given empty, found one compile at a time and added to `empty_headers`.
-NvrtcResult compile_device_side(const CompileRequest& request, const std::string& device_side, std::vector<std::string>& empty_headers) {
+NvrtcResult compile_device_side(const CompileRequest& request, const std::string& device_side,
+                                std::vector<std::string>& empty_headers) {
   for (;;) {
     NvrtcResult result = compile_with_nvrtc(request, device_side, empty_headers);
     const std::string header = unopened_header(result.log);
-    if (result.compiled || header.empty() || std::find(empty_headers.begin(), empty_headers.end(), header) != empty_headers.end()) {
+    if (result.compiled || header.empty() ||
+        std::find(empty_headers.begin(), empty_headers.end(), header) != empty_headers.end()) {
       return result;
     }
     empty_headers.push_back(header);
@@ -335,7 +350,8 @@ std::string comparable_ptx(const std::string& ptx, const std::set<std::string>* 
       continue;
     }
     const std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && (line.compare(first, 2, "//") == 0 || line.compare(first, 6, ".file\t") == 0)) continue;
+    if (first != std::string::npos && (line.compare(first, 2, "//") == 0 || line.compare(first, 6, ".file\t") == 0))
+      continue;
     for (const std::string_view linkage : {".visible .entry ", ".weak .entry "}) {
       if (line.starts_with(linkage)) line.erase(0, linkage.size() - 7);
     }
@@ -365,8 +381,9 @@ std::set<std::string> ptx_entries(const std::string& ptx) {
 std::string encode_entry(const CompiledKernel& compiled) {
   ContentHash checksum;
   for (const std::string* field : {&compiled.compiler, &compiled.ptx, &compiled.ptxas_log}) checksum.add(*field);
-  std::string text = std::string(kCacheFormat) + "\n" + checksum.hex() + "\n" + std::to_string(compiled.compiler.size()) + " " +
-                     std::to_string(compiled.ptx.size()) + " " + std::to_string(compiled.ptxas_log.size()) + "\n";
+  std::string text = std::string(kCacheFormat) + "\n" + checksum.hex() + "\n" +
+                     std::to_string(compiled.compiler.size()) + " " + std::to_string(compiled.ptx.size()) + " " +
+                     std::to_string(compiled.ptxas_log.size()) + "\n";
   return text + compiled.compiler + compiled.ptx + compiled.ptxas_log;
 }
 
@@ -411,16 +428,20 @@ void check_compile_request(const CompileRequest& request) {
   for (const Define& define : request.defines) check_define(define);
   const std::string& standard = request.language_standard;
   if (!standard.empty()) {
-    static const std::set<std::string> known = {"c++03", "c++11", "c++14", "c++17", "c++20", "gnu++11", "gnu++14", "gnu++17", "gnu++20"};
-    if (!known.contains(standard)) throw InputError("--std '" + standard + "': expected one of c++03, c++11, c++14, c++17, c++20 (or gnu++NN)");
+    static const std::set<std::string> known = {"c++03",   "c++11",   "c++14",   "c++17",  "c++20",
+                                                "gnu++11", "gnu++14", "gnu++17", "gnu++20"};
+    if (!known.contains(standard))
+      throw InputError("--std '" + standard + "': expected one of c++03, c++11, c++14, c++17, c++20 (or gnu++NN)");
   }
   for (const std::string& option : request.compiler_options) check_compiler_option(option);
   for (const auto& directory : request.include_directories) {
     std::error_code error;
-    if (!std::filesystem::is_directory(directory, error)) throw InputError("-I " + directory.string() + ": not a directory");
+    if (!std::filesystem::is_directory(directory, error))
+      throw InputError("-I " + directory.string() + ": not a directory");
   }
   const std::string source = request.source.string();
-  if (source.find_first_of("\"\n\r") != std::string::npos) throw InputError(source + ": a source path must not hold a double quote or a line break");
+  if (source.find_first_of("\"\n\r") != std::string::npos)
+    throw InputError(source + ": a source path must not hold a double quote or a line break");
   for (const std::string& name : request.instantiations) {
     if (name.find_first_of(std::string_view("\n\r\0;{}\"'#", 9)) != std::string::npos) {
       throw InputError("entry '" + name + "': a template instance names types and constants only");
@@ -430,19 +451,43 @@ void check_compile_request(const CompileRequest& request) {
 
 void check_compiler_option(const std::string& option) {
   // Options that change code generation and read no file; each takes its value after '='.
-  static const std::set<std::string, std::less<>> with_value = {"-maxrregcount", "--maxrregcount", "-ftz", "--ftz", "-prec-div", "--prec-div",
-                                                                "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-default-device",
-                                                                "--extra-device-vectorization", "-extra-device-vectorization"};
-  static const std::set<std::string, std::less<>> plain = {"--use_fast_math", "-use_fast_math", "--restrict", "-restrict",
-                                                           "--extended-lambda", "-extended-lambda", "--expt-relaxed-constexpr",
-                                                           "-expt-relaxed-constexpr", "-G", "--device-debug", "-dopt=on", "-dopt=off",
-                                                           "-lineinfo", "--relocatable-device-code=true", "-rdc=true"};
+  static const std::set<std::string, std::less<>> with_value = {"-maxrregcount",
+                                                                "--maxrregcount",
+                                                                "-ftz",
+                                                                "--ftz",
+                                                                "-prec-div",
+                                                                "--prec-div",
+                                                                "-prec-sqrt",
+                                                                "--prec-sqrt",
+                                                                "-fmad",
+                                                                "--fmad",
+                                                                "-default-device",
+                                                                "--extra-device-vectorization",
+                                                                "-extra-device-vectorization"};
+  static const std::set<std::string, std::less<>> plain = {"--use_fast_math",
+                                                           "-use_fast_math",
+                                                           "--restrict",
+                                                           "-restrict",
+                                                           "--extended-lambda",
+                                                           "-extended-lambda",
+                                                           "--expt-relaxed-constexpr",
+                                                           "-expt-relaxed-constexpr",
+                                                           "-G",
+                                                           "--device-debug",
+                                                           "-dopt=on",
+                                                           "-dopt=off",
+                                                           "-lineinfo",
+                                                           "--relocatable-device-code=true",
+                                                           "-rdc=true"};
   const std::string_view name = std::string_view(option).substr(0, option.find('='));
-  const bool known = option.find('=') == std::string::npos ? plain.contains(option) : (with_value.contains(name) || plain.contains(option));
+  const bool known = option.find('=') == std::string::npos ? plain.contains(option)
+                                                           : (with_value.contains(name) || plain.contains(option));
   if (!known || !is_shell_inert(option)) {
     throw InputError("--compiler-option '" + option +
-                     "': not an option cachewise passes on (allowed: -maxrregcount=N, --use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
-                     "-fmad=, --restrict, --extended-lambda, --expt-relaxed-constexpr); use -I for include directories and --define for macros");
+                     "': not an option cachewise passes on (allowed: -maxrregcount=N, --use_fast_math, -ftz=, "
+                     "-prec-div=, -prec-sqrt=, "
+                     "-fmad=, --restrict, --extended-lambda, --expt-relaxed-constexpr); use -I for include directories "
+                     "and --define for macros");
   }
 }
 
@@ -451,7 +496,8 @@ std::filesystem::path Compiler::default_cache_directory() {
     return explicit_directory;
   }
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "cachewise";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "cachewise";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache" / "cachewise";
   // Never a folder in /tmp that other users could plant entries in: the account's home, or none.
   if (const passwd* account = ::getpwuid(::geteuid()); account && account->pw_dir && *account->pw_dir) {
     return std::filesystem::path(account->pw_dir) / ".cache" / "cachewise";
@@ -460,7 +506,8 @@ std::filesystem::path Compiler::default_cache_directory() {
 }
 
 Compiler::Compiler(std::filesystem::path cache_directory)
-    : cache_directory_(cache_directory.empty() ? default_cache_directory() : std::move(cache_directory)), nvcc_(locate_nvcc()),
+    : cache_directory_(cache_directory.empty() ? default_cache_directory() : std::move(cache_directory)),
+      nvcc_(locate_nvcc()),
       timeout_seconds_(compile_timeout_seconds()) {
 #if CACHEWISE_WITH_NVRTC
   int major = 0, minor = 0;
@@ -493,7 +540,8 @@ std::string Compiler::cache_key(const CompileRequest& request) const {
   hash.add(kCacheFormat);
   for (const std::string& option : common_options(request)) hash.add(option);
   for (const std::string& option : define_options(request)) hash.add(option);
-  for (const auto& directory : include_directories(request)) hash.add("-I" + std::filesystem::absolute(directory).string());
+  for (const auto& directory : include_directories(request))
+    hash.add("-I" + std::filesystem::absolute(directory).string());
   for (const std::string& name : request.instantiations) hash.add("instantiate " + name);
   for (const char* variable : kCompilerEnvironment) {
     const char* value = std::getenv(variable);
@@ -520,7 +568,8 @@ void Compiler::write_cached(const std::string& key, const CompiledKernel& compil
   std::string temporary = (cache_directory_ / (key + ".tmp-XXXXXX")).string();
   const int descriptor = ::mkstemp(temporary.data());
   if (descriptor < 0) {
-    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" + std::strerror(errno) + ")");
+    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" + std::strerror(errno) +
+                       ")");
     return;
   }
   const std::string text = encode_entry(compiled);
@@ -536,7 +585,8 @@ void Compiler::write_cached(const std::string& key, const CompiledKernel& compil
   std::error_code error;
   if (written != text.size() || !closed) {
     std::filesystem::remove(temporary, error);
-    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" + std::strerror(saved_errno) + ")");
+    warn_without_cache("cannot write to the compile cache " + cache_directory_.string() + " (" +
+                       std::strerror(saved_errno) + ")");
     return;
   }
   std::filesystem::rename(temporary, cache_directory_ / (key + ".entry"), error);
@@ -544,7 +594,8 @@ void Compiler::write_cached(const std::string& key, const CompiledKernel& compil
 }
 
 CompiledKernel Compiler::compile(const CompileRequest& request) {
-  if (compiler_identity_.empty()) throw InputError("built without NVRTC and no nvcc found: cannot compile " + request.source.string());
+  if (compiler_identity_.empty())
+    throw InputError("built without NVRTC and no nvcc found: cannot compile " + request.source.string());
   check_compile_request(request);
   const std::string key = cache_key(request);
   if (std::optional<CompiledKernel> cached = read_cached(key)) return std::move(*cached);
@@ -569,26 +620,31 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
                            nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
     if (!host_code) throw InputError(nvrtc_error);
     if (!nvcc_.empty()) {
-      if (std::optional<CompiledKernel> device_side = compile_device_side_of(request, source)) return std::move(*device_side);
+      if (std::optional<CompiledKernel> device_side = compile_device_side_of(request, source))
+        return std::move(*device_side);
     }
   }
 #endif
-  if (nvcc_.empty()) throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
+  if (nvcc_.empty())
+    throw InputError(nvrtc_error.empty() ? "no nvcc found to compile " + request.source.string() : nvrtc_error);
   return with_ptxas_report(nvcc_ptx(request), {}, request, "nvcc");
 }
 
-CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const {
+CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request,
+                                           std::string compiler) const {
   if (has_ptxas_report(log)) return {std::move(ptx), std::move(log), std::move(compiler), false};
   // Where a GPU driver is present, NVRTC's log may lack the ptxas report (seen on the H200
   // machine: 3 of 5 compiles of one file came back without one); ptxas itself gives it.
-  if (nvcc_.empty()) throw InputError("NVRTC gave no ptxas report for " + request.source.string() + " and no ptxas was found");
+  if (nvcc_.empty())
+    throw InputError("NVRTC gave no ptxas report for " + request.source.string() + " and no ptxas was found");
   CompiledKernel compiled{std::move(ptx), {}, std::move(compiler), false};
   compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
   return compiled;
 }
 
 #if CACHEWISE_WITH_NVRTC
-std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request, const std::string& source) {
+std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request,
+                                                               const std::string& source) {
   const std::optional<std::string> device_side = device_side_source(source);
   if (!device_side) return std::nullopt;
   // One verdict per file and options: the candidates differ in defines and instantiations.
@@ -624,8 +680,9 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
       std::string whole = nvcc_ptx(request);
       const std::set<std::string> entries = ptx_entries(nvrtc.ptx);
       found.faithful = comparable_ptx(nvrtc.ptx, nullptr) == comparable_ptx(whole, &entries);
-      compiled = found.faithful ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
-                                : with_ptxas_report(std::move(whole), {}, request, "nvcc");
+      compiled = found.faithful
+                     ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
+                     : with_ptxas_report(std::move(whole), {}, request, "nvcc");
     }
   } catch (...) {
     promise.set_value(found);
@@ -655,14 +712,16 @@ std::string Compiler::nvcc_ptx(const CompileRequest& request) const {
   for (const Define& define : request.defines) unit += "#define " + define.name + " " + define.value + "\n";
   unit += "#include \"" + std::filesystem::absolute(request.source).string() + "\"\n";
   for (std::size_t i = 0; i < request.instantiations.size(); ++i) {
-    unit += "static void* const cachewise_instance_" + std::to_string(i) + " = reinterpret_cast<void*>(&" + request.instantiations[i] + ");\n";
+    unit += "static void* const cachewise_instance_" + std::to_string(i) + " = reinterpret_cast<void*>(&" +
+            request.instantiations[i] + ");\n";
   }
   {
     std::ofstream out(work.path() / "unit.cu", std::ios::binary);
     out << unit;
     if (!out) throw InputError("cannot write the translation unit in " + work.path().string());
   }
-  nvcc_command.insert(nvcc_command.end(), {(work.path() / "unit.cu").string(), "-o", (work.path() / "unit.ptx").string()});
+  nvcc_command.insert(nvcc_command.end(),
+                      {(work.path() / "unit.cu").string(), "-o", (work.path() / "unit.ptx").string()});
   const ProcessResult nvcc = run_process(nvcc_command, timeout_seconds_);
   check_process_finished(nvcc, "nvcc", timeout_seconds_);
   if (nvcc.exit_code != 0) throw InputError(first_error_line(nvcc.output));
@@ -676,9 +735,10 @@ std::string Compiler::ptxas_report(const std::string& ptx, int compute_capabilit
     out << ptx;
     if (!out) throw InputError("cannot write PTX in " + work.path().string());
   }
-  const ProcessResult ptxas = run_process({(nvcc_.parent_path() / "ptxas").string(), "-v", "-arch=sm_" + std::to_string(compute_capability),
-                                           (work.path() / "unit.ptx").string(), "-o", (work.path() / "unit.cubin").string()},
-                                          timeout_seconds_);
+  const ProcessResult ptxas =
+      run_process({(nvcc_.parent_path() / "ptxas").string(), "-v", "-arch=sm_" + std::to_string(compute_capability),
+                   (work.path() / "unit.ptx").string(), "-o", (work.path() / "unit.cubin").string()},
+                  timeout_seconds_);
   check_process_finished(ptxas, "ptxas", timeout_seconds_);
   if (ptxas.exit_code != 0) throw InputError("ptxas: " + first_error_line(ptxas.output));
   return ptxas.output;

@@ -27,12 +27,13 @@ std::int64_t DeclaredContents::element(std::int64_t index) const {
     throw InputError(std::string(error.what()) + " at element i = " + std::to_string(index));
   }
   // u64 elements hold what an int64 expression can reach: 0 to 2^63 - 1.
-  const bool fits = type_.bytes == 8 ? (type_.is_signed || value >= 0)
-                    : type_.is_signed ? value >= std::numeric_limits<std::int32_t>::min() && value <= std::numeric_limits<std::int32_t>::max()
+  const bool fits = type_.bytes == 8  ? (type_.is_signed || value >= 0)
+                    : type_.is_signed ? value >= std::numeric_limits<std::int32_t>::min() &&
+                                            value <= std::numeric_limits<std::int32_t>::max()
                                       : value >= 0 && value <= std::numeric_limits<std::uint32_t>::max();
   if (!fits) {
-    throw InputError(value_.context() + ": element i = " + std::to_string(index) + " is " + std::to_string(value) + ", outside " +
-                     (type_.is_signed ? "i" : "u") + std::to_string(type_.bytes * 8));
+    throw InputError(value_.context() + ": element i = " + std::to_string(index) + " is " + std::to_string(value) +
+                     ", outside " + (type_.is_signed ? "i" : "u") + std::to_string(type_.bytes * 8));
   }
   return value;
 }

@@ -77,8 +77,8 @@ private:
     skip_space();
     if (text_.substr(pos_, token.size()) != token) return false;
     // "<" must not swallow the first half of "<=", nor "=" of "==" etc.
-    if (token.size() == 1 && pos_ + 1 < text_.size() && std::string_view("<>=!").find(token[0]) != std::string_view::npos &&
-        text_[pos_ + 1] == '=')
+    if (token.size() == 1 && pos_ + 1 < text_.size() &&
+        std::string_view("<>=!").find(token[0]) != std::string_view::npos && text_[pos_ + 1] == '=')
       return false;
     if (token == "!" && pos_ + 1 < text_.size() && text_[pos_ + 1] == '=') return false;
     pos_ += token.size();
@@ -155,12 +155,14 @@ private:
     while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
     std::string name(text_.substr(start, pos_ - start));
     if (!accept("(")) return make(Kind::name, std::move(name), {});
-    if (name != "min" && name != "max" && name != "ceil_div") fail("unknown function '" + name + "' (known: ceil_div, max, min)");
+    if (name != "min" && name != "max" && name != "ceil_div")
+      fail("unknown function '" + name + "' (known: ceil_div, max, min)");
     const Level level(*this);
     std::vector<NodePtr> arguments{parse_or()};
     while (accept(",")) arguments.push_back(parse_or());
     if (!accept(")")) fail("expected ')' after the arguments of " + name);
-    if (name == "ceil_div" && arguments.size() != 2) fail("ceil_div takes 2 arguments, got " + std::to_string(arguments.size()));
+    if (name == "ceil_div" && arguments.size() != 2)
+      fail("ceil_div takes 2 arguments, got " + std::to_string(arguments.size()));
     if (arguments.size() < 2) fail(name + " takes at least 2 arguments");
     return make(Kind::call, std::move(name), std::move(arguments));
   }
@@ -173,7 +175,8 @@ private:
 
 class Evaluator {
 public:
-  Evaluator(const Bindings& bindings, const Expression& expression, std::string_view extra_name = {}, std::int64_t extra_value = 0)
+  Evaluator(const Bindings& bindings, const Expression& expression, std::string_view extra_name = {},
+            std::int64_t extra_value = 0)
       : bindings_(bindings), expression_(expression), extra_name_(extra_name), extra_value_(extra_value) {}
 
   std::int64_t operator()(const Expression::Node& node) const {
@@ -198,7 +201,8 @@ private:
     std::string known;
     for (const auto& [key, value] : bindings_) known += (known.empty() ? "" : ", ") + key;
     if (!extra_name_.empty()) known += (known.empty() ? "" : ", ") + std::string(extra_name_);
-    throw InputError(expression_.context() + ": unknown name '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
+    throw InputError(expression_.context() + ": unknown name '" + name +
+                     "' (known: " + (known.empty() ? "none" : known) + ")");
   }
 
   std::int64_t unary(const Expression::Node& node) const {

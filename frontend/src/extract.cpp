@@ -10,16 +10,22 @@ std::string Program::where(std::int32_t pc) const {
   return source_location(module, function->instructions[static_cast<std::size_t>(pc)]);
 }
 
-const std::string& Program::text(std::int32_t pc) const { return function->instructions[static_cast<std::size_t>(pc)].text; }
+const std::string& Program::text(std::int32_t pc) const {
+  return function->instructions[static_cast<std::size_t>(pc)].text;
+}
 
-Extractor::Extractor(const PtxModule& module, std::string_view entry_name, LaunchArgs args) : program_(std::make_unique<Program>()) {
+Extractor::Extractor(const PtxModule& module, std::string_view entry_name, LaunchArgs args)
+    : program_(std::make_unique<Program>()) {
   const auto it = std::find_if(module.functions.begin(), module.functions.end(),
                                [&](const PtxFunction& f) { return f.is_entry && f.name == entry_name; });
   if (it == module.functions.end()) throw InputError("no entry '" + std::string(entry_name) + "' in the PTX");
-  if (!it->body_parsed) throw InputError("entry '" + std::string(entry_name) + "': its body was not parsed (parse_ptx's filter skipped it)");
+  if (!it->body_parsed)
+    throw InputError("entry '" + std::string(entry_name) +
+                     "': its body was not parsed (parse_ptx's filter skipped it)");
   for (const std::int64_t extent : {args.grid.x, args.grid.y, args.grid.z, args.block.x, args.block.y, args.block.z})
     if (extent < 1 || extent > (std::int64_t{1} << 31)) throw InputError("launch dimensions must lie in 1 .. 2^31");
-  if (args.block.count() > 1024) throw InputError("a block of " + std::to_string(args.block.count()) + " threads is more than 1024");
+  if (args.block.count() > 1024)
+    throw InputError("a block of " + std::to_string(args.block.count()) + " threads is more than 1024");
   program_->module.variables = module.variables;
   program_->module.files = module.files;
   program_->module.functions = {*it};
@@ -37,7 +43,8 @@ const std::vector<ParamInfo>& Extractor::params() const { return program_->param
 BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index) const {
   const Program& program = *program_;
   const Dim3& grid = program.args.grid;
-  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y || block_index[2] < 0 || block_index[2] >= grid.z)
+  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y ||
+      block_index[2] < 0 || block_index[2] >= grid.z)
     throw InputError("block index outside the grid");
   BlockTrace block;
   block.block_index = block_index;
@@ -51,7 +58,8 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
     for (std::int64_t w = 0; w < warps; ++w) {
       WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
       // Warps of a block, and blocks of a grid, mostly run alike.
-      const std::size_t expected = w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
+      const std::size_t expected =
+          w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
       in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps, expected));
       steps += warp.steps.size();
     }
@@ -63,7 +71,8 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   }
   if (!block.warps.empty()) program.first_warp_steps.store(block.warps[0].steps.size(), std::memory_order_relaxed);
   std::int64_t seen = program.max_loads_in_flight.load();
-  while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {}
+  while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {
+  }
   program.traced_any = true;
   return block;
 }
@@ -76,8 +85,8 @@ ExtractedFacts Extractor::facts() const {
   facts.max_loads_in_flight = program_->max_loads_in_flight.load();
   const std::lock_guard lock(program_->loop_tally_mutex);
   for (const auto& [header, tally] : program_->loop_tally) {
-    facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source), tally.runs,
-                                      tally.trips_interpreted, tally.trips_skipped});
+    facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source),
+                                      tally.runs, tally.trips_interpreted, tally.trips_skipped});
   }
   return facts;
 }

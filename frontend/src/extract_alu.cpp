@@ -9,11 +9,15 @@ namespace cachewise::frontend {
 namespace {
 
 using U64 = std::uint64_t;
-__extension__ using I128 = __int128;          // the high half of a 64 x 64-bit product
+__extension__ using I128 = __int128; // the high half of a 64 x 64-bit product
 __extension__ using U128 = unsigned __int128;
 
-std::int64_t wrap_add(std::int64_t a, std::int64_t b) { return static_cast<std::int64_t>(static_cast<U64>(a) + static_cast<U64>(b)); }
-std::int64_t wrap_mul(std::int64_t a, std::int64_t b) { return static_cast<std::int64_t>(static_cast<U64>(a) * static_cast<U64>(b)); }
+std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<U64>(a) + static_cast<U64>(b));
+}
+std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<U64>(a) * static_cast<U64>(b));
+}
 
 std::int64_t mul_high(std::int64_t a, std::int64_t b, ValueType type) {
   if (type.bits < 64 && type.is_signed) return (a * b) >> type.bits; // 32-bit factors: the product fits in 64
@@ -22,7 +26,9 @@ std::int64_t mul_high(std::int64_t a, std::int64_t b, ValueType type) {
   return static_cast<std::int64_t>((static_cast<U128>(static_cast<U64>(a)) * static_cast<U64>(b)) >> 64);
 }
 
-bool less(std::int64_t a, std::int64_t b, ValueType type) { return type.is_signed ? a < b : static_cast<U64>(a) < static_cast<U64>(b); }
+bool less(std::int64_t a, std::int64_t b, ValueType type) {
+  return type.is_signed ? a < b : static_cast<U64>(a) < static_cast<U64>(b);
+}
 
 std::int64_t shift_left(std::int64_t a, std::int64_t amount, ValueType type) {
   const auto n = static_cast<U64>(amount) & 0xffffffffu;
@@ -58,7 +64,8 @@ std::int64_t bit_field_extract(std::int64_t a, std::int64_t position, std::int64
   return static_cast<std::int64_t>(field);
 }
 
-std::int64_t bit_field_insert(std::int64_t f, std::int64_t b, std::int64_t position, std::int64_t length, ValueType type) {
+std::int64_t bit_field_insert(std::int64_t f, std::int64_t b, std::int64_t position, std::int64_t length,
+                              ValueType type) {
   const int pos = static_cast<int>(position & 0xff), len = static_cast<int>(length & 0xff);
   U64 result = static_cast<U64>(b);
   for (int i = 0; i < len && pos + i < type.bits; ++i) {
@@ -139,7 +146,8 @@ std::int64_t compute(const Instr& instr, const std::array<std::int64_t, 4>& s) {
   switch (instr.op) {
   case Op::add: return wrap_add(s[0], s[1]);
   case Op::sub: return wrap_add(s[0], wrap_mul(s[1], -1));
-  case Op::mul_lo: case Op::mul_wide: return wrap_mul(s[0], s[1]);
+  case Op::mul_lo:
+  case Op::mul_wide: return wrap_mul(s[0], s[1]);
   case Op::mul_hi: return mul_high(s[0], s[1], t);
   case Op::mad_lo: return wrap_add(wrap_mul(s[0], s[1]), s[2]);
   case Op::mad_wide: return wrap_add(wrap_mul(s[0], s[1]), s[2]);
@@ -177,9 +185,11 @@ std::int64_t compute(const Instr& instr, const std::array<std::int64_t, 4>& s) {
 /// Which source types the operation reads its operands at (mad.wide's addend is wide).
 ValueType operand_type(const Instr& instr, int index) {
   if ((instr.op == Op::shl || instr.op == Op::shr) && index == 1) return ValueType{32, false, false, false};
-  if ((instr.op == Op::bfe && index > 0) || (instr.op == Op::bfi && index > 1)) return ValueType{32, false, false, false};
+  if ((instr.op == Op::bfe && index > 0) || (instr.op == Op::bfi && index > 1))
+    return ValueType{32, false, false, false};
   if (instr.op == Op::mad_wide && index == 2) return instr.dst_type;
-  if ((instr.op == Op::lop3 && index == 3) || (instr.op == Op::prmt && index == 2)) return ValueType{32, false, false, false};
+  if ((instr.op == Op::lop3 && index == 3) || (instr.op == Op::prmt && index == 2))
+    return ValueType{32, false, false, false};
   return instr.type;
 }
 
@@ -205,12 +215,24 @@ void compute_lanes(const Instr& instr, const std::array<Lanes, 4>& s, Lanes& r) 
   switch (instr.op) {
   case Op::add: each2([](std::int64_t a, std::int64_t b) { return wrap_add(a, b); }); return;
   case Op::sub: each2([](std::int64_t a, std::int64_t b) { return wrap_add(a, wrap_mul(b, -1)); }); return;
-  case Op::mul_lo: case Op::mul_wide: each2([](std::int64_t a, std::int64_t b) { return wrap_mul(a, b); }); return;
-  case Op::mad_lo: case Op::mad_wide:
+  case Op::mul_lo:
+  case Op::mul_wide: each2([](std::int64_t a, std::int64_t b) { return wrap_mul(a, b); }); return;
+  case Op::mad_lo:
+  case Op::mad_wide:
     for (int lane = 0; lane < 32; ++lane) r[lane] = wrap_add(wrap_mul(s[0][lane], s[1][lane]), s[2][lane]);
     return;
-  case Op::bit_and: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a & b; }); return; } break;
-  case Op::bit_or: if (!instr.type.is_pred) { each2([](std::int64_t a, std::int64_t b) { return a | b; }); return; } break;
+  case Op::bit_and:
+    if (!instr.type.is_pred) {
+      each2([](std::int64_t a, std::int64_t b) { return a & b; });
+      return;
+    }
+    break;
+  case Op::bit_or:
+    if (!instr.type.is_pred) {
+      each2([](std::int64_t a, std::int64_t b) { return a | b; });
+      return;
+    }
+    break;
   case Op::cvt: r = s[0]; return;
   case Op::shl: {
     const ValueType t = instr.type;
@@ -258,7 +280,8 @@ void execute_mov(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     const std::uint32_t data = warp.sources_taint(instr, from);
     for_lanes(mask, [&](int lane) {
       U64 packed = 0;
-      for (int i = 0; i < parts; ++i) packed |= (static_cast<U64>(warp.read(instr.src[i], lane, part)) & part_mask) << (i * part_bits);
+      for (int i = 0; i < parts; ++i)
+        packed |= (static_cast<U64>(warp.read(instr.src[i], lane, part)) & part_mask) << (i * part_bits);
       warp.at(instr.dst[0], lane) = static_cast<std::int64_t>(packed);
     });
     warp.set_taint(instr.dst[0], mask, data, from);
@@ -268,7 +291,10 @@ void execute_mov(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   for_lanes(mask, [&](int lane) { whole[lane] = warp.read(instr.src[0], lane, instr.type); });
   for (int i = 0; i < parts; ++i) {
     if (instr.dst[i] < 0) continue;
-    for_lanes(mask, [&](int lane) { warp.at(instr.dst[i], lane) = static_cast<std::int64_t>((static_cast<U64>(whole[lane]) >> (i * part_bits)) & part_mask); });
+    for_lanes(mask, [&](int lane) {
+      warp.at(instr.dst[i], lane) =
+          static_cast<std::int64_t>((static_cast<U64>(whole[lane]) >> (i * part_bits)) & part_mask);
+    });
     warp.set_taint(instr.dst[i], mask, warp.tainted(instr.src[0]), warp.origin_of(instr.src[0], instr.source));
   }
 }
@@ -280,14 +306,17 @@ void execute_setp(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const auto op = static_cast<Compare>(instr.sub);
   std::array<std::int64_t, 32> p{}, q{};
   for_lanes(mask, [&](int lane) {
-    const bool r = compare(op, warp.read(instr.src[0], lane, instr.type), warp.read(instr.src[1], lane, instr.type), instr.type);
+    const bool r =
+        compare(op, warp.read(instr.src[0], lane, instr.type), warp.read(instr.src[1], lane, instr.type), instr.type);
     const bool c = instr.src_count > 2 && warp.read(instr.src[2], lane, pred);
     p[lane] = combine(instr.combine, r, c);
     q[lane] = combine(instr.combine, !r, c);
   });
   for (const auto& [reg, values] : {std::pair{instr.dst[0], &p}, std::pair{instr.dst2, &q}}) {
     if (reg < 0) continue;
-    for_lanes(mask, [&, reg = reg, values = values](int lane) { warp.at(reg, lane) = (*values)[lane]; }); // clang 14 captures no binding
+    for_lanes(mask, [&, reg = reg, values = values](int lane) {
+      warp.at(reg, lane) = (*values)[lane];
+    }); // clang 14 captures no binding
     warp.set_taint(reg, mask, data, from);
   }
 }

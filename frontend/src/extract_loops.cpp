@@ -134,7 +134,8 @@ void LoopSummariser::start_trip(const WarpState& warp, const WarpTrace& trace, s
   distance_ = std::numeric_limits<std::int64_t>::max();
   period_ = 1;
   trip_first_step_.push_back(trace.steps.size());
-  if (trip_first_step_.size() > 2 * static_cast<std::size_t>(kAlignmentPeriodBytes)) trip_first_step_.erase(trip_first_step_.begin());
+  if (trip_first_step_.size() > 2 * static_cast<std::size_t>(kAlignmentPeriodBytes))
+    trip_first_step_.erase(trip_first_step_.begin());
   trip_start_instructions_ = trace.warp_instructions;
   trip_start_flops_ = trace.flops;
   trip_start_divisions_ = trace.register_divisions;
@@ -150,8 +151,8 @@ bool LoopSummariser::varies(const WarpState& warp, const Source& source, std::ui
   return any;
 }
 
-void LoopSummariser::source_step(const WarpState& warp, const Source& source, ValueType type, std::uint32_t lanes, Lanes& now,
-                                 Lanes& step) {
+void LoopSummariser::source_step(const WarpState& warp, const Source& source, ValueType type, std::uint32_t lanes,
+                                 Lanes& now, Lanes& step) {
   step.fill(0);
   if (source.kind != Source::Kind::reg) {
     now.fill(normalize(source.imm, type));
@@ -161,7 +162,8 @@ void LoopSummariser::source_step(const WarpState& warp, const Source& source, Va
   for_lanes(lanes, [&](int lane) {
     const std::int64_t value = warp.value[reg * 32 + static_cast<std::size_t>(lane)];
     now[lane] = normalize(value, type);
-    step[lane] = wrapping_difference(now[lane], normalize(wrapping_difference(value, step_[reg * 32 + static_cast<std::size_t>(lane)]), type));
+    step[lane] = wrapping_difference(
+        now[lane], normalize(wrapping_difference(value, step_[reg * 32 + static_cast<std::size_t>(lane)]), type));
     bound_by_range(now[lane], step[lane], type);
   });
 }
@@ -190,7 +192,8 @@ void LoopSummariser::bound_by_compare(Compare op, std::int64_t a, std::int64_t d
   if (x >= k && dx < 0) distance_ = std::min(distance_, saturate((x - k) / -dx + 1));
 }
 
-void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr& instr, std::uint32_t active, std::uint32_t mask) {
+void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr& instr, std::uint32_t active,
+                            std::uint32_t mask) {
   std::size_t keep = loops_.size();
   while (keep > 0 && (pc < loops_[keep - 1].header || pc > loops_[keep - 1].last_back_edge)) --keep;
   if (keep < loops_.size()) pop_to(keep);
@@ -211,7 +214,8 @@ void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr&
     if (reg >= 0 && !written_[static_cast<std::size_t>(reg)]) live_in_[static_cast<std::size_t>(reg)] = 1;
   };
   for (int i = 0; i < instr.src_count; ++i)
-    if (instr.src[static_cast<std::size_t>(i)].kind == Source::Kind::reg) read(instr.src[static_cast<std::size_t>(i)].reg);
+    if (instr.src[static_cast<std::size_t>(i)].kind == Source::Kind::reg)
+      read(instr.src[static_cast<std::size_t>(i)].reg);
   read(instr.guard);
   read(instr.address.reg);
   read(instr.source_address.reg);
@@ -225,7 +229,8 @@ void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr&
       return;
     }
   }
-  const bool memory = instr.op == Op::load || instr.op == Op::store || instr.op == Op::atomic || instr.op == Op::async_copy;
+  const bool memory =
+      instr.op == Op::load || instr.op == Op::store || instr.op == Op::atomic || instr.op == Op::async_copy;
   bool address_varies = false;
   if (memory && mask) {
     std::size_t step_index = warp.trace->steps.size();
@@ -257,18 +262,26 @@ void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr&
   const auto src_varies = [&](int i) { return varies(warp, instr.src[static_cast<std::size_t>(i)], mask); };
   switch (instr.op) {
   case Op::mov:
-    pending_poison_ = instr.dst_count == 1 && instr.src_count == 1 ? any_poison : any_poison || src_varies(0) || src_varies(1);
+    pending_poison_ =
+        instr.dst_count == 1 && instr.src_count == 1 ? any_poison : any_poison || src_varies(0) || src_varies(1);
     break;
-  case Op::add: case Op::sub: case Op::neg: case Op::cvt: case Op::to_generic: case Op::from_generic:
-    pending_poison_ = any_poison;
-    break;
-  case Op::mul_lo: case Op::mul_wide: case Op::mad_lo: case Op::mad_wide:
-    pending_poison_ = any_poison || (src_varies(0) && src_varies(1));
-    break;
+  case Op::add:
+  case Op::sub:
+  case Op::neg:
+  case Op::cvt:
+  case Op::to_generic:
+  case Op::from_generic: pending_poison_ = any_poison; break;
+  case Op::mul_lo:
+  case Op::mul_wide:
+  case Op::mad_lo:
+  case Op::mad_wide: pending_poison_ = any_poison || (src_varies(0) && src_varies(1)); break;
   case Op::shl: pending_poison_ = any_poison || src_varies(1); break;
   case Op::selp: pending_poison_ = any_poison || src_varies(2); break;
   case Op::shfl: pending_poison_ = any_poison || src_varies(1) || src_varies(2); break;
-  case Op::load: case Op::store: case Op::atomic: case Op::async_copy: pending_poison_ = address_varies; break;
+  case Op::load:
+  case Op::store:
+  case Op::atomic:
+  case Op::async_copy: pending_poison_ = address_varies; break;
   case Op::setp: {
     pending_poison_ = any_poison || (instr.src_count > 2 && src_varies(2));
     if (pending_poison_ || !mask) break;
@@ -289,7 +302,8 @@ void LoopSummariser::before(const WarpState& warp, std::int32_t pc, const Instr&
 }
 
 bool LoopSummariser::makes_only_data(const Instr& instr) const {
-  const bool loads = instr.op == Op::load || instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::async_copy;
+  const bool loads =
+      instr.op == Op::load || instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::async_copy;
   return instr.op == Op::data || (loads && program_.args.contents.empty());
 }
 
@@ -305,9 +319,11 @@ void LoopSummariser::after(const WarpState& warp, const Instr& instr, std::uint3
     if (instr.dst2 >= 0) written_[static_cast<std::size_t>(instr.dst2)] = 1;
     return;
   }
-  const std::pair<std::int32_t, ValueType> destinations[] = {
-      {instr.dst[0], instr.dst_type}, {instr.dst[1], instr.dst_type}, {instr.dst[2], instr.dst_type},
-      {instr.dst[3], instr.dst_type}, {instr.dst2, ValueType{1, false, false, true}}};
+  const std::pair<std::int32_t, ValueType> destinations[] = {{instr.dst[0], instr.dst_type},
+                                                             {instr.dst[1], instr.dst_type},
+                                                             {instr.dst[2], instr.dst_type},
+                                                             {instr.dst[3], instr.dst_type},
+                                                             {instr.dst2, ValueType{1, false, false, true}}};
   for (int i = 0; i < 5; ++i) {
     const std::int32_t reg = destinations[i].first;
     const ValueType type = destinations[i].second; // not a structured binding: clang 14 lambdas cannot capture one
@@ -341,7 +357,9 @@ bool LoopSummariser::probe_holds(const WarpState& warp) const {
     if (!live_in_[r]) continue;
     if (poison_[r]) return false;
     bool same = true;
-    for_lanes(~warp.taint[r], [&](int lane) { same &= step_[r * 32 + static_cast<std::size_t>(lane)] == step_in_[r * 32 + static_cast<std::size_t>(lane)]; });
+    for_lanes(~warp.taint[r], [&](int lane) {
+      same &= step_[r * 32 + static_cast<std::size_t>(lane)] == step_in_[r * 32 + static_cast<std::size_t>(lane)];
+    });
     if (!same) return false;
   }
   return true;
@@ -353,12 +371,15 @@ void LoopSummariser::jump(WarpState& warp, WarpTrace& trace, std::int64_t trips,
     const TraceStep& step = trace.steps[access.step];
     std::array<std::uint64_t, 32> address = step.address;
     for_lanes(step.active_mask, [&](int lane) {
-      address[static_cast<std::size_t>(lane)] += static_cast<std::uint64_t>(trips) * static_cast<std::uint64_t>(access.delta[lane]);
+      address[static_cast<std::size_t>(lane)] +=
+          static_cast<std::uint64_t>(trips) * static_cast<std::uint64_t>(access.delta[lane]);
     });
     if (!lanes_in_bounds(program_, *access.instr, step.space, step.active_mask, address, step.bytes_per_lane)) return;
   }
-  const auto factor = static_cast<float>(static_cast<double>(representative + trips) / static_cast<double>(representative));
-  for (std::size_t s = trip_first_step_[trip_first_step_.size() - static_cast<std::size_t>(representative)]; s < trace.steps.size(); ++s)
+  const auto factor =
+      static_cast<float>(static_cast<double>(representative + trips) / static_cast<double>(representative));
+  for (std::size_t s = trip_first_step_[trip_first_step_.size() - static_cast<std::size_t>(representative)];
+       s < trace.steps.size(); ++s)
     trace.steps[s].weight *= factor;
   const auto scale = static_cast<double>(trips);
   trace.warp_instructions += scale * (trace.warp_instructions - trip_start_instructions_);
@@ -372,8 +393,9 @@ void LoopSummariser::jump(WarpState& warp, WarpTrace& trace, std::int64_t trips,
     }
     for_lanes(~warp.taint[r], [&](int lane) {
       const auto slot = r * 32 + static_cast<std::size_t>(lane);
-      warp.value[slot] = static_cast<std::int64_t>(static_cast<std::uint64_t>(warp.value[slot]) +
-                                                  static_cast<std::uint64_t>(trips) * static_cast<std::uint64_t>(step_[slot]));
+      warp.value[slot] =
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(warp.value[slot]) +
+                                    static_cast<std::uint64_t>(trips) * static_cast<std::uint64_t>(step_[slot]));
     });
   }
   Loop& loop = loops_[static_cast<std::size_t>(recorder_)];
@@ -403,15 +425,16 @@ void LoopSummariser::back_edge(WarpState& warp, std::int32_t pc, std::int32_t ta
     fail();
     return;
   }
-  const bool same_path = have_previous_ && !mismatch_ && path_.size() == previous_path_.size() && stack == trip_start_stack_ &&
-                         exited == trip_start_exited_;
+  const bool same_path = have_previous_ && !mismatch_ && path_.size() == previous_path_.size() &&
+                         stack == trip_start_stack_ && exited == trip_start_exited_;
   same_path_trips_ = same_path ? same_path_trips_ + 1 : 1;
   bool jumped = false;
   const Loop& loop = loops_[static_cast<std::size_t>(recorder_)];
   // The representative trips: whole periods, at least kFewestRepresentativeTrips.
   const std::int64_t representative = (std::max(period_, kFewestRepresentativeTrips) + period_ - 1) / period_ * period_;
-  if (probing_ && same_path && same_path_trips_ >= representative && loop.trips_interpreted >= representative + kWarmTrips &&
-      distance_ != std::numeric_limits<std::int64_t>::max() && probe_holds(warp)) {
+  if (probing_ && same_path && same_path_trips_ >= representative &&
+      loop.trips_interpreted >= representative + kWarmTrips && distance_ != std::numeric_limits<std::int64_t>::max() &&
+      probe_holds(warp)) {
     const std::int64_t trips = distance_ - 1;
     if (trips >= 2 * representative) {
       jump(warp, trace, trips, representative);
@@ -424,7 +447,8 @@ void LoopSummariser::back_edge(WarpState& warp, std::int32_t pc, std::int32_t ta
   have_previous_ = !jumped;
   previous_values_valid_ = recording_values_ && !jumped;
   if (previous_values_valid_ && loop.trips_interpreted + 1 >= kFirstProbedTrips) {
-    for (std::size_t slot = 0; slot < step_in_.size(); ++slot) step_in_[slot] = wrapping_difference(warp.value[slot], trip_start_values_[slot]);
+    for (std::size_t slot = 0; slot < step_in_.size(); ++slot)
+      step_in_[slot] = wrapping_difference(warp.value[slot], trip_start_values_[slot]);
     step_ = step_in_;
   }
   trip_start_stack_ = stack;

@@ -48,8 +48,8 @@ public:
   void after(const WarpState& warp, const Instr& instr, std::uint32_t mask);
   /// A branch at `pc` back to `target`, taken by every active lane: a trip of that loop ended.
   /// May jump the loop ahead (registers of `warp`, counters and weights of `trace`).
-  void back_edge(WarpState& warp, std::int32_t pc, std::int32_t target, const std::vector<Frame>& stack, std::uint32_t exited,
-                 WarpTrace& trace);
+  void back_edge(WarpState& warp, std::int32_t pc, std::int32_t target, const std::vector<Frame>& stack,
+                 std::uint32_t exited, WarpTrace& trace);
   /// The warp ended: its loops' tallies go to the program.
   void end_warp();
 
@@ -57,7 +57,7 @@ private:
   using Lanes = std::array<std::int64_t, 32>;
   struct Loop {
     std::int32_t header = 0;
-    std::int32_t last_back_edge = 0; ///< the loop is [header, last_back_edge]
+    std::int32_t last_back_edge = 0;    ///< the loop is [header, last_back_edge]
     std::int64_t trips_interpreted = 0; ///< ended by a back edge
     std::int64_t trips_skipped = 0;
     bool failed = false; ///< not summarisable in this run of the loop
@@ -78,7 +78,8 @@ private:
 
   void pop_to(std::size_t size);
   void stop_recording();
-  void start_recording(const WarpState& warp, const std::vector<Frame>& stack, std::uint32_t exited, const WarpTrace& trace);
+  void start_recording(const WarpState& warp, const std::vector<Frame>& stack, std::uint32_t exited,
+                       const WarpTrace& trace);
   void start_trip(const WarpState& warp, const WarpTrace& trace, std::int64_t trips_before);
   bool probe_holds(const WarpState& warp) const;
   void jump(WarpState& warp, WarpTrace& trace, std::int64_t trips, std::int64_t representative);
@@ -86,10 +87,13 @@ private:
   /// Whether every destination lane the instruction writes holds data (nothing to extrapolate).
   bool makes_only_data(const Instr& instr) const;
   bool varies(const WarpState& warp, const Source& source, std::uint32_t lanes) const;
-  bool poisoned(const Source& source) const { return source.kind == Source::Kind::reg && poison_[static_cast<std::size_t>(source.reg)]; }
+  bool poisoned(const Source& source) const {
+    return source.kind == Source::Kind::reg && poison_[static_cast<std::size_t>(source.reg)];
+  }
   /// The source's step per trip in each lane, read at `type` (0 for immediates), and the first
   /// trip at which extrapolating it would leave the type's range.
-  void source_step(const WarpState& warp, const Source& source, ValueType type, std::uint32_t lanes, Lanes& now, Lanes& step);
+  void source_step(const WarpState& warp, const Source& source, ValueType type, std::uint32_t lanes, Lanes& now,
+                   Lanes& step);
   void bound_by_range(std::int64_t value, std::int64_t step, ValueType type);
   void bound_by_compare(Compare op, std::int64_t a, std::int64_t da, std::int64_t b, std::int64_t db);
 
@@ -99,19 +103,19 @@ private:
   int recorder_ = -1;       ///< index in loops_ of the loop whose trips are recorded
 
   // The recorder's trips: the previous one (A) and the one running (B), probed against A.
-  bool have_previous_ = false;        ///< A's path is recorded
+  bool have_previous_ = false;         ///< A's path is recorded
   bool previous_values_valid_ = false; ///< and its values
-  bool recording_values_ = false;     ///< B records its values (the trip after it may be probed)
-  bool probing_ = false;              ///< B is probed against A
+  bool recording_values_ = false;      ///< B records its values (the trip after it may be probed)
+  bool probing_ = false;               ///< B is probed against A
   std::vector<Visit> previous_path_, path_;
   std::vector<Lanes> previous_values_, values_;
   std::vector<std::int64_t> trip_start_values_; ///< registers at the start of the running trip
   std::vector<std::uint32_t> trip_start_taint_;
-  std::vector<std::int64_t> step_in_;  ///< per register x lane: the step from A's start to B's
-  std::vector<std::int64_t> step_;     ///< the same, updated by B's writes
-  std::vector<std::uint8_t> poison_;   ///< per register: not affine in the trip
-  std::vector<std::uint8_t> written_;  ///< per register: written in B
-  std::vector<std::uint8_t> live_in_;  ///< per register: read in B before written
+  std::vector<std::int64_t> step_in_; ///< per register x lane: the step from A's start to B's
+  std::vector<std::int64_t> step_;    ///< the same, updated by B's writes
+  std::vector<std::uint8_t> poison_;  ///< per register: not affine in the trip
+  std::vector<std::uint8_t> written_; ///< per register: written in B
+  std::vector<std::uint8_t> live_in_; ///< per register: read in B before written
   std::vector<Frame> trip_start_stack_;
   std::uint32_t trip_start_exited_ = 0;
   std::vector<ProbedAccess> accesses_;
@@ -119,7 +123,7 @@ private:
   bool mismatch_ = false;       ///< B's path left A's
   bool hopeless_ = false;       ///< B has a decision or an address that is not affine
   std::int64_t distance_ = std::numeric_limits<std::int64_t>::max(); ///< first trip after B that may differ
-  std::int64_t period_ = 1;     ///< trips after which every access's lanes lie as in B relative to 128 B
+  std::int64_t period_ = 1; ///< trips after which every access's lanes lie as in B relative to 128 B
   std::int64_t same_path_trips_ = 0;
   std::vector<std::size_t> trip_first_step_; ///< per recorded trip since the last jump: its first step
   double trip_start_instructions_ = 0;

@@ -12,18 +12,34 @@
 namespace cachewise::frontend {
 namespace {
 
-std::int64_t align_up(std::int64_t value, std::int64_t align) { return align <= 1 ? value : (value + align - 1) / align * align; }
+std::int64_t align_up(std::int64_t value, std::int64_t align) {
+  return align <= 1 ? value : (value + align - 1) / align * align;
+}
 
 const std::unordered_map<std::string, Special>& special_names() {
   static const std::unordered_map<std::string, Special> names = {
-      {"%tid.x", Special::tid_x}, {"%tid.y", Special::tid_y}, {"%tid.z", Special::tid_z},
-      {"%ntid.x", Special::ntid_x}, {"%ntid.y", Special::ntid_y}, {"%ntid.z", Special::ntid_z},
-      {"%ctaid.x", Special::ctaid_x}, {"%ctaid.y", Special::ctaid_y}, {"%ctaid.z", Special::ctaid_z},
-      {"%nctaid.x", Special::nctaid_x}, {"%nctaid.y", Special::nctaid_y}, {"%nctaid.z", Special::nctaid_z},
-      {"%laneid", Special::laneid}, {"%warpid", Special::warpid}, {"%nwarpid", Special::nwarpid},
-      {"%lanemask_eq", Special::lanemask_eq}, {"%lanemask_le", Special::lanemask_le}, {"%lanemask_lt", Special::lanemask_lt},
-      {"%lanemask_ge", Special::lanemask_ge}, {"%lanemask_gt", Special::lanemask_gt},
-      {"%dynamic_smem_size", Special::dynamic_smem_size}, {"%total_smem_size", Special::total_smem_size},
+      {"%tid.x", Special::tid_x},
+      {"%tid.y", Special::tid_y},
+      {"%tid.z", Special::tid_z},
+      {"%ntid.x", Special::ntid_x},
+      {"%ntid.y", Special::ntid_y},
+      {"%ntid.z", Special::ntid_z},
+      {"%ctaid.x", Special::ctaid_x},
+      {"%ctaid.y", Special::ctaid_y},
+      {"%ctaid.z", Special::ctaid_z},
+      {"%nctaid.x", Special::nctaid_x},
+      {"%nctaid.y", Special::nctaid_y},
+      {"%nctaid.z", Special::nctaid_z},
+      {"%laneid", Special::laneid},
+      {"%warpid", Special::warpid},
+      {"%nwarpid", Special::nwarpid},
+      {"%lanemask_eq", Special::lanemask_eq},
+      {"%lanemask_le", Special::lanemask_le},
+      {"%lanemask_lt", Special::lanemask_lt},
+      {"%lanemask_ge", Special::lanemask_ge},
+      {"%lanemask_gt", Special::lanemask_gt},
+      {"%dynamic_smem_size", Special::dynamic_smem_size},
+      {"%total_smem_size", Special::total_smem_size},
   };
   return names;
 }
@@ -44,8 +60,8 @@ Lowering::Lowering(Program& program) : program_(program), function_(*program.fun
 void Lowering::lay_out_params() {
   const std::vector<PtxParam>& params = function_.params;
   if (program_.args.params.size() != params.size())
-    throw InputError("entry '" + function_.name + "' takes " + std::to_string(params.size()) + " parameters, the launch gives " +
-                     std::to_string(program_.args.params.size()));
+    throw InputError("entry '" + function_.name + "' takes " + std::to_string(params.size()) +
+                     " parameters, the launch gives " + std::to_string(program_.args.params.size()));
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < params.size(); ++i) {
     offset = align_up(offset, params[i].align);
@@ -57,8 +73,8 @@ void Lowering::lay_out_params() {
     const std::vector<std::vector<std::uint8_t>>& raw = program_.args.param_bytes;
     if (i < raw.size() && !raw[i].empty()) {
       if (static_cast<std::int64_t>(raw[i].size()) != params[i].bytes)
-        throw InputError("parameter " + std::to_string(i) + " of '" + function_.name + "' has " + std::to_string(params[i].bytes) +
-                         " bytes, the launch gives " + std::to_string(raw[i].size()));
+        throw InputError("parameter " + std::to_string(i) + " of '" + function_.name + "' has " +
+                         std::to_string(params[i].bytes) + " bytes, the launch gives " + std::to_string(raw[i].size()));
       for (std::size_t b = 0; b < raw[i].size(); ++b) {
         param_image_[static_cast<std::size_t>(offset) + b] = raw[i][b];
         param_known_[static_cast<std::size_t>(offset) + b] = true;
@@ -124,7 +140,8 @@ Source Lowering::symbol_value(const PtxOperand& operand) const {
     return source;
   }
   if (const_symbols_.count(operand.symbol)) return source; // only ld.const reads through it: opaque data
-  if (global_symbols_.count(operand.symbol)) fail("device variable '" + operand.symbol + "' is not supported (pass it as a buffer parameter)");
+  if (global_symbols_.count(operand.symbol))
+    fail("device variable '" + operand.symbol + "' is not supported (pass it as a buffer parameter)");
   if (param_offsets_.count(operand.symbol)) fail("taking a kernel parameter's address is not supported");
   fail("unknown symbol '" + operand.symbol + "'");
 }
@@ -194,7 +211,9 @@ Address Lowering::address(const PtxOperand& operand, TraceSpace* symbol_space) c
   Address address;
   address.offset = operand.imm;
   address.reg = operand.reg;
-  if (operand.reg >= 0) address.reg_bits = static_cast<std::uint8_t>(8 * type_bytes(function_.registers[static_cast<std::size_t>(operand.reg)].type));
+  if (operand.reg >= 0)
+    address.reg_bits =
+        static_cast<std::uint8_t>(8 * type_bytes(function_.registers[static_cast<std::size_t>(operand.reg)].type));
   if (!operand.symbol.empty()) {
     const auto it = symbols_.find(operand.symbol);
     if (it == symbols_.end()) {
@@ -234,7 +253,8 @@ void lower_program(Program& program) {
   Lowering lowering(program);
   const std::vector<PtxInstruction>& instructions = program.function->instructions;
   program.code.reserve(instructions.size());
-  for (std::size_t pc = 0; pc < instructions.size(); ++pc) program.code.push_back(lowering.lower(static_cast<std::int32_t>(pc)));
+  for (std::size_t pc = 0; pc < instructions.size(); ++pc)
+    program.code.push_back(lowering.lower(static_cast<std::int32_t>(pc)));
   hoist_loads(program.code);
   const std::vector<std::int32_t> points = reconvergence_points(program.code);
   for (std::size_t pc = 0; pc < program.code.size(); ++pc) program.code[pc].reconverge = points[pc];

@@ -15,7 +15,9 @@ bool has(const std::vector<std::string>& opcode, std::string_view token) {
 
 bool is_type_token(const std::string& token) { return token == "pred" || type_bytes(token) > 0; }
 
-bool is_float_type(std::string_view token) { return !token.empty() && (token[0] == 'f' || token.substr(0, 2) == "bf" || token == "tf32"); }
+bool is_float_type(std::string_view token) {
+  return !token.empty() && (token[0] == 'f' || token.substr(0, 2) == "bf" || token == "tf32");
+}
 
 ValueType value_type(const std::string& token) {
   ValueType type;
@@ -46,11 +48,33 @@ bool pick(const std::vector<std::string>& opcode, std::initializer_list<std::pai
 
 const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
   static const std::vector<std::pair<std::string_view, Op>> ops = {
-      {"add", Op::add}, {"sub", Op::sub}, {"shl", Op::shl}, {"shr", Op::shr}, {"and", Op::bit_and}, {"or", Op::bit_or},
-      {"xor", Op::bit_xor}, {"not", Op::bit_not}, {"cnot", Op::cnot}, {"neg", Op::neg}, {"abs", Op::abs}, {"min", Op::min},
-      {"max", Op::max}, {"div", Op::div}, {"rem", Op::rem}, {"popc", Op::popc}, {"clz", Op::clz}, {"brev", Op::brev},
-      {"bfe", Op::bfe}, {"bfi", Op::bfi}, {"lop3", Op::lop3}, {"selp", Op::selp}, {"activemask", Op::activemask},
-      {"mul24", Op::mul24}, {"mad24", Op::mad24}, {"sad", Op::sad}, {"prmt", Op::prmt},
+      {"add", Op::add},
+      {"sub", Op::sub},
+      {"shl", Op::shl},
+      {"shr", Op::shr},
+      {"and", Op::bit_and},
+      {"or", Op::bit_or},
+      {"xor", Op::bit_xor},
+      {"not", Op::bit_not},
+      {"cnot", Op::cnot},
+      {"neg", Op::neg},
+      {"abs", Op::abs},
+      {"min", Op::min},
+      {"max", Op::max},
+      {"div", Op::div},
+      {"rem", Op::rem},
+      {"popc", Op::popc},
+      {"clz", Op::clz},
+      {"brev", Op::brev},
+      {"bfe", Op::bfe},
+      {"bfi", Op::bfi},
+      {"lop3", Op::lop3},
+      {"selp", Op::selp},
+      {"activemask", Op::activemask},
+      {"mul24", Op::mul24},
+      {"mad24", Op::mad24},
+      {"sad", Op::sad},
+      {"prmt", Op::prmt},
   };
   return ops;
 }
@@ -58,10 +82,27 @@ const std::vector<std::pair<std::string_view, Op>>& simple_integer_ops() {
 /// The source operands an integer operation reads.
 int source_count(Op op) {
   switch (op) {
-  case Op::mov: case Op::bit_not: case Op::cnot: case Op::neg: case Op::abs: case Op::popc: case Op::clz: case Op::brev:
-  case Op::cvt: case Op::to_generic: case Op::from_generic: return 1;
-  case Op::mad_lo: case Op::mad_hi: case Op::mad_wide: case Op::bfe: case Op::selp: case Op::prmt: case Op::mad24: case Op::sad: return 3;
-  case Op::bfi: case Op::lop3: return 4;
+  case Op::mov:
+  case Op::bit_not:
+  case Op::cnot:
+  case Op::neg:
+  case Op::abs:
+  case Op::popc:
+  case Op::clz:
+  case Op::brev:
+  case Op::cvt:
+  case Op::to_generic:
+  case Op::from_generic: return 1;
+  case Op::mad_lo:
+  case Op::mad_hi:
+  case Op::mad_wide:
+  case Op::bfe:
+  case Op::selp:
+  case Op::prmt:
+  case Op::mad24:
+  case Op::sad: return 3;
+  case Op::bfi:
+  case Op::lop3: return 4;
   default: return 2;
   }
 }
@@ -78,11 +119,13 @@ Instr Lowering::lower(std::int32_t pc) {
   const std::vector<std::string> types = type_tokens(instruction.opcode);
   if (!types.empty()) instr.type = instr.dst_type = value_type(types.back());
   const std::string& name = instruction.opcode[0];
-  if (name == "ld" || name == "ldu" || name == "st" || name == "atom" || name == "red") lower_memory(instruction, instr);
-  else if (lower_float(instruction, instr)) {}
-  else if (name == "bra" || name == "ret" || name == "exit" || name == "bar" || name == "barrier" || name == "shfl" ||
-           name == "vote" || name == "membar" || name == "fence" || name == "prefetch" || name == "prefetchu" ||
-           name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" || name == "createpolicy" || name == "cp")
+  if (name == "ld" || name == "ldu" || name == "st" || name == "atom" || name == "red")
+    lower_memory(instruction, instr);
+  else if (lower_float(instruction, instr)) {
+  } else if (name == "bra" || name == "ret" || name == "exit" || name == "bar" || name == "barrier" || name == "shfl" ||
+             name == "vote" || name == "membar" || name == "fence" || name == "prefetch" || name == "prefetchu" ||
+             name == "griddepcontrol" || name == "nanosleep" || name == "trap" || name == "call" ||
+             name == "createpolicy" || name == "cp")
     lower_control(instruction, instr);
   else lower_arithmetic(instruction, instr);
   return instr;
@@ -93,11 +136,15 @@ bool Lowering::lower_float(const PtxInstruction& instruction, Instr& instr) cons
   const std::vector<std::string>& opcode = instruction.opcode;
   const std::string& name = opcode[0];
   const std::vector<std::string> types = type_tokens(opcode);
-  const bool float_typed = std::any_of(types.begin(), types.end(), [](const std::string& t) { return is_float_type(t); });
-  static const std::vector<std::string_view> float_only = {"fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp"};
-  static const std::vector<std::string_view> float_when_typed = {"add", "sub", "mul", "mad", "div", "neg", "abs", "min", "max", "setp", "set", "cvt"};
-  const bool is_float = std::find(float_only.begin(), float_only.end(), name) != float_only.end() ||
-                        (float_typed && std::find(float_when_typed.begin(), float_when_typed.end(), name) != float_when_typed.end());
+  const bool float_typed =
+      std::any_of(types.begin(), types.end(), [](const std::string& t) { return is_float_type(t); });
+  static const std::vector<std::string_view> float_only = {"fma", "rcp", "sqrt", "rsqrt",    "sin",  "cos",
+                                                           "lg2", "ex2", "tanh", "copysign", "testp"};
+  static const std::vector<std::string_view> float_when_typed = {"add", "sub", "mul", "mad",  "div", "neg",
+                                                                 "abs", "min", "max", "setp", "set", "cvt"};
+  const bool is_float =
+      std::find(float_only.begin(), float_only.end(), name) != float_only.end() ||
+      (float_typed && std::find(float_when_typed.begin(), float_when_typed.end(), name) != float_when_typed.end());
   if (!is_float) return false;
   if (instruction.operands.empty()) fail("missing operands");
   instr.op = Op::data;
@@ -141,8 +188,17 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
     instr.op = Op::setp;
     instr.dst_type = ValueType{1, false, false, true};
     Compare compare = Compare::eq;
-    if (!pick<Compare>(opcode, {{"eq", Compare::eq}, {"ne", Compare::ne}, {"lt", Compare::lt}, {"lo", Compare::lt}, {"le", Compare::le},
-                               {"ls", Compare::le}, {"gt", Compare::gt}, {"hi", Compare::gt}, {"ge", Compare::ge}, {"hs", Compare::ge}},
+    if (!pick<Compare>(opcode,
+                       {{"eq", Compare::eq},
+                        {"ne", Compare::ne},
+                        {"lt", Compare::lt},
+                        {"lo", Compare::lt},
+                        {"le", Compare::le},
+                        {"ls", Compare::le},
+                        {"gt", Compare::gt},
+                        {"hi", Compare::gt},
+                        {"ge", Compare::ge},
+                        {"hs", Compare::ge}},
                        compare))
       fail("unsupported comparison in setp");
     instr.sub = static_cast<std::uint8_t>(compare);
@@ -160,14 +216,14 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
     if (has(opcode, "global")) {
       instr.op = Op::mov;
       instr.issues = false; // global and generic addresses coincide
-    }
-    else if (has(opcode, "shared") || has(opcode, "local")) {
+    } else if (has(opcode, "shared") || has(opcode, "local")) {
       instr.op = to_space ? Op::from_generic : Op::to_generic;
       instr.sub = has(opcode, "local") ? 1 : 0;
     } else fail("unsupported instruction 'cvta' for this state space");
   }
   if (!known) fail("unsupported instruction '" + name + "'");
-  if ((instr.op == Op::mul24 || instr.op == Op::mad24) && has(opcode, "hi")) fail("unsupported instruction '" + name + ".hi'");
+  if ((instr.op == Op::mul24 || instr.op == Op::mad24) && has(opcode, "hi"))
+    fail("unsupported instruction '" + name + ".hi'");
   if (instr.op == Op::prmt && opcode.size() > 2) fail("unsupported instruction 'prmt' with a mode"); // prmt.b32 only
   if (instr.op == Op::popc || instr.op == Op::clz) instr.dst_type = ValueType{32, false, false, false};
   if (instr.op == Op::activemask) {
@@ -178,7 +234,8 @@ void Lowering::lower_arithmetic(const PtxInstruction& instruction, Instr& instr)
   sources(operands, 1, instr);
   if (instr.op == Op::mov && instr.dst_count != instr.src_count && instr.dst_count != 1 && instr.src_count != 1)
     fail("mov between vectors of different sizes");
-  if (instr.src_count < source_count(instr.op)) fail("'" + name + "' needs " + std::to_string(source_count(instr.op)) + " source operands");
+  if (instr.src_count < source_count(instr.op))
+    fail("'" + name + "' needs " + std::to_string(source_count(instr.op)) + " source operands");
   // ptxas expands an integer division by a register into a routine (by a constant: a multiply
   // and shifts, about as cheap as one instruction).
   instr.divides_by_register = (instr.op == Op::div || instr.op == Op::rem) && instr.src[1].kind == Source::Kind::reg;
@@ -190,7 +247,9 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   MemoryForm form;
   for (std::size_t i = 1; i < opcode.size(); ++i) {
     const std::string& token = opcode[i];
-    if (token == "global" || token == "local" || token == "param" || token == "const" || token == "shared" || token == "shared::cta") form.space = token.substr(0, 6) == "shared" ? "shared" : token;
+    if (token == "global" || token == "local" || token == "param" || token == "const" || token == "shared" ||
+        token == "shared::cta")
+      form.space = token.substr(0, 6) == "shared" ? "shared" : token;
     else if (token == "shared::cluster") fail("distributed shared memory (shared::cluster) is not supported");
     else if (token == "v2" || token == "v4" || token == "v8") form.vector = token[1] - '0';
     else if (is_type_token(token)) form.type = token;
@@ -200,7 +259,8 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   const std::vector<PtxOperand>& operands = instruction.operands;
   if (operands.size() < 2) fail("missing operands");
   if (form.space == "param") {
-    if (name == "st") fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
+    if (name == "st")
+      fail("calls to functions that were not inlined are not supported"); // st.param passes call arguments
     if (name != "ld") fail("only ld.param is supported in the .param space");
     lower_param_load(instruction, form, instr);
     instr.issues = false; // kernel parameters are constant-bank operands of the instructions that use them
@@ -237,7 +297,8 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
   const std::vector<PtxOperand>& operands = instruction.operands;
   if (name == "bra") {
     instr.op = Op::branch;
-    if (operands.size() != 1 || operands[0].kind != PtxOperand::Kind::symbol) fail("indirect branches are not supported");
+    if (operands.size() != 1 || operands[0].kind != PtxOperand::Kind::symbol)
+      fail("indirect branches are not supported");
     const auto it = function_.labels.find(operands[0].symbol);
     if (it == function_.labels.end()) fail("unknown label '" + operands[0].symbol + "'");
     instr.target = it->second;
@@ -249,11 +310,16 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
     if (has(opcode, "arrive")) fail("unsupported instruction '" + name + ".arrive'");
     instr.op = Op::barrier;
     instr.sub = name == "bar" || has(opcode, "aligned") ? kBarrierAligned : 0; // bar.sync is barrier.sync.aligned
-    if (has(opcode, "red")) destinations(operands.at(0), instr); // __syncthreads_count and friends: data
+    if (has(opcode, "red")) destinations(operands.at(0), instr);               // __syncthreads_count and friends: data
   } else if (name == "shfl") {
     instr.op = Op::shfl;
     ShuffleMode mode = ShuffleMode::idx;
-    if (!pick<ShuffleMode>(opcode, {{"up", ShuffleMode::up}, {"down", ShuffleMode::down}, {"bfly", ShuffleMode::bfly}, {"idx", ShuffleMode::idx}}, mode))
+    if (!pick<ShuffleMode>(opcode,
+                           {{"up", ShuffleMode::up},
+                            {"down", ShuffleMode::down},
+                            {"bfly", ShuffleMode::bfly},
+                            {"idx", ShuffleMode::idx}},
+                           mode))
       fail("shfl without a mode");
     instr.sub = static_cast<std::uint8_t>(mode);
     if (operands.size() < 4) fail("missing operands");
@@ -262,7 +328,10 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
   } else if (name == "vote") {
     instr.op = Op::vote;
     VoteMode mode = VoteMode::ballot;
-    if (!pick<VoteMode>(opcode, {{"ballot", VoteMode::ballot}, {"any", VoteMode::any}, {"all", VoteMode::all}, {"uni", VoteMode::uni}}, mode))
+    if (!pick<VoteMode>(
+            opcode,
+            {{"ballot", VoteMode::ballot}, {"any", VoteMode::any}, {"all", VoteMode::all}, {"uni", VoteMode::uni}},
+            mode))
       fail("vote without a mode");
     instr.sub = static_cast<std::uint8_t>(mode);
     if (operands.size() < 2) fail("missing operands");
@@ -282,14 +351,16 @@ void Lowering::lower_control(const PtxInstruction& instruction, Instr& instr) co
 /// shared memory that the warp waits for at cp.async.wait_group / wait_all.
 void Lowering::lower_async_copy(const PtxInstruction& instruction, Instr& instr) const {
   const std::vector<std::string>& opcode = instruction.opcode;
-  if (!has(opcode, "async") || has(opcode, "bulk")) fail("unsupported instruction '" + instruction.text.substr(0, instruction.text.find(' ')) + "'");
+  if (!has(opcode, "async") || has(opcode, "bulk"))
+    fail("unsupported instruction '" + instruction.text.substr(0, instruction.text.find(' ')) + "'");
   if (has(opcode, "commit_group")) return;
   if (has(opcode, "wait_group") || has(opcode, "wait_all")) {
     instr.op = Op::async_wait;
     return;
   }
   const std::vector<PtxOperand>& operands = instruction.operands;
-  if (operands.size() < 3 || operands[2].kind != PtxOperand::Kind::imm_int) fail("cp.async needs [shared], [global], size");
+  if (operands.size() < 3 || operands[2].kind != PtxOperand::Kind::imm_int)
+    fail("cp.async needs [shared], [global], size");
   const std::int64_t bytes = operands[2].imm;
   if (bytes != 4 && bytes != 8 && bytes != 16) fail("cp.async copies 4, 8 or 16 bytes");
   instr.op = Op::async_copy;

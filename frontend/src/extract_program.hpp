@@ -17,10 +17,56 @@
 namespace cachewise::frontend {
 
 enum class Op : std::uint8_t {
-  mov, add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, shl, shr, bit_and, bit_or, bit_xor,
-  bit_not, cnot, neg, abs, min, max, div, rem, popc, clz, brev, bfe, bfi, lop3, prmt, mul24, mad24, sad, selp, setp, cvt,
-  to_generic, from_generic, data, load, store, atomic, barrier, branch, exit, shfl, vote, activemask, nop,
-  async_copy, async_wait, ///< cp.async (a global load into shared memory) and cp.async.wait_group / wait_all
+  mov,
+  add,
+  sub,
+  mul_lo,
+  mul_hi,
+  mul_wide,
+  mad_lo,
+  mad_hi,
+  mad_wide,
+  shl,
+  shr,
+  bit_and,
+  bit_or,
+  bit_xor,
+  bit_not,
+  cnot,
+  neg,
+  abs,
+  min,
+  max,
+  div,
+  rem,
+  popc,
+  clz,
+  brev,
+  bfe,
+  bfi,
+  lop3,
+  prmt,
+  mul24,
+  mad24,
+  sad,
+  selp,
+  setp,
+  cvt,
+  to_generic,
+  from_generic,
+  data,
+  load,
+  store,
+  atomic,
+  barrier,
+  branch,
+  exit,
+  shfl,
+  vote,
+  activemask,
+  nop,
+  async_copy,
+  async_wait, ///< cp.async (a global load into shared memory) and cp.async.wait_group / wait_all
 };
 
 enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -54,7 +100,8 @@ struct Instr {
   Op op = Op::nop;
   ValueType type;     ///< the operation's (source) type
   ValueType dst_type; ///< the destination's type (differs for cvt, mul.wide, setp)
-  std::uint8_t sub = 0; ///< Compare / ShuffleMode / VoteMode / generic window (0 shared, 1 local) / kExitTraps / kBarrierAligned
+  std::uint8_t sub =
+      0; ///< Compare / ShuffleMode / VoteMode / generic window (0 shared, 1 local) / kExitTraps / kBarrierAligned
   Combine combine = Combine::none;
   std::int32_t guard = -1;
   bool guard_negated = false;
@@ -65,20 +112,20 @@ struct Instr {
   std::array<Source, 5> src{};
   // memory operations
   TraceSpace space = TraceSpace::global;
-  bool generic = false; ///< no state space: shared / local / global decided per lane by window
-  bool pending = false; ///< the destination arrives late (global / local load, atomic with result)
+  bool generic = false;   ///< no state space: shared / local / global decided per lane by window
+  bool pending = false;   ///< the destination arrives late (global / local load, atomic with result)
   bool read_only = false; ///< ld.global.nc / ldu: no store of the kernel aliases it
   std::uint8_t vector = 1;
   std::uint8_t element_bytes = 4;
   Address address;
   Address source_address; ///< cp.async's global source (`address` is its shared destination)
   // control
-  std::int32_t target = -1;   ///< branch target
+  std::int32_t target = -1;     ///< branch target
   std::int32_t reconverge = -1; ///< where a divergent branch's paths meet (its immediate post-dominator)
   double flops_per_lane = 0;
   bool issues = true; ///< false where the machine code has no instruction (ld.param: constant operands; cvta.to.global)
   bool divides_by_register = false; ///< integer div / rem whose divisor is a register: a routine in the machine code
-  std::int32_t source = -1; ///< index of the PtxInstruction, for messages
+  std::int32_t source = -1;         ///< index of the PtxInstruction, for messages
 };
 
 /// Instr::sub of an exit that is a `trap`, and of a barrier every thread of a warp must reach
@@ -95,9 +142,29 @@ inline constexpr std::int64_t kWindowBytes = std::int64_t{1} << 32;
 
 /// Special registers, laid out after the function's own registers.
 enum class Special : std::uint8_t {
-  tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z,
-  laneid, warpid, nwarpid, lanemask_eq, lanemask_le, lanemask_lt, lanemask_ge, lanemask_gt,
-  dynamic_smem_size, total_smem_size, count,
+  tid_x,
+  tid_y,
+  tid_z,
+  ntid_x,
+  ntid_y,
+  ntid_z,
+  ctaid_x,
+  ctaid_y,
+  ctaid_z,
+  nctaid_x,
+  nctaid_y,
+  nctaid_z,
+  laneid,
+  warpid,
+  nwarpid,
+  lanemask_eq,
+  lanemask_le,
+  lanemask_lt,
+  lanemask_ge,
+  lanemask_gt,
+  dynamic_smem_size,
+  total_smem_size,
+  count,
 };
 
 /// What loop summaries did at one loop (by its first instruction), over the warps traced.
@@ -156,8 +223,8 @@ class WarpState;
 /// Runs one warp of a block; fills `trace` and returns the most loads it had in flight.
 /// `steps_before`: the steps the block's earlier warps made (a block's trace has a size limit);
 /// `expected_steps`: what `trace` reserves at the start (an earlier warp's count).
-std::int64_t run_warp(WarpState& state, const std::array<std::int64_t, 3>& block_index, std::int64_t warp, WarpTrace& trace,
-                      std::size_t steps_before, std::size_t expected_steps);
+std::int64_t run_warp(WarpState& state, const std::array<std::int64_t, 3>& block_index, std::int64_t warp,
+                      WarpTrace& trace, std::size_t steps_before, std::size_t expected_steps);
 /// Integer and data operations (everything but memory and control) on the lanes in `mask`.
 void execute_alu(WarpState& warp, const Instr& instr, std::uint32_t mask, std::uint32_t active);
 

@@ -21,10 +21,13 @@ constexpr std::size_t kMaxStepsPerInstruction = 3;
 std::string describe_origin(const Program& program, std::int32_t origin) {
   const PtxInstruction& instruction = program.function->instructions[static_cast<std::size_t>(origin)];
   const std::string& name = instruction.opcode[0];
-  const bool param = std::find(instruction.opcode.begin(), instruction.opcode.end(), "param") != instruction.opcode.end();
-  const bool constant = std::find(instruction.opcode.begin(), instruction.opcode.end(), "const") != instruction.opcode.end();
+  const bool param =
+      std::find(instruction.opcode.begin(), instruction.opcode.end(), "param") != instruction.opcode.end();
+  const bool constant =
+      std::find(instruction.opcode.begin(), instruction.opcode.end(), "const") != instruction.opcode.end();
   if (param) return "a struct parameter's bytes the launch does not give";
-  if (name == "ld" || name == "ldu" || name == "atom" || name == "bar" || name == "barrier" || constant) return "a value loaded from memory";
+  if (name == "ld" || name == "ldu" || name == "atom" || name == "bar" || name == "barrier" || constant)
+    return "a value loaded from memory";
   if (name == "shfl") return "a value shuffled from an inactive lane";
   if (name == "mov" || name == "createpolicy") return "a value only the hardware knows";
   return "a floating-point value";
@@ -35,8 +38,9 @@ bool loads_global_integers(const Program& program, std::int32_t origin) {
   const std::vector<std::string>& opcode = program.function->instructions[static_cast<std::size_t>(origin)].opcode;
   if (opcode[0] != "ld" && opcode[0] != "ldu") return false;
   return std::none_of(opcode.begin(), opcode.end(), [](const std::string& token) {
-    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" || token == "const" ||
-           token == "f16" || token == "f16x2" || token == "bf16" || token == "bf16x2" || token == "f32" || token == "f64";
+    return token == "shared" || token.starts_with("shared::") || token == "local" || token == "param" ||
+           token == "const" || token == "f16" || token == "f16x2" || token == "bf16" || token == "bf16x2" ||
+           token == "f32" || token == "f64";
   });
 }
 
@@ -44,7 +48,8 @@ std::uint32_t guard_lanes(const WarpState& warp, const Instr& instr, std::uint32
   if (instr.guard < 0) return active;
   std::uint32_t lanes = 0;
   const std::int64_t* values = &warp.value[static_cast<std::size_t>(instr.guard) * 32];
-  for_lanes(active, [&](int lane) { lanes |= static_cast<std::uint32_t>((values[lane] != 0) != instr.guard_negated) << lane; });
+  for_lanes(active,
+            [&](int lane) { lanes |= static_cast<std::uint32_t>((values[lane] != 0) != instr.guard_negated) << lane; });
   return lanes;
 }
 
@@ -75,7 +80,8 @@ void wait_for_loads(WarpState& warp, const Instr& instr, std::uint32_t active) {
 }
 
 /// Resolves a generic address to its space and offset; every active lane must agree on the space.
-TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint32_t mask, std::array<std::uint64_t, 32>& address) {
+TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint32_t mask,
+                           std::array<std::uint64_t, 32>& address) {
   const auto space_of = [](std::uint64_t a) {
     const auto s = static_cast<std::int64_t>(a);
     if (s >= kSharedWindow && s < kSharedWindow + kWindowBytes) return TraceSpace::shared;
@@ -84,7 +90,8 @@ TraceSpace resolve_generic(const Program& program, const Instr& instr, std::uint
   };
   const TraceSpace space = space_of(address[static_cast<std::size_t>(std::countr_zero(mask))]);
   for_lanes(mask, [&](int lane) {
-    if (space_of(address[lane]) != space) fail_access(program, instr, "a generic access that mixes state spaces across lanes is not supported");
+    if (space_of(address[lane]) != space)
+      fail_access(program, instr, "a generic access that mixes state spaces across lanes is not supported");
     if (space == TraceSpace::shared) address[lane] -= static_cast<std::uint64_t>(kSharedWindow);
     if (space == TraceSpace::local) address[lane] -= static_cast<std::uint64_t>(kLocalWindow);
   });
@@ -98,19 +105,23 @@ std::string nearest_buffer_offset(const std::vector<TraceBuffer>& buffers, std::
   std::uint64_t nearest_distance = ~std::uint64_t{0};
   for (const TraceBuffer& buffer : buffers) {
     const std::uint64_t end = buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
-    const std::uint64_t distance = address < buffer.base_address ? buffer.base_address - address : address >= end ? address - end + 1 : 0;
+    const std::uint64_t distance = address < buffer.base_address ? buffer.base_address - address
+                                   : address >= end              ? address - end + 1
+                                                                 : 0;
     if (distance < nearest_distance) {
       nearest = &buffer;
       nearest_distance = distance;
     }
   }
   const auto offset = static_cast<std::int64_t>(address - nearest->base_address);
-  return "byte offset " + std::to_string(offset) + " of buffer '" + nearest->name + "' (" + std::to_string(nearest->bytes) + " bytes)";
+  return "byte offset " + std::to_string(offset) + " of buffer '" + nearest->name + "' (" +
+         std::to_string(nearest->bytes) + " bytes)";
 }
 
 /// True when every active lane is aligned and the lanes' span lies inside one valid range (the
 /// common case, checked without looking at lanes one by one).
-bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
+bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask,
+                         const std::array<std::uint64_t, 32>& address, int bytes) {
   std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
   const auto widen = [&](std::uint64_t a) {
     low = std::min(low, a);
@@ -133,27 +144,43 @@ bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t
   });
 }
 
-void check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask, const std::array<std::uint64_t, 32>& address, int bytes) {
+void check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                  const std::array<std::uint64_t, 32>& address, int bytes) {
   if (obviously_in_bounds(program, space, mask, address, bytes)) return;
   for_lanes(mask, [&](int lane) {
     const std::uint64_t a = address[lane];
-    if (a % static_cast<std::uint64_t>(bytes) != 0) fail_access(program, instr, "misaligned " + std::to_string(bytes) + "-byte access at address " + std::to_string(a));
-    if (space == TraceSpace::shared && a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.shared_bytes))
-      fail_access(program, instr, "shared memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) + " outside the block's " + std::to_string(program.shared_bytes) + " bytes");
-    if (space == TraceSpace::local && a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.local_bytes))
-      fail_access(program, instr, "local memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) + " outside the thread's " + std::to_string(program.local_bytes) + " bytes");
+    if (a % static_cast<std::uint64_t>(bytes) != 0)
+      fail_access(program, instr,
+                  "misaligned " + std::to_string(bytes) + "-byte access at address " + std::to_string(a));
+    if (space == TraceSpace::shared &&
+        a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.shared_bytes))
+      fail_access(program, instr,
+                  "shared memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) +
+                      " outside the block's " + std::to_string(program.shared_bytes) + " bytes");
+    if (space == TraceSpace::local &&
+        a + static_cast<std::uint64_t>(bytes) > static_cast<std::uint64_t>(program.local_bytes))
+      fail_access(program, instr,
+                  "local memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) +
+                      " outside the thread's " + std::to_string(program.local_bytes) + " bytes");
     if (space != TraceSpace::global || program.args.buffers.empty()) return;
-    const bool inside = std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
-      return a >= buffer.base_address && a + static_cast<std::uint64_t>(bytes) <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
-    });
-    if (!inside) fail_access(program, instr, "global access outside every buffer: " + std::to_string(bytes) + " bytes at " + nearest_buffer_offset(program.args.buffers, a));
+    const bool inside =
+        std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
+          return a >= buffer.base_address && a + static_cast<std::uint64_t>(bytes) <=
+                                                 buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+        });
+    if (!inside)
+      fail_access(program, instr,
+                  "global access outside every buffer: " + std::to_string(bytes) + " bytes at " +
+                      nearest_buffer_offset(program.args.buffers, a));
   });
 }
 
 /// The declared buffer holding `address`, or nullptr.
 const KnownContents* declared_buffer(const Program& program, std::uint64_t address) {
   for (const KnownContents& contents : program.args.contents) {
-    if (address >= contents.base_address && address - contents.base_address < static_cast<std::uint64_t>(contents.bytes)) return &contents;
+    if (address >= contents.base_address &&
+        address - contents.base_address < static_cast<std::uint64_t>(contents.bytes))
+      return &contents;
   }
   return nullptr;
 }
@@ -171,18 +198,25 @@ std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceS
     if (!declared) return;
     const auto buffer = [&] { return "buffer '" + declared->buffer + "'"; }; // built only for a message
     if (instr.op != Op::load)
-      fail_access(program, instr, std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer() + ", whose contents are declared, is not supported");
+      fail_access(program, instr,
+                  std::string(instr.op == Op::store ? "a store to " : "an atomic on ") + buffer() +
+                      ", whose contents are declared, is not supported");
     if (instr.dst_count == 0) return; // cp.async's global half: the values land in shared memory, where they are data
-    if (instr.type.is_float) fail_access(program, instr, buffer() + " has declared integer contents but is read as floating point");
+    if (instr.type.is_float)
+      fail_access(program, instr, buffer() + " has declared integer contents but is read as floating point");
     const auto element_bytes = static_cast<std::uint64_t>(declared->element_bytes);
     if (instr.element_bytes != declared->element_bytes)
-      fail_access(program, instr, "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer() + ", whose declared elements are " +
-                                      std::to_string(element_bytes) + " bytes");
+      fail_access(program, instr,
+                  "a " + std::to_string(instr.element_bytes) + "-byte load of " + buffer() +
+                      ", whose declared elements are " + std::to_string(element_bytes) + " bytes");
     const std::uint64_t offset = address[static_cast<std::size_t>(lane)] - declared->base_address;
-    if (offset % element_bytes) fail_access(program, instr, "a load of " + buffer() + " at byte " + std::to_string(offset) + ", not at an element");
+    if (offset % element_bytes)
+      fail_access(program, instr,
+                  "a load of " + buffer() + " at byte " + std::to_string(offset) + ", not at an element");
     for (int component = 0; component < instr.dst_count; ++component) {
       const auto element = static_cast<std::int64_t>(offset / element_bytes) + component;
-      if ((element + 1) * declared->element_bytes > declared->bytes) fail_access(program, instr, "a load past the end of " + buffer());
+      if ((element + 1) * declared->element_bytes > declared->bytes)
+        fail_access(program, instr, "a load past the end of " + buffer());
       std::int64_t value = 0;
       try {
         value = declared->value(element);
@@ -201,7 +235,8 @@ std::uint32_t load_declared_contents(WarpState& warp, const Instr& instr, TraceS
 void note_loaded_buffer(WarpState& warp, const Instr& instr, std::uint64_t address) {
   const std::vector<TraceBuffer>& buffers = warp.program.args.buffers;
   for (std::size_t b = 0; b < buffers.size(); ++b) {
-    if (address >= buffers[b].base_address && address - buffers[b].base_address < static_cast<std::uint64_t>(buffers[b].bytes)) {
+    if (address >= buffers[b].base_address &&
+        address - buffers[b].base_address < static_cast<std::uint64_t>(buffers[b].bytes)) {
       warp.loaded_buffer[static_cast<std::size_t>(instr.source)] = static_cast<std::int16_t>(b);
       return;
     }
@@ -226,17 +261,22 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const auto offset = static_cast<std::uint64_t>(instr.address.offset);
   // A 32-bit address register's sum wraps at 2^32 as the hardware's does: nvcc may leave the
   // register below the array (a negative row times the pitch) and add the offset back.
-  const std::uint64_t address_mask = instr.address.reg >= 0 && instr.address.reg_bits == 32 ? 0xffffffffULL : ~std::uint64_t{0};
+  const std::uint64_t address_mask =
+      instr.address.reg >= 0 && instr.address.reg_bits == 32 ? 0xffffffffULL : ~std::uint64_t{0};
   if (mask == ~0u) {
-    for (int lane = 0; lane < 32; ++lane) step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask;
+    for (int lane = 0; lane < 32; ++lane)
+      step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask;
   } else {
-    for_lanes(mask, [&](int lane) { step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask; });
+    for_lanes(mask, [&](int lane) {
+      step.address[static_cast<std::size_t>(lane)] = (static_cast<std::uint64_t>(base[lane]) + offset) & address_mask;
+    });
   }
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
   check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
   const TraceSpace space = step.space;
   const std::uint32_t known = load_declared_contents(warp, instr, space, mask, step.address);
-  if (instr.dst_count > 0 && space == TraceSpace::global && known != mask) note_loaded_buffer(warp, instr, step.address[static_cast<std::size_t>(std::countr_zero(mask))]);
+  if (instr.dst_count > 0 && space == TraceSpace::global && known != mask)
+    note_loaded_buffer(warp, instr, step.address[static_cast<std::size_t>(std::countr_zero(mask))]);
   for (int i = 0; i < instr.dst_count; ++i) {
     const std::int32_t reg = instr.dst[i];
     if (reg < 0) continue;
@@ -279,10 +319,22 @@ void execute_shuffle(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     int j = lane;
     bool valid = true;
     switch (static_cast<ShuffleMode>(instr.sub)) {
-    case ShuffleMode::up: j = lane - b; valid = j >= max_lane; break;
-    case ShuffleMode::down: j = lane + b; valid = j <= max_lane; break;
-    case ShuffleMode::bfly: j = lane ^ b; valid = j <= max_lane; break;
-    case ShuffleMode::idx: j = min_lane | (b & ~segment); valid = j <= max_lane; break;
+    case ShuffleMode::up:
+      j = lane - b;
+      valid = j >= max_lane;
+      break;
+    case ShuffleMode::down:
+      j = lane + b;
+      valid = j <= max_lane;
+      break;
+    case ShuffleMode::bfly:
+      j = lane ^ b;
+      valid = j <= max_lane;
+      break;
+    case ShuffleMode::idx:
+      j = min_lane | (b & ~segment);
+      valid = j <= max_lane;
+      break;
     }
     if (!valid) j = lane;
     const bool source_active = (mask >> j) & 1;
@@ -291,7 +343,8 @@ void execute_shuffle(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     if (!source_active || ((source_data >> j) & 1) || ((control_data >> lane) & 1)) data |= 1u << lane;
   });
   std::int32_t from = instr.source;
-  if (control_data) from = warp.origin_of(warp.tainted(instr.src[1]) & mask ? instr.src[1] : instr.src[2], instr.source);
+  if (control_data)
+    from = warp.origin_of(warp.tainted(instr.src[1]) & mask ? instr.src[1] : instr.src[2], instr.source);
   else if (source_data & mask) from = warp.origin_of(instr.src[0], instr.source);
   if (instr.dst[0] >= 0) {
     for_lanes(mask, [&](int lane) { warp.at(instr.dst[0], lane) = result[lane]; });
@@ -324,9 +377,12 @@ void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& blo
   const Program& program = warp.program;
   const Dim3& block = program.args.block;
   const Dim3& grid = program.args.grid;
-  const auto row = [&](Special special) { return &warp.at(program.special_base + static_cast<std::int32_t>(special), 0); };
+  const auto row = [&](Special special) {
+    return &warp.at(program.special_base + static_cast<std::int32_t>(special), 0);
+  };
   // Thread coordinates by counting (x fastest), not dividing per lane.
-  std::int64_t x = warp_index * 32 % block.x, y = warp_index * 32 / block.x % block.y, z = warp_index * 32 / (block.x * block.y);
+  std::int64_t x = warp_index * 32 % block.x, y = warp_index * 32 / block.x % block.y,
+               z = warp_index * 32 / (block.x * block.y);
   std::int64_t *tid_x = row(Special::tid_x), *tid_y = row(Special::tid_y), *tid_z = row(Special::tid_z);
   for (int lane = 0; lane < 32; ++lane) {
     tid_x[lane] = x;
@@ -340,18 +396,25 @@ void initialize_specials(WarpState& warp, const std::array<std::int64_t, 3>& blo
       }
     }
   }
-  const std::pair<Special, std::int64_t> uniform[] = {
-      {Special::ntid_x, block.x}, {Special::ntid_y, block.y}, {Special::ntid_z, block.z},
-      {Special::ctaid_x, block_index[0]}, {Special::ctaid_y, block_index[1]}, {Special::ctaid_z, block_index[2]},
-      {Special::nctaid_x, grid.x}, {Special::nctaid_y, grid.y}, {Special::nctaid_z, grid.z},
-      {Special::warpid, warp_index}, {Special::nwarpid, (block.count() + 31) / 32},
-      {Special::dynamic_smem_size, program.args.dynamic_shared_bytes}, {Special::total_smem_size, program.shared_bytes}};
+  const std::pair<Special, std::int64_t> uniform[] = {{Special::ntid_x, block.x},
+                                                      {Special::ntid_y, block.y},
+                                                      {Special::ntid_z, block.z},
+                                                      {Special::ctaid_x, block_index[0]},
+                                                      {Special::ctaid_y, block_index[1]},
+                                                      {Special::ctaid_z, block_index[2]},
+                                                      {Special::nctaid_x, grid.x},
+                                                      {Special::nctaid_y, grid.y},
+                                                      {Special::nctaid_z, grid.z},
+                                                      {Special::warpid, warp_index},
+                                                      {Special::nwarpid, (block.count() + 31) / 32},
+                                                      {Special::dynamic_smem_size, program.args.dynamic_shared_bytes},
+                                                      {Special::total_smem_size, program.shared_bytes}};
   for (const auto& [special, value] : uniform) {
     std::int64_t* values = row(special);
     for (int lane = 0; lane < 32; ++lane) values[lane] = value;
   }
-  std::int64_t *lane_id = row(Special::laneid), *eq = row(Special::lanemask_eq), *le = row(Special::lanemask_le), *lt = row(Special::lanemask_lt),
-               *ge = row(Special::lanemask_ge), *gt = row(Special::lanemask_gt);
+  std::int64_t *lane_id = row(Special::laneid), *eq = row(Special::lanemask_eq), *le = row(Special::lanemask_le),
+               *lt = row(Special::lanemask_lt), *ge = row(Special::lanemask_ge), *gt = row(Special::lanemask_gt);
   for (int lane = 0; lane < 32; ++lane) {
     const std::int64_t bit = std::int64_t{1} << lane;
     lane_id[lane] = lane;
@@ -416,20 +479,23 @@ bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace spac
 void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin) {
   if (origin == kOriginSkippedByLoopSummary) throw LoopSummaryInvalid{};
   const Program& program = warp.program;
-  std::string message = program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
+  std::string message =
+      program.where(pc) + ": " + what + " depends on " + describe_origin(program, origin) + " (" + program.text(origin);
   if (program.where(origin) != program.where(pc)) message += " at " + program.where(origin);
-  message += "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
+  message +=
+      "): data-dependent " + std::string(what == "address" ? "accesses are" : "control flow is") + " not supported";
   if (loads_global_integers(program, origin)) {
     const std::int16_t buffer = warp.loaded_buffer[static_cast<std::size_t>(origin)];
     const std::string name = buffer >= 0 ? program.args.buffers[static_cast<std::size_t>(buffer)].name : "";
     message += name.empty() ? " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)"
-                            : " unless what buffer '" + name + "' holds is declared (\"contents\", --contents " + name + "=EXPR)";
+                            : " unless what buffer '" + name + "' holds is declared (\"contents\", --contents " + name +
+                                  "=EXPR)";
   }
   throw InputError(message);
 }
 
-std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index, WarpTrace& trace,
-                      std::size_t steps_before, std::size_t expected_steps) {
+std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_index, std::int64_t warp_index,
+                      WarpTrace& trace, std::size_t steps_before, std::size_t expected_steps) {
   const Program& program = warp.program;
   // The steps vector never grows past the block's budget, and is never copied from more than
   // half of it (past half, it takes the whole budget, whose pages count only once written): a
@@ -455,18 +521,23 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     }
     const Instr& instr = program.code[static_cast<std::size_t>(frame.pc)];
     if (++executed > kMaxWarpInstructions)
-      throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) + " instructions (a loop that does not end?)");
+      throw InputError(program.where(instr.source) + ": a warp ran more than " + std::to_string(kMaxWarpInstructions) +
+                       " instructions (a loop that does not end?)");
     if (trace.steps.size() + steps_before > kMaxBlockSteps)
-      throw TraceLimitError(program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) + " warp memory accesses: too long to trace (a block's trace is held in memory, 280 MiB at this limit)");
+      throw TraceLimitError(
+          program.where(instr.source) + ": a block makes more than " + std::to_string(kMaxBlockSteps) +
+          " warp memory accesses: too long to trace (a block's trace is held in memory, 280 MiB at this limit)");
     if (trace.steps.size() + kMaxStepsPerInstruction > trace.steps.capacity())
       trace.steps.reserve(room(std::max<std::size_t>(64, 2 * trace.steps.capacity())));
     wait_for_loads(warp, instr, active);
     const std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
-    const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load || instr.op == Op::store ||
-                         instr.op == Op::atomic || instr.op == Op::barrier || instr.op == Op::shfl || instr.op == Op::vote ||
-                         instr.op == Op::async_copy;
-    if (guard_data && decides) throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate", warp.origin[static_cast<std::size_t>(instr.guard)]);
+    const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load ||
+                         instr.op == Op::store || instr.op == Op::atomic || instr.op == Op::barrier ||
+                         instr.op == Op::shfl || instr.op == Op::vote || instr.op == Op::async_copy;
+    if (guard_data && decides)
+      throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate",
+                           warp.origin[static_cast<std::size_t>(instr.guard)]);
     if (warp.loops.engaged()) warp.loops.before(warp, frame.pc, instr, active, mask);
     if (instr.issues) trace.warp_instructions += 1;
     if (instr.divides_by_register) trace.register_divisions += 1;
@@ -479,17 +550,19 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     }
     case Op::exit:
       if (instr.sub == kExitTraps && mask)
-        throw InputError(program.where(instr.source) + ": the kernel traps in block " + block_text(block_index) + ", warp " +
-                         std::to_string(warp_index) + " (" + program.text(instr.source) + ")");
+        throw InputError(program.where(instr.source) + ": the kernel traps in block " + block_text(block_index) +
+                         ", warp " + std::to_string(warp_index) + " (" + program.text(instr.source) + ")");
       exited |= mask;
       break;
     case Op::barrier: {
       // Lanes missing from a barrier every lane must reach together: a divergent barrier, unless
       // they wait at an exit (`if (i >= n) return;` before the barrier).
       const std::uint32_t live = present & ~exited;
-      if (instr.sub == kBarrierAligned && mask && mask != live && !(mask == active && wait_to_exit(program, stack, live & ~mask)))
-        throw InputError(program.where(instr.source) + ": divergent barrier: " + std::to_string(std::popcount(mask)) + " of the " +
-                         std::to_string(std::popcount(live)) + " threads of warp " + std::to_string(warp_index) + " in block " + block_text(block_index) +
+      if (instr.sub == kBarrierAligned && mask && mask != live &&
+          !(mask == active && wait_to_exit(program, stack, live & ~mask)))
+        throw InputError(program.where(instr.source) + ": divergent barrier: " + std::to_string(std::popcount(mask)) +
+                         " of the " + std::to_string(std::popcount(live)) + " threads of warp " +
+                         std::to_string(warp_index) + " in block " + block_text(block_index) +
                          " reach it, the others do not (" + program.text(instr.source) + ")");
       TraceStep& step = trace.steps.emplace_back();
       step.kind = TraceStep::Kind::barrier;
@@ -498,7 +571,9 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
       if (instr.dst_count) warp.set_taint(instr.dst[0], mask, ~0u, instr.source);
       break;
     }
-    case Op::load: case Op::store: case Op::atomic:
+    case Op::load:
+    case Op::store:
+    case Op::atomic:
       if (mask) execute_access(warp, instr, mask);
       break;
     case Op::shfl: execute_shuffle(warp, instr, mask); break;
@@ -512,7 +587,8 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     default:
       execute_alu(warp, instr, mask, active);
       if (guard_data)
-        for (int i = 0; i < instr.dst_count; ++i) warp.set_taint(instr.dst[i], guard_data, ~0u, warp.origin[static_cast<std::size_t>(instr.guard)]);
+        for (int i = 0; i < instr.dst_count; ++i)
+          warp.set_taint(instr.dst[i], guard_data, ~0u, warp.origin[static_cast<std::size_t>(instr.guard)]);
       trace.flops += instr.flops_per_lane * std::popcount(mask);
     }
     if (warp.loops.recording()) warp.loops.after(warp, instr, mask);

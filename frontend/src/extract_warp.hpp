@@ -34,10 +34,12 @@ inline void normalize_lanes(const std::int64_t* in, std::int64_t* out, ValueType
     for (int lane = 0; lane < 32; ++lane) out[lane] = 0;
   } else if (type.is_signed) { // ((x & mask) ^ sign) - sign: sign extension in operations SSE2 has for 64-bit lanes
     const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1, sign = std::uint64_t{1} << (type.bits - 1);
-    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(((static_cast<std::uint64_t>(in[lane]) & mask) ^ sign) - sign);
+    for (int lane = 0; lane < 32; ++lane)
+      out[lane] = static_cast<std::int64_t>(((static_cast<std::uint64_t>(in[lane]) & mask) ^ sign) - sign);
   } else {
     const std::uint64_t mask = (std::uint64_t{1} << type.bits) - 1;
-    for (int lane = 0; lane < 32; ++lane) out[lane] = static_cast<std::int64_t>(static_cast<std::uint64_t>(in[lane]) & mask);
+    for (int lane = 0; lane < 32; ++lane)
+      out[lane] = static_cast<std::int64_t>(static_cast<std::uint64_t>(in[lane]) & mask);
   }
 }
 
@@ -53,10 +55,13 @@ inline void for_lanes(std::uint32_t mask, F&& f) {
 class WarpState {
 public:
   explicit WarpState(const Program& lowered)
-      : program(lowered), value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
-        taint(static_cast<std::size_t>(lowered.register_count), 0), origin(static_cast<std::size_t>(lowered.register_count), -1),
+      : program(lowered),
+        value(static_cast<std::size_t>(lowered.register_count) * 32, 0),
+        taint(static_cast<std::size_t>(lowered.register_count), 0),
+        origin(static_cast<std::size_t>(lowered.register_count), -1),
         pending(static_cast<std::size_t>(lowered.register_count), 0),
-        loaded_buffer(lowered.function->instructions.size(), -1), loops(lowered) {}
+        loaded_buffer(lowered.function->instructions.size(), -1),
+        loops(lowered) {}
 
   /// Clears the registers for the next warp of a block (one state serves them all, so its
   /// memory stays in cache).
@@ -73,12 +78,15 @@ public:
     loops.start_warp();
   }
 
-  std::int64_t& at(std::int32_t reg, int lane) { return value[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)]; }
+  std::int64_t& at(std::int32_t reg, int lane) {
+    return value[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)];
+  }
 
   /// The source's value in `lane`, reduced to `type`.
   std::int64_t read(const Source& source, int lane, ValueType type) const {
     std::int64_t raw = source.imm;
-    if (source.kind == Source::Kind::reg) raw = value[static_cast<std::size_t>(source.reg) * 32 + static_cast<std::size_t>(lane)];
+    if (source.kind == Source::Kind::reg)
+      raw = value[static_cast<std::size_t>(source.reg) * 32 + static_cast<std::size_t>(lane)];
     const std::int64_t v = normalize(raw, type);
     return source.negated ? !v : v;
   }
@@ -130,6 +138,7 @@ bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace spac
                      const std::array<std::uint64_t, 32>& address, int bytes);
 
 /// "spmv.cu:47: address depends on a value loaded from memory (ld.global.u32 %r2, [%rd24]): ..."
-[[noreturn]] void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin);
+[[noreturn]] void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what,
+                                       std::int32_t origin);
 
 } // namespace cachewise::frontend

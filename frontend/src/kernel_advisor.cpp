@@ -29,7 +29,8 @@ void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, c
   check_fits_device(shape, profile);
 }
 
-CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry, int compute_capability) {
+CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+                           int compute_capability) {
   CompileRequest request;
   request.source = spec.source;
   request.compute_capability = compute_capability;
@@ -38,7 +39,8 @@ CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch
   request.compiler_options = spec.compiler_options;
   request.defines = spec.defines;
   if (launch.template_arguments.empty()) {
-    for (const auto& [name, value] : launch.config.values()) request.defines.push_back({name, launch.config.text(name)});
+    for (const auto& [name, value] : launch.config.values())
+      request.defines.push_back({name, launch.config.text(name)});
   } else {
     request.instantiations.push_back(instance_text(entry.function, launch.template_arguments));
   }
@@ -56,7 +58,7 @@ struct Build {
   CompileRequest request;
   std::optional<CompiledKernel> compiled;
   std::string error;
-  std::string entry;                      ///< mangled
+  std::string entry;                       ///< mangled
   std::shared_ptr<const PtxModule> module; ///< parsed once, shared by the candidates of this build
 };
 
@@ -73,7 +75,8 @@ class ParameterUse {
 public:
   ParameterUse(const KernelSpec& spec, const LaunchModel& model) {
     for (const ParameterValues& parameter : spec.parameters) {
-      if (parameter.values.size() >= 2 && !model.launch_uses(parameter.name)) followed_.push_back({parameter.name, false, false, {}});
+      if (parameter.values.size() >= 2 && !model.launch_uses(parameter.name))
+        followed_.push_back({parameter.name, false, false, {}});
     }
   }
 
@@ -98,7 +101,8 @@ public:
   void check() const {
     for (const Followed& parameter : followed_) {
       if (parameter.compared && !parameter.differs) {
-        throw InputError("parameter '" + parameter.name + "' is used neither by the source (its values compile to identical PTX) "
+        throw InputError("parameter '" + parameter.name +
+                         "' is used neither by the source (its values compile to identical PTX) "
                          "nor by a launch expression");
       }
     }
@@ -116,7 +120,8 @@ private:
   /// lies in a per-thread directory).
   static std::size_t normalized_ptx_hash(const Build& build) {
     std::string ptx = build.compiled->ptx;
-    for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos; at = ptx.find(build.entry, at)) {
+    for (std::size_t at = ptx.find(build.entry); !build.entry.empty() && at != std::string::npos;
+         at = ptx.find(build.entry, at)) {
       ptx.replace(at, build.entry.size(), "@entry");
     }
     for (std::size_t at = ptx.find(".file"); at != std::string::npos; at = ptx.find(".file", at)) {
@@ -128,8 +133,9 @@ private:
   std::vector<Followed> followed_;
 };
 
-void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned, Compiler& compiler,
-                    std::size_t threads, const std::function<void(std::size_t, std::size_t)>& on_compiled = {}) {
+void compile_builds(std::vector<Build>& builds, const EntryName& entry, const std::vector<Planned>& planned,
+                    Compiler& compiler, std::size_t threads,
+                    const std::function<void(std::size_t, std::size_t)>& on_compiled = {}) {
   std::vector<std::vector<std::string>> template_arguments(builds.size());
   for (const Planned& plan : planned) template_arguments[plan.build] = plan.launch.template_arguments;
   std::atomic<std::size_t> compiled{0};
@@ -157,7 +163,8 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
 }
 
 /// The candidate's declared contents, placed at their buffers' base addresses.
-std::vector<KnownContents> known_contents(const KernelSpec& spec, const CandidateLaunch& launch, const std::vector<std::uint64_t>& bases) {
+std::vector<KnownContents> known_contents(const KernelSpec& spec, const CandidateLaunch& launch,
+                                          const std::vector<std::uint64_t>& bases) {
   std::vector<KnownContents> known;
   for (std::size_t i = 0; i < spec.buffers.size(); ++i) {
     const DeclaredContents* contents = launch.contents_of(spec.buffers[i].name);
@@ -203,7 +210,8 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& 
   for (const PtxFunction& function : build.module->functions) {
     if (function.name == build.entry) parameters = function.params;
   }
-  for (std::size_t i = 0; i < spec.buffers.size(); ++i) kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
+  for (std::size_t i = 0; i < spec.buffers.size(); ++i)
+    kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
   LaunchArgs args;
   args.grid = launch.grid;
   args.block = launch.block;
@@ -215,17 +223,16 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& 
   args.summarise_loops = !spec.replay_loops;
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   trace_boundary_blocks(*traced.extractor, launch.grid);
-  kernel->trace_block = [extractor = traced.extractor, module = build.module](const std::array<std::int64_t, 3>& index) {
-    return extractor->trace_block(index);
-  };
+  kernel->trace_block = [extractor = traced.extractor, module = build.module](
+                            const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
   traced.kernel = std::move(kernel);
   return traced;
 }
 
 /// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
 void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
-           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile, bool name_entry_in_errors,
-           advisor::CandidatePool& pool) {
+           const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile,
+           bool name_entry_in_errors, advisor::CandidatePool& pool) {
   const CandidateLaunch& launch = plan.launch;
   if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
   TracedCandidate traced;
@@ -243,7 +250,8 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   }
   const int resident_blocks = blocks_per_sm(*kernel, profile);
   if (resident_blocks == 0) {
-    return pool.rejected.push_back({advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
+    return pool.rejected.push_back(
+        {advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
   }
 
   advisor::PredictableCandidate admitted;
@@ -253,7 +261,8 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.candidate.registers_per_thread = resources.registers_per_thread;
   admitted.candidate.blocks_per_sm = resident_blocks;
   admitted.candidate.compiled = resources;
-  admitted.predict = [kernel, &profile, prefix = name_entry_in_errors ? spec.entry + ": " : std::string()](const SimulationOptions& simulation) {
+  admitted.predict = [kernel, &profile, prefix = name_entry_in_errors ? spec.entry + ": " : std::string()](
+                         const SimulationOptions& simulation) {
     try {
       return simulate_traced(*kernel, profile, simulation);
     } catch (const TraceLimitError&) { // rank_pool rejects the candidate, its config naming the entry
@@ -283,15 +292,15 @@ void check_parameters_reach_code(const KernelSpec& spec, const EntryName& entry,
   if (const std::optional<TemplateDeclaration> declaration = kernel_template(source, entry.function)) {
     for (const std::string& name : declaration->parameters) {
       if (std::ranges::none_of(spec.parameters, [&](const ParameterValues& p) { return p.name == name; })) continue;
-      throw InputError(file + ":" + std::to_string(declaration->line) + ": '" + entry.function + "' is a template over " + name +
-                       ", which a --param cannot reach as a macro: write --entry \"" + instance_text(entry.function, declaration->parameters) +
-                       "\"");
+      throw InputError(file + ":" + std::to_string(declaration->line) + ": '" + entry.function +
+                       "' is a template over " + name + ", which a --param cannot reach as a macro: write --entry \"" +
+                       instance_text(entry.function, declaration->parameters) + "\"");
     }
   }
   for (const ParameterValues& parameter : spec.parameters) {
     if (const std::optional<int> line = unguarded_define_line(source, parameter.name)) {
-      throw InputError(file + ":" + std::to_string(*line) + ": '#define " + parameter.name + "' overrides --param " + parameter.name +
-                       ": guard it with #ifndef " + parameter.name + " ... #endif");
+      throw InputError(file + ":" + std::to_string(*line) + ": '#define " + parameter.name + "' overrides --param " +
+                       parameter.name + ": guard it with #ifndef " + parameter.name + " ... #endif");
     }
   }
 }
@@ -311,9 +320,10 @@ void check_macros_spare_templates(const KernelSpec& spec, const std::vector<std:
       if (!declaration) continue;
       for (const ParameterValues& parameter : spec.parameters) {
         if (std::ranges::find(declaration->parameters, parameter.name) == declaration->parameters.end()) continue;
-        throw InputError(spec.source.filename().string() + ":" + std::to_string(declaration->line) + ": --param " + parameter.name +
-                         " reaches " + macro_entry.function + " as a macro, which rewrites the template parameter " + parameter.name +
-                         " of '" + function + "': give the --param a name no entry's template declares");
+        throw InputError(spec.source.filename().string() + ":" + std::to_string(declaration->line) + ": --param " +
+                         parameter.name + " reaches " + macro_entry.function +
+                         " as a macro, which rewrites the template parameter " + parameter.name + " of '" + function +
+                         "': give the --param a name no entry's template declares");
       }
     }
   }
@@ -326,10 +336,17 @@ void check_macros_spare_templates(const KernelSpec& spec, const std::vector<std:
 /// order in which they were raised when every candidate was planned and compiled first).
 class EntryStream {
 public:
-  EntryStream(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile, Compiler& compiler,
-              const KernelSuggestOptions& options)
-      : spec_(spec), entry_index_(entry_index), profile_(profile), compiler_(compiler), options_(options), model_(spec_),
-        entry_(parse_entry_name(spec_.entry)), space_(model_.search_space()), parameter_use_(spec_, model_) {
+  EntryStream(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile,
+              Compiler& compiler, const KernelSuggestOptions& options)
+      : spec_(spec),
+        entry_index_(entry_index),
+        profile_(profile),
+        compiler_(compiler),
+        options_(options),
+        model_(spec_),
+        entry_(parse_entry_name(spec_.entry)),
+        space_(model_.search_space()),
+        parameter_use_(spec_, model_) {
     // Without parameters the kernel is ranked alone: one candidate, the empty config.
     if (spec_.parameters.empty()) {
       candidates_ = 1;
@@ -355,14 +372,17 @@ public:
     std::vector<Build> builds;
     std::map<std::string, std::size_t> build_by_key;
     for (std::size_t i = first; i < first + count; ++i) {
-      if (std::optional<Planned> plan = plan_candidate(config_at(i), builds, build_by_key, shape_rejections_)) planned.push_back(std::move(*plan));
+      if (std::optional<Planned> plan = plan_candidate(config_at(i), builds, build_by_key, shape_rejections_))
+        planned.push_back(std::move(*plan));
     }
     std::function<void(std::size_t, std::size_t)> on_compiled;
     if (options_.on_compiled) {
       // Of the entry's builds: those done, of at most those so far and one per candidate to come.
       const auto before = static_cast<std::size_t>(builds_);
       const std::size_t to_come = candidates_ - first - count;
-      on_compiled = [&, before, to_come](std::size_t done, std::size_t total) { options_.on_compiled(before + done, before + total + to_come); };
+      on_compiled = [&, before, to_come](std::size_t done, std::size_t total) {
+        options_.on_compiled(before + done, before + total + to_come);
+      };
     }
     // A build the chunk before also had (a template entry's space shares builds) is taken
     // from it, not read from the cache and parsed again.
@@ -386,12 +406,14 @@ public:
     if (failure_) return {};
     advisor::CandidatePool pool;
     try {
-      for (const Planned& plan : planned) admit(spec_, plan, builds[plan.build], source_parameters_, profile_, entry_index_.has_value(), pool);
+      for (const Planned& plan : planned)
+        admit(spec_, plan, builds[plan.build], source_parameters_, profile_, entry_index_.has_value(), pool);
     } catch (...) {
       failure_ = std::current_exception();
       return {};
     }
-    for (const advisor::Rejection& rejection : pool.rejected) admit_rejections_.add(rejection.stage, rejection.config, rejection.message);
+    for (const advisor::Rejection& rejection : pool.rejected)
+      admit_rejections_.add(rejection.stage, rejection.config, rejection.message);
     return std::move(pool.admitted);
   }
 
@@ -432,11 +454,14 @@ private:
 
   /// One candidate's launch and build (found among `builds` or added); nullopt, tallied, when
   /// the device cannot run its block.
-  std::optional<Planned> plan_candidate(const Config& config, std::vector<Build>& builds, std::map<std::string, std::size_t>& build_by_key,
+  std::optional<Planned> plan_candidate(const Config& config, std::vector<Build>& builds,
+                                        std::map<std::string, std::size_t>& build_by_key,
                                         advisor::RejectionTally& shape_rejections) const {
     CandidateLaunch launch = model_.evaluate(config);
     CompileRequest request = request_for(spec_, launch, entry_, compute_capability_);
-    if (entry_index_) launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index_), spec_.entry); // a key of the table, not a macro
+    if (entry_index_)
+      launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index_),
+                             spec_.entry); // a key of the table, not a macro
     try {
       check_launch_shape(spec_, launch, profile_);
     } catch (const InputError& error) {
@@ -479,13 +504,15 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   return suggest_kernel_entries(spec, {spec.entry}, profile, compiler, options);
 }
 
-KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries, const DeviceProfile& profile,
-                                        Compiler& compiler, const KernelSuggestOptions& options) {
+KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries,
+                                        const DeviceProfile& profile, Compiler& compiler,
+                                        const KernelSuggestOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (entries.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
   const bool several = entries.size() > 1;
   if (several && std::ranges::any_of(spec.parameters, [](const ParameterValues& p) { return p.name == "entry"; })) {
-    throw InputError("--param entry: with several --entry, 'entry' names the table's entry column; rename the parameter");
+    throw InputError(
+        "--param entry: with several --entry, 'entry' names the table's entry column; rename the parameter");
   }
   if (several) check_macros_spare_templates(spec, entries);
   ProblemSpec problem;
@@ -504,7 +531,8 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
     KernelSpec entry_spec = spec;
     entry_spec.entry = entries[i];
     try {
-      streams.push_back(std::make_unique<EntryStream>(entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler, options));
+      streams.push_back(std::make_unique<EntryStream>(
+          entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler, options));
       EntryStream& stream = *streams.back();
       // Every entry spans the same space (the spec's parameters and constraints).
       if (!ranking) ranking.emplace(profile, options.suggest, entries.size() * stream.candidates());
@@ -519,7 +547,8 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
             next = stream.prepare(first, std::min(chunk, stream.candidates() - first));
           }
         });
-        result.peak_held_candidates = std::max(result.peak_held_candidates, static_cast<std::int64_t>(held + next.size()));
+        result.peak_held_candidates =
+            std::max(result.peak_held_candidates, static_cast<std::int64_t>(held + next.size()));
         pending = std::move(next);
       }
       stream.finish(admission);
@@ -551,9 +580,9 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
         return parameter.is_type() ? parameter.types.at(i) : std::to_string(parameter.values.at(i));
       };
       for (std::size_t i = 0; i < parameter.values.size(); ++i) values += (values.empty() ? "" : ",") + value_text(i);
-      throw InputError("simulate: parameter '" + parameter.name + "' has " + std::to_string(parameter.values.size()) + " values (" + values +
-                       "); simulate takes one per parameter: give --param " + parameter.name + "=" + value_text(0) +
-                       " (advisor suggest ranks them all)");
+      throw InputError("simulate: parameter '" + parameter.name + "' has " + std::to_string(parameter.values.size()) +
+                       " values (" + values + "); simulate takes one per parameter: give --param " + parameter.name +
+                       "=" + value_text(0) + " (advisor suggest ranks them all)");
     }
     config.set(parameter.name, parameter.values.front());
   }
@@ -564,7 +593,8 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
   std::vector<Planned> planned = {{model.evaluate(config), 0}};
   check_launch_shape(spec, planned.front().launch, profile);
-  std::vector<Build> builds = {{request_for(spec, planned.front().launch, entry, compute_capability), std::nullopt, {}, {}, nullptr}};
+  std::vector<Build> builds = {
+      {request_for(spec, planned.front().launch, entry, compute_capability), std::nullopt, {}, {}, nullptr}};
   compile_builds(builds, entry, planned, compiler, 1);
   if (!builds.front().compiled) throw InputError(builds.front().error);
   const TracedCandidate traced = traced_candidate(spec, planned.front().launch, builds.front(),
@@ -596,7 +626,8 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   const ExtractedFacts extracted = traced.extractor->facts();
   result.max_loads_in_flight = extracted.max_loads_in_flight;
   result.summarised_loops = extracted.summarised_loops;
-  result.active_lane_fraction = lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
+  result.active_lane_fraction =
+      lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;
 }
 

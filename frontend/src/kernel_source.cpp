@@ -46,7 +46,8 @@ std::string trim(std::string_view text) {
 std::string canonical_type(std::string_view text) {
   std::string type, word;
   auto flush = [&] {
-    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" && word != "struct" && word != "class") {
+    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" && word != "struct" &&
+        word != "class") {
       type += (type.empty() ? "" : " ") + word;
     }
     word.clear();
@@ -141,19 +142,24 @@ std::optional<std::string_view> struct_body(std::string_view text, std::string_v
     const std::size_t next = text.find_first_not_of(" \t\r\n", end);
     std::size_t before = text.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
     // "struct __align__(16) Name" or "struct alignas(16) Name": the keyword is before the alignment.
-    if (before != std::string_view::npos && text[before] == ')' && next != std::string_view::npos && text[next] == '{') {
+    if (before != std::string_view::npos && text[before] == ')' && next != std::string_view::npos &&
+        text[next] == '{') {
       const std::size_t open = text.find_last_of('(', before);
-      std::size_t word = open == std::string_view::npos ? open : text.find_last_not_of(" \t\r\n", open == 0 ? 0 : open - 1);
+      std::size_t word =
+          open == std::string_view::npos ? open : text.find_last_not_of(" \t\r\n", open == 0 ? 0 : open - 1);
       const std::size_t word_end = word;
       while (word != std::string_view::npos && word > 0 && is_identifier_char(text[word - 1])) --word;
-      const std::string_view attribute = word == std::string_view::npos ? std::string_view() : text.substr(word, word_end + 1 - word);
-      if (attribute == "__align__" || attribute == "alignas") before = word == 0 ? std::string_view::npos : text.find_last_not_of(" \t\r\n", word - 1);
+      const std::string_view attribute =
+          word == std::string_view::npos ? std::string_view() : text.substr(word, word_end + 1 - word);
+      if (attribute == "__align__" || attribute == "alignas")
+        before = word == 0 ? std::string_view::npos : text.find_last_not_of(" \t\r\n", word - 1);
     }
     if (next != std::string_view::npos && text[next] == '{' && before != std::string_view::npos && before >= 5 &&
         (text.substr(before - 5, 6) == "struct" || text.substr(before - 4, 5) == "class")) {
       return braced_body(text, next);
     }
-    if (next != std::string_view::npos && text[next] == ';' && before != std::string_view::npos && text[before] == '}') {
+    if (next != std::string_view::npos && text[next] == ';' && before != std::string_view::npos &&
+        text[before] == '}') {
       int depth = 0; // back to the body's opening brace, then "typedef struct" before it
       for (std::size_t open = before + 1; open-- > 0;) {
         depth += text[open] == '}' ? 1 : text[open] == '{' ? -1 : 0;
@@ -189,8 +195,10 @@ std::vector<bool> directive_characters(const std::string& text) {
     std::size_t end = std::min(text.find('\n', start), text.size());
     const std::size_t first = text.find_first_not_of(" \t", start);
     if (first < end && text[first] == '#') {
-      while (end < text.size() && end > start && text[end - 1] == '\\') end = std::min(text.find('\n', end + 1), text.size());
-      std::fill(directive.begin() + static_cast<std::ptrdiff_t>(start), directive.begin() + static_cast<std::ptrdiff_t>(end), true);
+      while (end < text.size() && end > start && text[end - 1] == '\\')
+        end = std::min(text.find('\n', end + 1), text.size());
+      std::fill(directive.begin() + static_cast<std::ptrdiff_t>(start),
+                directive.begin() + static_cast<std::ptrdiff_t>(end), true);
     }
     start = end + 1;
   }
@@ -203,7 +211,8 @@ bool names_identifier(std::string_view source, std::string_view name) {
   const std::string text = without_comments(source);
   for (std::size_t at = text.find(name); !name.empty() && at != std::string::npos; at = text.find(name, at + 1)) {
     const std::size_t end = at + name.size();
-    if ((at == 0 || !is_identifier_char(text[at - 1])) && (end == text.size() || !is_identifier_char(text[end]))) return true;
+    if ((at == 0 || !is_identifier_char(text[at - 1])) && (end == text.size() || !is_identifier_char(text[end])))
+      return true;
   }
   return false;
 }
@@ -221,7 +230,8 @@ std::optional<std::vector<SourceField>> struct_fields(std::string_view source, s
     std::string declaration = trim(body->substr(start, i - start));
     start = i + 1;
     // A member function's body ends in '}' with no ';': what precedes the next field is dropped.
-    if (const std::size_t brace = declaration.find_last_of('}'); brace != std::string::npos) declaration = trim(declaration.substr(brace + 1));
+    if (const std::size_t brace = declaration.find_last_of('}'); brace != std::string::npos)
+      declaration = trim(declaration.substr(brace + 1));
     if (declaration.empty() || declaration.find('(') != std::string::npos || declaration.starts_with("static ") ||
         declaration.starts_with("public") || declaration.starts_with("private")) {
       continue;
@@ -229,7 +239,7 @@ std::optional<std::vector<SourceField>> struct_fields(std::string_view source, s
     // "int width, height" or "float w[4]": the type, then declarators.
     std::vector<std::string> declarators;
     std::size_t from = 0;
-    for (std::size_t comma = declaration.find(','); ; comma = declaration.find(',', from)) {
+    for (std::size_t comma = declaration.find(',');; comma = declaration.find(',', from)) {
       declarators.push_back(declaration.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
       if (comma == std::string::npos) break;
       from = comma + 1;
@@ -254,8 +264,9 @@ std::optional<std::string> device_side_source(std::string_view source) {
   if (text.find("R\"") != std::string::npos) return std::nullopt; // a raw string literal may hold anything
   const std::vector<bool> directive = directive_characters(text);
   const auto has_directive = [&](std::size_t from, std::size_t to) {
-    return std::find(directive.begin() + static_cast<std::ptrdiff_t>(from), directive.begin() + static_cast<std::ptrdiff_t>(to), true) !=
-           directive.begin() + static_cast<std::ptrdiff_t>(to);
+    return std::find(directive.begin() + static_cast<std::ptrdiff_t>(from),
+                     directive.begin() + static_cast<std::ptrdiff_t>(to),
+                     true) != directive.begin() + static_cast<std::ptrdiff_t>(to);
   };
   std::string device(source);
   int open_namespaces = 0;    // namespace and extern "C" blocks: their bodies are namespace scope
@@ -268,7 +279,9 @@ std::optional<std::string> device_side_source(std::string_view source) {
       if (open_namespaces-- == 0) return std::nullopt; // unbalanced
       head_start = i + 1;
     } else if (text[i] == '{') {
-      while (head_start < i && (directive[head_start] || std::isspace(static_cast<unsigned char>(text[head_start])) != 0)) ++head_start;
+      while (head_start < i &&
+             (directive[head_start] || std::isspace(static_cast<unsigned char>(text[head_start])) != 0))
+        ++head_start;
       const std::string_view head = std::string_view(text).substr(head_start, i - head_start);
       const bool parameters = head.find('(') != std::string_view::npos;
       if (names_identifier(head, "namespace") || (names_identifier(head, "extern") && !parameters)) {
@@ -286,7 +299,8 @@ std::optional<std::string> device_side_source(std::string_view source) {
       // A function definition: a parameter list, no initializer, no class key. A class or an
       // initializer goes on to its ';'.
       bool function = parameters && head.find('=') == std::string_view::npos;
-      for (const std::string_view key : {"struct", "class", "union", "enum"}) function = function && !names_identifier(head, key);
+      for (const std::string_view key : {"struct", "class", "union", "enum"})
+        function = function && !names_identifier(head, key);
       if (function) {
         bool host_only = !has_directive(head_start, close);
         for (const std::string_view word : {"__global__", "__device__", "constexpr", "consteval", "extern"}) {
@@ -347,11 +361,14 @@ std::optional<int> unguarded_define_line(std::string_view source, std::string_vi
     std::string rest = first;
     for (std::string more; words >> more;) rest += more; // "!defined ( N )" -> "!defined(N)"
     if (word == "ifndef") guards.push_back(first == name);
-    else if (word == "if") guards.push_back(rest == "!defined(" + std::string(name) + ")" || rest == "!defined" + std::string(name));
+    else if (word == "if")
+      guards.push_back(rest == "!defined(" + std::string(name) + ")" || rest == "!defined" + std::string(name));
     else if (word == "ifdef") guards.push_back(false);
     else if ((word == "else" || word == "elif") && !guards.empty()) guards.back() = false;
     else if (word == "endif" && !guards.empty()) guards.pop_back();
-    else if (word == "define" && first.substr(0, first.find('(')) == name && std::ranges::none_of(guards, [](bool g) { return g; })) return number;
+    else if (word == "define" && first.substr(0, first.find('(')) == name &&
+             std::ranges::none_of(guards, [](bool g) { return g; }))
+      return number;
   }
   return std::nullopt;
 }
@@ -360,12 +377,14 @@ std::optional<TemplateDeclaration> kernel_template(std::string_view source, std:
   const std::string text = without_comments(source);
   const std::optional<KernelDeclaration> declaration = find_kernel(text, function);
   if (!declaration) return std::nullopt;
-  const std::string_view head = std::string_view(text).substr(declaration->head_start, declaration->name_at - declaration->head_start);
+  const std::string_view head =
+      std::string_view(text).substr(declaration->head_start, declaration->name_at - declaration->head_start);
   const std::size_t keyword = head.find("template");
   const std::size_t open = head.find('<', keyword);
   if (keyword == std::string_view::npos || open == std::string_view::npos) return std::nullopt;
   TemplateDeclaration result;
-  result.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(declaration->name_at), '\n'));
+  result.line = 1 + static_cast<int>(std::count(
+                        text.begin(), text.begin() + static_cast<std::ptrdiff_t>(declaration->name_at), '\n'));
   int depth = 0;
   std::size_t start = open + 1;
   for (std::size_t i = open; i < head.size(); ++i) {

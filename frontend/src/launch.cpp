@@ -21,22 +21,26 @@ Bindings bindings_of(Bindings constants, const Config& config) {
   return constants;
 }
 
-void check_names(const Expression& expression, const std::set<std::string>& known, const std::vector<ArgumentText>& value_args = {}) {
+void check_names(const Expression& expression, const std::set<std::string>& known,
+                 const std::vector<ArgumentText>& value_args = {}) {
   for (const std::string& name : expression.names()) {
     if (known.contains(name)) continue;
     if (std::ranges::find(value_args, name, &ArgumentText::name) != value_args.end()) {
-      throw InputError(expression.context() + ": '" + name + "' is a floating-point arg; expressions are integer (give --arg " + name +
+      throw InputError(expression.context() + ": '" + name +
+                       "' is a floating-point arg; expressions are integer (give --arg " + name +
                        "=N with an integer to use it here)");
     }
     std::string listed;
     for (const std::string& k : known) listed += (listed.empty() ? "" : ", ") + k;
-    throw InputError(expression.context() + ": unknown name '" + name + "' (known: " + (listed.empty() ? "none" : listed) + ")");
+    throw InputError(expression.context() + ": unknown name '" + name +
+                     "' (known: " + (listed.empty() ? "none" : listed) + ")");
   }
 }
 
 std::vector<Expression> parse_dims(const std::string& text, const std::string& context) {
   std::vector<Expression> dims = parse_expression_list(text, context);
-  if (dims.size() > 3) throw InputError(context + ": at most 3 dimensions (x, y, z), got " + std::to_string(dims.size()));
+  if (dims.size() > 3)
+    throw InputError(context + ": at most 3 dimensions (x, y, z), got " + std::to_string(dims.size()));
   return dims;
 }
 
@@ -46,7 +50,8 @@ Dim3 evaluate_dims(const std::vector<Expression>& dims, const Bindings& bindings
     values[i] = dims[i].evaluate(bindings);
     if (values[i] < 1) {
       throw InputError(dims[i].context() + ": " + std::string(1, "xyz"[i]) + " = '" + dims[i].text() + "' is " +
-                       std::to_string(values[i]) + " for " + config.to_string() + "; launch dimensions must be at least 1");
+                       std::to_string(values[i]) + " for " + config.to_string() +
+                       "; launch dimensions must be at least 1");
     }
   }
   return {values[0], values[1], values[2]};
@@ -84,10 +89,13 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   for (const auto& [name, value] : constant_bindings(spec_)) known.insert(name);
   grid_ = parse_dims(spec_.grid, "--grid");
   block_ = parse_dims(spec_.block, "--block");
-  if (!spec_.dynamic_shared_bytes.empty()) dynamic_shared_.push_back(Expression::parse(spec_.dynamic_shared_bytes, "--shared"));
+  if (!spec_.dynamic_shared_bytes.empty())
+    dynamic_shared_.push_back(Expression::parse(spec_.dynamic_shared_bytes, "--shared"));
   if (!spec_.useful_bytes.empty()) useful_.push_back(Expression::parse(spec_.useful_bytes, "--useful-bytes"));
-  for (const BufferSpec& buffer : spec_.buffers) buffers_.push_back(Expression::parse(buffer.bytes, "--buffer " + buffer.name));
-  for (const std::string& constraint : spec_.constraints) constraints_.push_back(Expression::parse(constraint, "--constraint"));
+  for (const BufferSpec& buffer : spec_.buffers)
+    buffers_.push_back(Expression::parse(buffer.bytes, "--buffer " + buffer.name));
+  for (const std::string& constraint : spec_.constraints)
+    constraints_.push_back(Expression::parse(constraint, "--constraint"));
   std::set<std::string> types;
   for (const ParameterValues& parameter : spec_.parameters) {
     if (parameter.is_type()) types.insert(parameter.name);
@@ -124,17 +132,22 @@ advisor::SearchSpace LaunchModel::search_space() const {
   // Counted, not enumerated: a space past the cap is refused before any candidate exists.
   if (const std::uint64_t size = space.unconstrained_size(); size > spec_.max_candidates) {
     throw InputError("kernel spec: the parameters span " + std::to_string(size) + " candidates, more than the cap of " +
-                     std::to_string(spec_.max_candidates) + " (give fewer values, or raise the cap with --max-candidates N)");
+                     std::to_string(spec_.max_candidates) +
+                     " (give fewer values, or raise the cap with --max-candidates N)");
   }
   std::set<std::string> parameter_names;
   for (const ParameterValues& parameter : spec_.parameters) parameter_names.insert(parameter.name);
   for (const Expression& constraint : constraints_) {
     std::vector<std::string> used;
-    std::ranges::copy_if(constraint.names(), std::back_inserter(used), [&](const std::string& n) { return parameter_names.contains(n); });
+    std::ranges::copy_if(constraint.names(), std::back_inserter(used),
+                         [&](const std::string& n) { return parameter_names.contains(n); });
     if (used.empty()) throw InputError("--constraint: '" + constraint.text() + "' names no parameter");
     // By value, not `this`: the space outlives the model (KernelCandidates keeps only the space).
     space.add_constraint(
-        used, [constants = constant_bindings(spec_), constraint](const Config& config) { return constraint.evaluate(bindings_of(constants, config)) != 0; },
+        used,
+        [constants = constant_bindings(spec_), constraint](const Config& config) {
+          return constraint.evaluate(bindings_of(constants, config)) != 0;
+        },
         constraint.text());
   }
   return space;
@@ -160,8 +173,9 @@ CandidateLaunch LaunchModel::evaluate(const Config& config) const {
   if (!dynamic_shared_.empty()) {
     launch.dynamic_shared_bytes = dynamic_shared_.front().evaluate(launch.bindings);
     if (launch.dynamic_shared_bytes < 0) {
-      throw InputError("--shared: '" + dynamic_shared_.front().text() + "' is " + std::to_string(launch.dynamic_shared_bytes) +
-                       " bytes for " + config.to_string() + "; sizes must not be negative");
+      throw InputError("--shared: '" + dynamic_shared_.front().text() + "' is " +
+                       std::to_string(launch.dynamic_shared_bytes) + " bytes for " + config.to_string() +
+                       "; sizes must not be negative");
     }
   }
   std::int64_t total_bytes = 0;
@@ -171,17 +185,22 @@ CandidateLaunch LaunchModel::evaluate(const Config& config) const {
       throw InputError(buffer.context() + ": '" + buffer.text() + "' is " + std::to_string(bytes) + " bytes for " +
                        config.to_string() + "; a buffer needs at least 1 byte");
     }
-    if (__builtin_add_overflow(total_bytes, bytes, &total_bytes)) throw InputError("--buffer: the buffers' sizes overflow 64 bits");
+    if (__builtin_add_overflow(total_bytes, bytes, &total_bytes))
+      throw InputError("--buffer: the buffers' sizes overflow 64 bits");
     launch.buffer_bytes.push_back(bytes);
   }
   launch.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(launch.bindings);
   for (const TemplateArgument& argument : template_arguments_) {
-    if (argument.expression) launch.template_arguments.push_back(std::to_string(argument.expression->evaluate(launch.bindings)));
-    else launch.template_arguments.push_back(launch.config.has(argument.text) ? launch.config.text(argument.text) : argument.text);
+    if (argument.expression)
+      launch.template_arguments.push_back(std::to_string(argument.expression->evaluate(launch.bindings)));
+    else
+      launch.template_arguments.push_back(launch.config.has(argument.text) ? launch.config.text(argument.text)
+                                                                           : argument.text);
   }
   for (std::size_t i = 0; i < contents_.size(); ++i) {
     const ContentsSpec& contents = spec_.contents[i];
-    launch.contents.emplace_back(contents.name, contents_[i], contents_element_type(contents.type, "--contents " + contents.name), launch.bindings);
+    launch.contents.emplace_back(contents.name, contents_[i],
+                                 contents_element_type(contents.type, "--contents " + contents.name), launch.bindings);
   }
   return launch;
 }

@@ -20,7 +20,9 @@ struct Statement {
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; }
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
+}
 
 bool contains_token(std::string_view text, std::string_view token) {
   for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
@@ -57,9 +59,11 @@ public:
       return statement;
     }
     for (std::string_view directive : {".loc", ".file", ".version", ".target", ".address_size"}) {
-      if (starts_with(rest, directive) && rest.size() > directive.size() && std::isspace(static_cast<unsigned char>(rest[directive.size()]))) {
+      if (starts_with(rest, directive) && rest.size() > directive.size() &&
+          std::isspace(static_cast<unsigned char>(rest[directive.size()]))) {
         const std::size_t end = text_.find('\n', pos_);
-        statement.text = std::string(text_.substr(pos_, end == std::string_view::npos ? std::string_view::npos : end - pos_));
+        statement.text =
+            std::string(text_.substr(pos_, end == std::string_view::npos ? std::string_view::npos : end - pos_));
         pos_ = end == std::string_view::npos ? text_.size() : end;
         statement.terminator = '\n';
         return statement;
@@ -155,7 +159,9 @@ private:
   int line_ = 1;
 };
 
-[[noreturn]] void fail(int line, const std::string& message) { throw InputError("ptx:" + std::to_string(line) + ": " + message); }
+[[noreturn]] void fail(int line, const std::string& message) {
+  throw InputError("ptx:" + std::to_string(line) + ": " + message);
+}
 
 constexpr std::size_t kMaxRegisters = 65536;
 
@@ -207,7 +213,8 @@ void parse_register_declaration(const std::vector<std::string>& words, RegisterS
       continue;
     }
     const std::int64_t count = parse_integer(name.substr(open + 1, name.size() - open - 2), line);
-    if (count < 0 || count > static_cast<std::int64_t>(kMaxRegisters)) fail(line, "register count out of range in '" + name + "'");
+    if (count < 0 || count > static_cast<std::int64_t>(kMaxRegisters))
+      fail(line, "register count out of range in '" + name + "'");
     for (std::int64_t i = 0; i < count; ++i) scope.declare(name.substr(0, open) + std::to_string(i), type, line);
   }
 }
@@ -282,7 +289,8 @@ public:
     }
     if (failure_) { // named once the .file table (at the module's end) is known
       const std::string where = source_location(module_, failure_->location);
-      throw InputError(entry_instance_name(failure_->function) + (where.starts_with("ptx:") ? "" : " (" + where + ")") + ": " + failure_->message);
+      throw InputError(entry_instance_name(failure_->function) + (where.starts_with("ptx:") ? "" : " (" + where + ")") +
+                       ": " + failure_->message);
     }
     return std::move(module_);
   }
@@ -307,7 +315,8 @@ private:
 
   void module_statement(const Statement& statement) {
     const std::vector<std::string> words = split_words(statement.text);
-    if (words.empty() || contains_token(statement.text, ".func") || contains_token(statement.text, ".entry")) return; // prototypes
+    if (words.empty() || contains_token(statement.text, ".func") || contains_token(statement.text, ".entry"))
+      return; // prototypes
     for (const std::string& word : words) {
       if (word == ".shared" || word == ".global" || word == ".const" || word == ".local") {
         module_.variables.push_back(parse_variable(statement.text, statement.line));
@@ -340,9 +349,7 @@ private:
         break;
       case ':': function.labels[statement.text] = static_cast<int>(function.instructions.size()); break;
       case '\n': line_directive(statement); break;
-      default:
-        try {
-          body_statement(statement, function, scope);
+      default: try { body_statement(statement, function, scope);
         } catch (const InputError& error) {
           if (!failure_) failure_ = BodyFailure{function.name, location_, error.what()};
           scanner_.skip_block(depth);
@@ -384,7 +391,9 @@ private:
 
 } // namespace
 
-PtxModule parse_ptx(std::string text, const PtxBodyFilter& parse_body) { return ModuleParser(text, parse_body).parse(); }
+PtxModule parse_ptx(std::string text, const PtxBodyFilter& parse_body) {
+  return ModuleParser(text, parse_body).parse();
+}
 
 std::vector<std::string> entry_names(const PtxModule& module) {
   std::vector<std::string> names;
@@ -404,7 +413,8 @@ std::string file_name(const PtxModule& module, int file) {
 /// Code inlined from the toolkit's headers (intrinsics) is reported at the user's call site.
 bool is_toolkit_file(const PtxModule& module, int file) {
   const auto it = module.files.find(file);
-  return it != module.files.end() && (it->second.find("/cuda") != std::string::npos || it->second.find("/targets/") != std::string::npos);
+  return it != module.files.end() &&
+         (it->second.find("/cuda") != std::string::npos || it->second.find("/targets/") != std::string::npos);
 }
 } // namespace
 

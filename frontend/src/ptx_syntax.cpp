@@ -10,7 +10,9 @@
 namespace cachewise::frontend {
 namespace {
 
-[[noreturn]] void fail(int line, const std::string& message) { throw InputError("ptx:" + std::to_string(line) + ": " + message); }
+[[noreturn]] void fail(int line, const std::string& message) {
+  throw InputError("ptx:" + std::to_string(line) + ": " + message);
+}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
@@ -50,17 +52,18 @@ std::vector<std::string> split_dots(std::string_view text) {
 }
 
 bool is_special_register(std::string_view name) {
-  for (std::string_view special : {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
-                                   "%gridid", "%clock", "%clock64", "%clock_hi", "%globaltimer", "%globaltimer_lo",
-                                   "%globaltimer_hi", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge",
-                                   "%lanemask_gt", "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size",
-                                   "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-                                   "%cluster_nctarank", "%is_explicit_cluster",
-                                   // shared memory the toolkit reserves (cooperative groups' multi-warp tiles)
-                                   "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
-                                   "%reserved_smem_offset_0", "%reserved_smem_offset_1"}) {
+  for (std::string_view special :
+       {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid", "%clock",
+        "%clock64", "%clock_hi", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%lanemask_eq", "%lanemask_le",
+        "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size",
+        "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank",
+        "%is_explicit_cluster",
+        // shared memory the toolkit reserves (cooperative groups' multi-warp tiles)
+        "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
+        "%reserved_smem_offset_0", "%reserved_smem_offset_1"}) {
     if (name == special) return true;
-    if (name.size() == special.size() + 2 && name.substr(0, special.size()) == special && name[special.size()] == '.') return true;
+    if (name.size() == special.size() + 2 && name.substr(0, special.size()) == special && name[special.size()] == '.')
+      return true;
   }
   return false;
 }
@@ -119,7 +122,8 @@ void parse_base_and_offset(std::string_view text, int line, const RegisterLookup
   if (base.empty()) fail(line, "empty address");
   if (base[0] == '%') {
     const PtxOperand reg = parse_register_or_special(base, line, registers);
-    if (reg.kind != PtxOperand::Kind::reg) fail(line, "special register '" + std::string(base) + "' used as an address");
+    if (reg.kind != PtxOperand::Kind::reg)
+      fail(line, "special register '" + std::string(base) + "' used as an address");
     operand.reg = reg.reg;
   } else if (std::isdigit(static_cast<unsigned char>(base[0])) || base[0] == '-') {
     operand.imm += parse_integer(base, line);
@@ -141,7 +145,8 @@ PtxOperand parse_operand(std::string_view text, int line, const RegisterLookup& 
     if (text.back() != ']') fail(line, "malformed address '" + std::string(text) + "'");
     operand.kind = PtxOperand::Kind::address;
     const std::string_view inside = trim(text.substr(1, text.size() - 2));
-    if (inside.find(',') != std::string_view::npos) operand.symbol = std::string(inside); // texture / surface forms, which the extractor rejects by opcode
+    if (inside.find(',') != std::string_view::npos)
+      operand.symbol = std::string(inside); // texture / surface forms, which the extractor rejects by opcode
     else parse_base_and_offset(inside, line, registers, operand);
   } else if (text[0] == '{') {
     if (text.back() != '}') fail(line, "malformed vector '" + std::string(text) + "'");
@@ -174,7 +179,8 @@ std::int64_t parse_dimensions(std::string_view text, int line, bool& is_extern_a
       return 0;
     }
     const std::int64_t n = parse_integer(count, line);
-    if (n < 0 || n > (std::int64_t{1} << 40) / std::max<std::int64_t>(elements, 1)) fail(line, "array size out of range");
+    if (n < 0 || n > (std::int64_t{1} << 40) / std::max<std::int64_t>(elements, 1))
+      fail(line, "array size out of range");
     elements *= n;
   }
   return elements;
@@ -226,7 +232,8 @@ std::int64_t parse_integer(std::string_view text, int line) {
     else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
     if (digit < 0 || digit >= base) fail(line, "malformed integer '" + std::string(text) + "'");
-    if (value > (std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(digit)) / static_cast<std::uint64_t>(base))
+    if (value > (std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(digit)) /
+                    static_cast<std::uint64_t>(base))
       fail(line, "integer out of range");
     value = value * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
   }
@@ -283,13 +290,15 @@ PtxVariable parse_variable(std::string_view text, int line) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string_view word = words[i];
     if (word == ".extern") variable.is_extern = true;
-    else if (word == ".shared" || word == ".local" || word == ".global" || word == ".const") variable.space = std::string(word.substr(1));
+    else if (word == ".shared" || word == ".local" || word == ".global" || word == ".const")
+      variable.space = std::string(word.substr(1));
     else if (word == ".align" && i + 1 < words.size()) variable.align = parse_integer(words[++i], line);
     else if (word == ".v2" || word == ".v4" || word == ".v8") vector = word[2] - '0';
     else if (word[0] == '.' && type_bytes(word.substr(1)) > 0) element_bytes = type_bytes(word.substr(1));
     else if (word[0] != '.') variable.name = std::string(word.substr(0, word.find('[')));
   }
-  if (variable.name.empty() || element_bytes == 0) fail(line, "malformed variable declaration '" + std::string(trim(text)) + "'");
+  if (variable.name.empty() || element_bytes == 0)
+    fail(line, "malformed variable declaration '" + std::string(trim(text)) + "'");
   bool extern_array = false;
   const std::int64_t elements = parse_dimensions(declaration, line, extern_array);
   variable.bytes = extern_array ? 0 : elements * element_bytes * vector;
@@ -309,7 +318,8 @@ PtxFunction parse_function_header(std::string_view text, int line) {
     rest = trim(rest.substr(close + 1));
   }
   std::size_t name_end = 0;
-  while (name_end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[name_end])) && rest[name_end] != '(') ++name_end;
+  while (name_end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[name_end])) && rest[name_end] != '(')
+    ++name_end;
   function.name = std::string(rest.substr(0, name_end));
   if (function.name.empty()) fail(line, "function without a name");
   const std::size_t open = rest.find('(');

@@ -19,7 +19,8 @@ std::int64_t captured(const std::string& block, const std::regex& pattern) {
 
 std::string demangled(const std::string& name) {
   int status = 0;
-  const std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  const std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                         &std::free);
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
@@ -54,7 +55,8 @@ std::string normalized(std::string text) {
 }
 
 bool names_function(const std::string& demangled_name, const std::string& target) {
-  for (std::size_t at = demangled_name.find(target); at != std::string::npos; at = demangled_name.find(target, at + 1)) {
+  for (std::size_t at = demangled_name.find(target); at != std::string::npos;
+       at = demangled_name.find(target, at + 1)) {
     const bool starts = at == 0 || demangled_name[at - 1] == ' ' || demangled_name[at - 1] == ':';
     const std::size_t end = at + target.size();
     if (starts && (end == demangled_name.size() || demangled_name[end] == '(')) return true;
@@ -97,8 +99,8 @@ std::string instance_text(const std::string& function, const std::vector<std::st
   return text + ">";
 }
 
-bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments,
-                 std::string_view signature) {
+bool is_entry_of(const std::string& mangled_entry, const std::string& function,
+                 const std::vector<std::string>& template_arguments, std::string_view signature) {
   const std::string target = instance_text(function, template_arguments) + std::string(signature);
   return mangled_entry == target || names_function(normalized(demangled(mangled_entry)), normalized(target));
 }
@@ -121,12 +123,14 @@ std::string find_entry(const std::vector<std::string>& entries, const std::strin
   if (matches.size() > 1) {
     std::string listed;
     for (const std::string& entry : matches) listed += (listed.empty() ? "" : ", ") + with_parameters(entry);
-    throw InputError("entry '" + target + "' is ambiguous: " + std::to_string(matches.size()) + " kernels match (" + listed +
-                     "); name one with its parameters, e.g. --entry \"" + with_parameters(matches.front()) + "\"");
+    throw InputError("entry '" + target + "' is ambiguous: " + std::to_string(matches.size()) + " kernels match (" +
+                     listed + "); name one with its parameters, e.g. --entry \"" + with_parameters(matches.front()) +
+                     "\"");
   }
   // Listed as --entry takes them: the demangled name and template arguments, no suffixes.
   std::string listed;
-  for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + without_suffixes(entry_instance_name(entry));
+  for (const std::string& entry : entries)
+    listed += (listed.empty() ? "" : ", ") + without_suffixes(entry_instance_name(entry));
   throw InputError("entry '" + target + "' not found (entries: " + (listed.empty() ? "none" : listed) + ")");
 }
 

@@ -42,7 +42,8 @@ bool is_number(const std::string& text) {
   return !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
 }
 
-std::pair<std::string, std::string> split_assignment(std::string_view text, const std::string& flag, bool value_required) {
+std::pair<std::string, std::string> split_assignment(std::string_view text, const std::string& flag,
+                                                     bool value_required) {
   const auto equals = text.find('=');
   const std::string name = trim(text.substr(0, equals));
   if (name.empty() || (equals == std::string_view::npos && value_required)) {
@@ -77,7 +78,8 @@ std::int64_t parse_integer(std::string_view text, const std::string& where) {
   const std::string trimmed = trim(text);
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
-  if (error == std::errc::result_out_of_range && end == trimmed.data() + trimmed.size()) throw out_of_range(where, trimmed);
+  if (error == std::errc::result_out_of_range && end == trimmed.data() + trimmed.size())
+    throw out_of_range(where, trimmed);
   if (trimmed.empty() || error != std::errc() || end != trimmed.data() + trimmed.size()) {
     throw InputError(where + ": expected an integer, got '" + trimmed + "'");
   }
@@ -90,16 +92,20 @@ bool is_integer_text(std::string_view text) {
   return !text.empty() && end == text.data() + text.size() && error != std::errc::invalid_argument;
 }
 
-ParameterValues integer_parameter(const std::string& name, const std::vector<std::string>& items, const std::string& where) {
+ParameterValues integer_parameter(const std::string& name, const std::vector<std::string>& items,
+                                  const std::string& where) {
   ParameterValues parameter{name, {}, {}};
   for (const std::string& item : items) parameter.values.push_back(parse_integer(item, where));
   return parameter;
 }
 
-ParameterValues type_parameter(const std::string& name, const std::vector<std::string>& items, const std::string& where) {
+ParameterValues type_parameter(const std::string& name, const std::vector<std::string>& items,
+                               const std::string& where) {
   ParameterValues parameter{name, {}, {}};
   for (const std::string& item : items) {
-    if (is_integer_text(item)) throw InputError(where + ": mixes integers and types ('" + item + "'); a parameter's values are all integers or all types");
+    if (is_integer_text(item))
+      throw InputError(where + ": mixes integers and types ('" + item +
+                       "'); a parameter's values are all integers or all types");
     if (!is_type_name(item)) throw InputError(where + ": '" + item + "' is neither an integer nor a type name");
     parameter.values.push_back(static_cast<std::int64_t>(parameter.types.size()));
     parameter.types.push_back(item);
@@ -135,14 +141,16 @@ const Json& object_at(const Json& json, const char* key, const std::string& wher
   return value;
 }
 
-void read_collections(const Json& json, const std::filesystem::path& spec_directory, const std::string& where, KernelSpec& spec) {
+void read_collections(const Json& json, const std::filesystem::path& spec_directory, const std::string& where,
+                      KernelSpec& spec) {
   if (json.contains("parameters")) {
     for (const auto& [name, values] : object_at(json, "parameters", where).items()) {
       if (!values.is_array()) throw InputError(where + ": parameter '" + name + "' must list its values");
       const std::string context = where + ": parameter '" + name + "'";
       std::vector<std::string> items;
       for (const Json& value : values) {
-        if (!value.is_number_integer() && !value.is_string()) throw InputError(context + ": " + value.dump() + " is not an integer or a type");
+        if (!value.is_number_integer() && !value.is_string())
+          throw InputError(context + ": " + value.dump() + " is not an integer or a type");
         items.push_back(value.is_string() ? value.get<std::string>() : std::to_string(json_integer(value, context)));
       }
       const bool types = !values.empty() && values.front().is_string();
@@ -154,7 +162,8 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
   }
   if (json.contains("constraints")) {
     if (!json["constraints"].is_array()) throw InputError(where + ": 'constraints' must be a list of expressions");
-    for (const Json& constraint : json["constraints"]) spec.constraints.push_back(json_text(constraint, where + ": constraints"));
+    for (const Json& constraint : json["constraints"])
+      spec.constraints.push_back(json_text(constraint, where + ": constraints"));
   }
   if (json.contains("buffers")) {
     for (const auto& [name, bytes] : object_at(json, "buffers", where).items())
@@ -168,7 +177,8 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
         continue;
       }
       for (const auto& [key, item] : value.items()) {
-        if (key != "value" && key != "type") throw InputError(context + ": unknown key '" + key + "' (known: value, type)");
+        if (key != "value" && key != "type")
+          throw InputError(context + ": unknown key '" + key + "' (known: value, type)");
       }
       if (!value.contains("value")) throw InputError(context + ": no \"value\"");
       spec.contents.push_back({name, json_text(value["value"], context), value.value("type", std::string("i32"))});
@@ -183,12 +193,15 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
       } else if (value.is_object()) { // a struct argument: {"width": 4096, "scale": 2.0}
         for (const auto& [field, field_value] : value.items()) {
           if (!field_value.is_number() && !field_value.is_string()) {
-            throw InputError(where + ": arg '" + name + "." + field + "' must be a number or an expression, got " + field_value.dump());
+            throw InputError(where + ": arg '" + name + "." + field + "' must be a number or an expression, got " +
+                             field_value.dump());
           }
-          spec.value_args.push_back({name + "." + field, field_value.is_string() ? field_value.get<std::string>() : field_value.dump()});
+          spec.value_args.push_back(
+              {name + "." + field, field_value.is_string() ? field_value.get<std::string>() : field_value.dump()});
         }
       } else {
-        throw InputError(where + ": arg '" + name + "' must be a number or, for a struct, an object of its fields, got " + value.dump());
+        throw InputError(where + ": arg '" + name +
+                         "' must be a number or, for a struct, an object of its fields, got " + value.dump());
       }
     }
   }
@@ -200,7 +213,8 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
     }
   }
   if (json.contains("compiler_options")) {
-    if (!json["compiler_options"].is_array()) throw InputError(where + ": 'compiler_options' must be a list of options");
+    if (!json["compiler_options"].is_array())
+      throw InputError(where + ": 'compiler_options' must be a list of options");
     for (const Json& option : json["compiler_options"]) spec.compiler_options.push_back(option.get<std::string>());
   }
   if (json.contains("defines")) {
@@ -209,12 +223,14 @@ void read_collections(const Json& json, const std::filesystem::path& spec_direct
   }
   if (json.contains("reference")) {
     for (const auto& [name, value] : object_at(json, "reference", where).items()) {
-      if (!value.is_number_integer()) throw InputError(where + ": reference '" + name + "' must be an integer, got " + value.dump());
+      if (!value.is_number_integer())
+        throw InputError(where + ": reference '" + name + "' must be an integer, got " + value.dump());
       spec.reference.push_back({name, json_integer(value, where + ": reference '" + name + "'")});
     }
   }
   if (json.contains("outputs")) {
-    for (const auto& [name, type] : object_at(json, "outputs", where).items()) spec.outputs.push_back({name, type.get<std::string>()});
+    for (const auto& [name, type] : object_at(json, "outputs", where).items())
+      spec.outputs.push_back({name, type.get<std::string>()});
   }
   if (json.contains("tolerance")) spec.tolerance = json["tolerance"].get<double>();
 }
@@ -231,7 +247,8 @@ void merge_by_name(std::vector<Item>& base, const std::vector<Item>& overrides) 
 template <typename Item>
 void check_unique(const std::vector<Item>& items, const char* what, std::set<std::string>& seen) {
   for (const Item& item : items) {
-    if (!seen.insert(item.name).second) throw InputError(std::string("kernel spec: ") + what + " '" + item.name + "' is given twice");
+    if (!seen.insert(item.name).second)
+      throw InputError(std::string("kernel spec: ") + what + " '" + item.name + "' is given twice");
   }
 }
 
@@ -263,11 +280,14 @@ void check_outputs(const KernelSpec& spec) {
       throw InputError("kernel spec: output '" + output.name + "' is not a buffer");
     }
     if (!types.contains(output.type)) {
-      throw InputError("kernel spec: output '" + output.name + "' has type '" + output.type + "' (valid: f32, f64, i32, u8)");
+      throw InputError("kernel spec: output '" + output.name + "' has type '" + output.type +
+                       "' (valid: f32, f64, i32, u8)");
     }
   }
-  if (!spec.outputs.empty() && spec.reference.empty()) throw InputError("kernel spec: outputs are checked against a \"reference\": give one");
-  if (!spec.reference.empty() && spec.outputs.empty()) throw InputError("kernel spec: a \"reference\" needs \"outputs\" to compare");
+  if (!spec.outputs.empty() && spec.reference.empty())
+    throw InputError("kernel spec: outputs are checked against a \"reference\": give one");
+  if (!spec.reference.empty() && spec.outputs.empty())
+    throw InputError("kernel spec: a \"reference\" needs \"outputs\" to compare");
   if (!(spec.tolerance >= 0.0) || !std::isfinite(spec.tolerance)) {
     std::ostringstream shown;
     shown << spec.tolerance;
@@ -304,7 +324,8 @@ ContentsSpec parse_contents_flag(std::string_view text) {
   std::string assignment(text);
   if (colon != std::string_view::npos) { // "col:i64=EXPR": the type between the name and '='
     type = trim(text.substr(colon + 1, equals - colon - 1));
-    assignment = std::string(text.substr(0, colon)) + std::string(text.substr(equals == std::string_view::npos ? text.size() : equals));
+    assignment = std::string(text.substr(0, colon)) +
+                 std::string(text.substr(equals == std::string_view::npos ? text.size() : equals));
   }
   auto [name, value] = split_assignment(assignment, "--contents", true);
   if (value.empty()) throw InputError("--contents " + name + ": expected an expression over i after '='");
@@ -327,7 +348,8 @@ ArgFlag parse_kernel_arg_flag(std::string_view text) {
   const std::string value = trim(text.substr(equals + 1));
   ArgFlag flag;
   if (value.starts_with('{')) { // "p={width=4096, scale=2.0}": one entry per field
-    if (field || !value.ends_with('}')) throw InputError("--arg " + name + ": expected " + name + "={FIELD=VALUE, ...}, got '" + value + "'");
+    if (field || !value.ends_with('}'))
+      throw InputError("--arg " + name + ": expected " + name + "={FIELD=VALUE, ...}, got '" + value + "'");
     const std::string inner = value.substr(1, value.size() - 2);
     for (std::size_t start = 0; start <= inner.size();) {
       const std::size_t comma = std::min(inner.find(',', start), inner.size());
@@ -337,7 +359,8 @@ ArgFlag parse_kernel_arg_flag(std::string_view text) {
       if (item_equals == std::string::npos || !is_name(field_name)) {
         throw InputError("--arg " + name + ": expected FIELD=VALUE inside {...}, got '" + item + "'");
       }
-      add_arg(flag, name + "." + field_name, trim(std::string_view(item).substr(item_equals + 1)), "--arg " + name + "." + field_name);
+      add_arg(flag, name + "." + field_name, trim(std::string_view(item).substr(item_equals + 1)),
+              "--arg " + name + "." + field_name);
       start = comma + 1;
     }
     return flag;
@@ -351,11 +374,13 @@ Define parse_define_flag(std::string_view text) {
   return {name, value};
 }
 
-KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory, const std::string& where) {
+KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory,
+                                 const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
-  static const std::set<std::string> known = {"source", "entry", "parameters", "constraints", "grid", "block", "shared_bytes",
-                                              "useful_bytes", "buffers", "contents", "args", "defines", "std", "include_dirs", "compiler_options",
-                                              "reference", "outputs", "tolerance"};
+  static const std::set<std::string> known = {
+      "source",       "entry",        "parameters",       "constraints", "grid",    "block",
+      "shared_bytes", "useful_bytes", "buffers",          "contents",    "args",    "defines",
+      "std",          "include_dirs", "compiler_options", "reference",   "outputs", "tolerance"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
   }
@@ -369,7 +394,8 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
     if (json.contains("std")) spec.language_standard = json["std"].get<std::string>();
     if (json.contains("grid")) spec.grid = json_dims(json["grid"], where + ": grid");
     if (json.contains("block")) spec.block = json_dims(json["block"], where + ": block");
-    if (json.contains("shared_bytes")) spec.dynamic_shared_bytes = json_text(json["shared_bytes"], where + ": shared_bytes");
+    if (json.contains("shared_bytes"))
+      spec.dynamic_shared_bytes = json_text(json["shared_bytes"], where + ": shared_bytes");
     if (json.contains("useful_bytes")) spec.useful_bytes = json_text(json["useful_bytes"], where + ": useful_bytes");
     read_collections(json, spec_directory, where, spec);
   } catch (const nlohmann::json::exception& error) {
@@ -398,8 +424,10 @@ KernelSpec load_kernel_spec(const std::filesystem::path& path) {
 
 KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   if (!overrides.source.empty()) base.source = overrides.source;
-  for (auto [target, source] : {std::pair{&base.entry, &overrides.entry}, {&base.grid, &overrides.grid},
-                                {&base.block, &overrides.block}, {&base.dynamic_shared_bytes, &overrides.dynamic_shared_bytes},
+  for (auto [target, source] : {std::pair{&base.entry, &overrides.entry},
+                                {&base.grid, &overrides.grid},
+                                {&base.block, &overrides.block},
+                                {&base.dynamic_shared_bytes, &overrides.dynamic_shared_bytes},
                                 {&base.useful_bytes, &overrides.useful_bytes},
                                 {&base.language_standard, &overrides.language_standard}}) {
     if (!source->empty()) *target = *source;
@@ -407,13 +435,18 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
   if (!overrides.constraints.empty()) base.constraints = overrides.constraints;
   base.include_directories.insert(base.include_directories.end(), overrides.include_directories.begin(),
                                   overrides.include_directories.end());
-  base.compiler_options.insert(base.compiler_options.end(), overrides.compiler_options.begin(), overrides.compiler_options.end());
+  base.compiler_options.insert(base.compiler_options.end(), overrides.compiler_options.begin(),
+                               overrides.compiler_options.end());
   merge_by_name(base.parameters, overrides.parameters);
   merge_by_name(base.buffers, overrides.buffers);
   merge_by_name(base.contents, overrides.contents);
   // An arg given anew replaces the file's of that name, integer or not.
-  std::erase_if(base.args, [&](const NamedValue& arg) { return std::ranges::find(overrides.value_args, arg.name, &ArgumentText::name) != overrides.value_args.end(); });
-  std::erase_if(base.value_args, [&](const ArgumentText& arg) { return std::ranges::find(overrides.args, arg.name, &NamedValue::name) != overrides.args.end(); });
+  std::erase_if(base.args, [&](const NamedValue& arg) {
+    return std::ranges::find(overrides.value_args, arg.name, &ArgumentText::name) != overrides.value_args.end();
+  });
+  std::erase_if(base.value_args, [&](const ArgumentText& arg) {
+    return std::ranges::find(overrides.args, arg.name, &NamedValue::name) != overrides.args.end();
+  });
   merge_by_name(base.args, overrides.args);
   merge_by_name(base.value_args, overrides.value_args);
   merge_by_name(base.defines, overrides.defines);
@@ -425,13 +458,15 @@ KernelSpec merge_kernel_specs(KernelSpec base, const KernelSpec& overrides) {
 
 void check_define(const Define& define) {
   const bool identifier = !define.name.empty() && std::isdigit(static_cast<unsigned char>(define.name.front())) == 0 &&
-                          std::all_of(define.name.begin(), define.name.end(),
-                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+                          std::all_of(define.name.begin(), define.name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+                          });
   if (!identifier) throw InputError("--define '" + define.name + "': a macro name must be an identifier");
   if (define.value.find_first_of(std::string_view("\n\r\0", 3)) != std::string::npos) {
     throw InputError("--define " + define.name + ": a macro value must be one line");
   }
-  if (!define.value.empty() && define.value.back() == '\\') throw InputError("--define " + define.name + ": a macro value must not end in a backslash");
+  if (!define.value.empty() && define.value.back() == '\\')
+    throw InputError("--define " + define.name + ": a macro value must not end in a backslash");
 }
 
 std::vector<NamedValue> integer_defines(const KernelSpec& spec) {
@@ -439,7 +474,8 @@ std::vector<NamedValue> integer_defines(const KernelSpec& spec) {
   for (const Define& define : spec.defines) {
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(define.value.data(), define.value.data() + define.value.size(), value);
-    if (!define.value.empty() && error == std::errc() && end == define.value.data() + define.value.size()) values.push_back({define.name, value});
+    if (!define.value.empty() && error == std::errc() && end == define.value.data() + define.value.size())
+      values.push_back({define.name, value});
   }
   return values;
 }
@@ -458,7 +494,8 @@ void validate_kernel_spec(const KernelSpec& spec) {
   std::set<std::string> declared;
   check_unique(spec.contents, "contents of buffer", declared);
   for (const ContentsSpec& contents : spec.contents) {
-    if (!buffers.contains(contents.name)) throw InputError("--contents " + contents.name + ": '" + contents.name + "' is not a buffer (--buffer)");
+    if (!buffers.contains(contents.name))
+      throw InputError("--contents " + contents.name + ": '" + contents.name + "' is not a buffer (--buffer)");
     (void)contents_element_type(contents.type, "--contents " + contents.name);
   }
   for (const Define& define : spec.defines) {
@@ -485,7 +522,9 @@ void validate_kernel_spec(const KernelSpec& spec) {
 
 bool is_type_name(std::string_view text) {
   if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text.front())) || text.front() == '_')) return false;
-  return std::ranges::all_of(text, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '*' || c == ' '; });
+  return std::ranges::all_of(text, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '*' || c == ' ';
+  });
 }
 
 EntryName parse_entry_name(std::string_view entry) {
@@ -498,7 +537,8 @@ EntryName parse_entry_name(std::string_view entry) {
       depth += text[open] == ')' ? 1 : text[open] == '(' ? -1 : 0;
       if (depth == 0) break;
     }
-    if (open == std::string::npos || open == 0) throw InputError("--entry: expected NAME(PARAMETER, ...), got '" + text + "'");
+    if (open == std::string::npos || open == 0)
+      throw InputError("--entry: expected NAME(PARAMETER, ...), got '" + text + "'");
     signature = text.substr(open);
     text = trim(std::string_view(text).substr(0, open));
   }

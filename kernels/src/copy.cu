@@ -27,13 +27,13 @@ __global__ void copy_words(const Word* __restrict__ in, Word* __restrict__ out, 
       [&](int e, const Word& value) { out[word_index(e)] = value; });
 }
 
-template <typename Word> void launch_words(const LaunchRequest& request, long long words) {
+template <typename Word>
+void launch_words(const LaunchRequest& request, long long words) {
   const dim3 grid = to_dim3(request.pattern.grid, "copy grid");
   const dim3 block = to_dim3(request.pattern.block, "copy block");
-  copy_words<Word><<<grid, block, 0, request.stream>>>(static_cast<const Word*>(request.arrays[0]),
-                                                      static_cast<Word*>(request.arrays[1]), words,
-                                                      request.shape.copy_stride,
-                                                      static_cast<int>(request.config.get("ept")));
+  copy_words<Word><<<grid, block, 0, request.stream>>>(
+      static_cast<const Word*>(request.arrays[0]), static_cast<Word*>(request.arrays[1]), words,
+      request.shape.copy_stride, static_cast<int>(request.config.get("ept")));
   check_launch("copy_words");
 }
 

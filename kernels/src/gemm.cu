@@ -42,7 +42,8 @@ __device__ __forceinline__ int sweep_elements_of(int t, int elements, int thread
 /// One function on purpose (86 lines): moving the inner product and the epilogue into inline
 /// helpers reorders ptxas's schedule and changes its registers (f64 4x4: 82 -> 96, f32 4x2:
 /// 52 -> 55), which the model reads from model/data/kernel_facts_sm90.json.
-template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, GemmShape s) {
+template <typename T, int TM, int TN>
+__global__ void gemm_tiled(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, GemmShape s) {
   using Acc = typename AccumulatorOf<T>::type;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int a_stride = s.bk + s.pad;
@@ -81,7 +82,7 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
     // kMoveBatch loads in flight per thread, then their shared stores (the model's rounds).
     // batched_moves loads, and stores, by increasing e: each side walks its own cursors.
     SweepCursor a_load = a_first, b_load = b_first, a_store = a_first, b_store = b_first;
-    const T* a_step = a_rows + k0;             // A[row0][k0]
+    const T* a_step = a_rows + k0;            // A[row0][k0]
     const T* b_step = b_cols + k0 * s.cols_n; // B[k0][col0]
     batched_moves<T>(
         a_count + b_count,
@@ -129,7 +130,8 @@ template <typename T, int TM, int TN> __global__ void gemm_tiled(const T* __rest
   }
 }
 
-template <typename T, int TM, int TN> void launch_tiles(const LaunchRequest& request, const GemmShape& shape) {
+template <typename T, int TM, int TN>
+void launch_tiles(const LaunchRequest& request, const GemmShape& shape) {
   const std::int64_t shared_bytes = shared_bytes_per_block(request.pattern);
   allow_shared_bytes(reinterpret_cast<const void*>(&gemm_tiled<T, TM, TN>), shared_bytes);
   gemm_tiled<T, TM, TN><<<to_dim3(request.pattern.grid, "gemm grid"), to_dim3(request.pattern.block, "gemm block"),
@@ -140,19 +142,22 @@ template <typename T, int TM, int TN> void launch_tiles(const LaunchRequest& req
 }
 
 /// Compiled thread tiles: tm, tn in {1, 2, 4, 8}.
-template <typename T, int TM> void dispatch_tn(const LaunchRequest& request, const GemmShape& shape, std::int64_t tn) {
+template <typename T, int TM>
+void dispatch_tn(const LaunchRequest& request, const GemmShape& shape, std::int64_t tn) {
   switch (tn) {
   case 1: launch_tiles<T, TM, 1>(request, shape); return;
   case 2: launch_tiles<T, TM, 2>(request, shape); return;
   case 4: launch_tiles<T, TM, 4>(request, shape); return;
   case 8: launch_tiles<T, TM, 8>(request, shape); return;
-  default: throw InputError("kernels: gemm tn=" + std::to_string(tn) + " has no compiled kernel (compiled: 1, 2, 4, 8)");
+  default:
+    throw InputError("kernels: gemm tn=" + std::to_string(tn) + " has no compiled kernel (compiled: 1, 2, 4, 8)");
   }
 }
 
 struct GemmLauncher {
   const LaunchRequest& request;
-  template <typename T> void operator()() const {
+  template <typename T>
+  void operator()() const {
     const Config& config = request.config;
     const GemmShape shape{request.shape.m,
                           request.shape.k,
@@ -166,7 +171,8 @@ struct GemmLauncher {
     case 2: dispatch_tn<T, 2>(request, shape, tn); return;
     case 4: dispatch_tn<T, 4>(request, shape, tn); return;
     case 8: dispatch_tn<T, 8>(request, shape, tn); return;
-    default: throw InputError("kernels: gemm tm=" + std::to_string(tm) + " has no compiled kernel (compiled: 1, 2, 4, 8)");
+    default:
+      throw InputError("kernels: gemm tm=" + std::to_string(tm) + " has no compiled kernel (compiled: 1, 2, 4, 8)");
     }
   }
 };

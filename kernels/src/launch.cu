@@ -37,8 +37,8 @@ void check_launch(const char* kernel_name) {
 
 void launch(const ProblemSpec& problem, const Config& config, Workload& workload, void* stream) {
   if (!(workload.problem() == problem)) {
-    throw InputError("kernels: the workload was allocated for another problem (" + workload.problem().family + ", n=" +
-                     std::to_string(workload.problem().n) + ")");
+    throw InputError("kernels: the workload was allocated for another problem (" + workload.problem().family +
+                     ", n=" + std::to_string(workload.problem().n) + ")");
   }
   const KernelPattern pattern = build_pattern(problem, config); // same errors as `advisor simulate`
   const FamilyShape shape = family_shape(problem, config);

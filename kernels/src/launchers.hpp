@@ -45,10 +45,23 @@ void require_int32_offsets(std::int64_t largest_offset_elements, const char* wha
 void check_launch(const char* kernel_name);
 
 /// Word types by byte width: data movement needs no arithmetic, only the width.
-template <int Bytes> struct WordOfBytes;
-template <> struct WordOfBytes<2> { using type = unsigned short; };
-template <> struct WordOfBytes<4> { using type = unsigned int; };
-template <> struct WordOfBytes<8> { using type = uint2; };
-template <> struct WordOfBytes<16> { using type = uint4; };
+template <int Bytes>
+struct WordOfBytes;
+template <>
+struct WordOfBytes<2> {
+  using type = unsigned short;
+};
+template <>
+struct WordOfBytes<4> {
+  using type = unsigned int;
+};
+template <>
+struct WordOfBytes<8> {
+  using type = uint2;
+};
+template <>
+struct WordOfBytes<16> {
+  using type = uint4;
+};
 
 } // namespace cachewise::kernels

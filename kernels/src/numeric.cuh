@@ -7,14 +7,21 @@
 
 namespace cachewise::kernels {
 
-template <typename T> struct AccumulatorOf { using type = float; };
-template <> struct AccumulatorOf<double> { using type = double; };
+template <typename T>
+struct AccumulatorOf {
+  using type = float;
+};
+template <>
+struct AccumulatorOf<double> {
+  using type = double;
+};
 
 __device__ __forceinline__ float to_accumulator(__half value) { return __half2float(value); }
 __device__ __forceinline__ float to_accumulator(float value) { return value; }
 __device__ __forceinline__ double to_accumulator(double value) { return value; }
 
-template <typename T> __device__ __forceinline__ T from_accumulator(typename AccumulatorOf<T>::type value) {
+template <typename T>
+__device__ __forceinline__ T from_accumulator(typename AccumulatorOf<T>::type value) {
   if constexpr (std::is_same_v<T, __half>) {
     return __float2half_rn(value);
   } else {
@@ -23,7 +30,8 @@ template <typename T> __device__ __forceinline__ T from_accumulator(typename Acc
 }
 
 /// Calls `body.template operator()<T>()` with T the CUDA type of `type`.
-template <typename Body> void dispatch_data_type(DataType type, Body&& body) {
+template <typename Body>
+void dispatch_data_type(DataType type, Body&& body) {
   switch (type) {
   case DataType::f32: body.template operator()<float>(); break;
   case DataType::f64: body.template operator()<double>(); break;

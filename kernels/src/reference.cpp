@@ -46,7 +46,9 @@ ReferenceSet reference_set(const ProblemSpec& problem, const FamilyShape& shape,
     if (width <= 0 || height <= 0) return {0, {}};
     return {width * height, [&in, r, m, width](std::int64_t i) {
               const std::int64_t y = r + i / width, x = r + i % width;
-              const auto at = [&](std::int64_t yy, std::int64_t xx) { return in[static_cast<std::size_t>(yy * m + xx)]; };
+              const auto at = [&](std::int64_t yy, std::int64_t xx) {
+                return in[static_cast<std::size_t>(yy * m + xx)];
+              };
               double value = stencil_coefficient(0) * at(y, x);
               double magnitude = std::abs(value);
               for (std::int64_t d = 1; d <= r; ++d) {
@@ -72,8 +74,8 @@ ReferenceSet reference_set(const ProblemSpec& problem, const FamilyShape& shape,
               const double c0 = stencil_coefficient(0), c1 = stencil_coefficient(1);
               double value = c0 * at(z, y, x);
               double magnitude = std::abs(value);
-              for (const double tap : {at(z, y, x - 1), at(z, y, x + 1), at(z, y - 1, x), at(z, y + 1, x), at(z - 1, y, x),
-                                       at(z + 1, y, x)}) {
+              for (const double tap : {at(z, y, x - 1), at(z, y, x + 1), at(z, y - 1, x), at(z, y + 1, x),
+                                       at(z - 1, y, x), at(z + 1, y, x)}) {
                 value += c1 * tap;
                 magnitude += std::abs(c1 * tap);
               }

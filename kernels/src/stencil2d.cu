@@ -55,7 +55,8 @@ __global__ void stencil2d_global(const T* __restrict__ in, T* __restrict__ out, 
   for (int e = 0; e < rows_per_thread; ++e) {
     const long long y = y_first + static_cast<long long>(e) * blockDim.y;
     if (y < radius || y >= n - radius) continue;
-    first_target[e * thread_row_step] = from_accumulator<T>(star_point<T, kRadius>(first_centre + e * thread_row_step, row, radius));
+    first_target[e * thread_row_step] =
+        from_accumulator<T>(star_point<T, kRadius>(first_centre + e * thread_row_step, row, radius));
   }
 }
 
@@ -154,7 +155,8 @@ __global__ void stencil2d_vector(const T* __restrict__ in, T* __restrict__ out, 
         }
       } else {
 #pragma unroll
-        for (int e = 0; e < kRows; ++e) store_vector_points<T, kVector>(first_target + e * thread_row_step, x0, m, radius, sums[e]);
+        for (int e = 0; e < kRows; ++e)
+          store_vector_points<T, kVector>(first_target + e * thread_row_step, x0, m, radius, sums[e]);
       }
       return;
     }
@@ -189,23 +191,22 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
   int tile_col = linear_thread % tile_w;
   const int row = static_cast<int>(m);
   const T* tile_origin = in + (y0 - radius) * m + (x0 - radius);
-  batched_moves<T>(
-      (tile_elements - linear_thread + threads - 1) / threads,
-      [&](int, T& value) {
-        const long long gy = y0 - radius + tile_row;
-        const long long gx = x0 - radius + tile_col;
-        const int offset = tile_row * row + tile_col;
-        tile_col += extra_cols;
-        tile_row += whole_rows;
-        if (tile_col >= tile_w) {
-          tile_col -= tile_w;
-          ++tile_row;
-        }
-        if (gy < 0 || gy >= n || gx < 0 || gx >= m) return false;
-        value = tile_origin[offset];
-        return true;
-      },
-      [&](int i, const T& value) { tile[linear_thread + i * threads] = value; });
+  batched_moves<T>((tile_elements - linear_thread + threads - 1) / threads,
+                   [&](int, T& value) {
+                     const long long gy = y0 - radius + tile_row;
+                     const long long gx = x0 - radius + tile_col;
+                     const int offset = tile_row * row + tile_col;
+                     tile_col += extra_cols;
+                     tile_row += whole_rows;
+                     if (tile_col >= tile_w) {
+                       tile_col -= tile_w;
+                       ++tile_row;
+                     }
+                     if (gy < 0 || gy >= n || gx < 0 || gx >= m) return false;
+                     value = tile_origin[offset];
+                     return true;
+                   },
+                   [&](int i, const T& value) { tile[linear_thread + i * threads] = value; });
   __syncthreads();
   const long long x = x0 + threadIdx.x;
   if (x < radius || x >= m - radius) return;
@@ -217,9 +218,8 @@ __global__ void stencil2d_shared(const T* __restrict__ in, T* __restrict__ out, 
     Acc sum = weight<Acc>(0) * to_accumulator(centre[0]);
 #pragma unroll 4
     for (int d = 1; d <= radius; ++d) {
-      sum += weight<Acc>(d) *
-             (to_accumulator(centre[-d]) + to_accumulator(centre[d]) + to_accumulator(centre[-d * tile_w]) +
-              to_accumulator(centre[d * tile_w]));
+      sum += weight<Acc>(d) * (to_accumulator(centre[-d]) + to_accumulator(centre[d]) +
+                               to_accumulator(centre[-d * tile_w]) + to_accumulator(centre[d * tile_w]));
     }
     out[y * m + x] = from_accumulator<T>(sum);
   }
@@ -230,7 +230,8 @@ struct Stencil2dLauncher {
 
   /// vector > 1 (the model admits it with smem=0 only, at most 16 bytes): radius 1 and the
   /// advisor's ept_y values are compiled.
-  template <typename T, int kVector, typename Launch> void launch_vector(const Launch& launch, int rows_per_thread) const {
+  template <typename T, int kVector, typename Launch>
+  void launch_vector(const Launch& launch, int rows_per_thread) const {
     if constexpr (kVector * sizeof(T) <= 16) {
       if (request.shape.stencil_radius != 1) {
         launch(stencil2d_vector<T, 0, 0, kVector>);
@@ -249,7 +250,8 @@ struct Stencil2dLauncher {
     }
   }
 
-  template <typename T> void operator()() const {
+  template <typename T>
+  void operator()() const {
     const auto* in = static_cast<const T*>(request.arrays[0]);
     auto* out = static_cast<T*>(request.arrays[1]);
     const dim3 grid = to_dim3(request.pattern.grid, "stencil2d grid");

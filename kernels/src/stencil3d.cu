@@ -11,7 +11,8 @@ namespace {
 /// would leave the row's first and last sectors written in part, which L2 merges with a DRAM
 /// read (H200: about +10% time at 256^3, +3-8% at 512^3).
 template <typename T>
-__global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k) {
+__global__ void stencil3d_blocked(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
+                                  long long k) {
   using Acc = typename AccumulatorOf<T>::type;
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
@@ -48,8 +49,8 @@ __device__ __forceinline__ WrittenPlanes written_planes(long long z0, int z_chun
 /// in flight instead of ~5), the planes left over one by one -- edge chunks batch too, so they
 /// do not outlast the others in the last wave.
 template <typename T, int kBatch>
-__global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m, long long k,
-                                    int z_chunk) {
+__global__ void stencil3d_streaming(const T* __restrict__ in, T* __restrict__ out, long long n, long long m,
+                                    long long k, int z_chunk) {
   using Acc = typename AccumulatorOf<T>::type;
   const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long y = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
@@ -121,18 +122,19 @@ __device__ __forceinline__ void stencil3d_walk_vector(const T* __restrict__ here
   const Acc c0 = weight<Acc>(0);
   const Acc c1 = weight<Acc>(1);
   // The outputs of one plane from its loaded taps; then the window moves on.
-  const auto emit = [&](T* plane_target, const Pack& ahead, Acc left, Acc right, const Pack& y_minus, const Pack& y_plus) {
+  const auto emit = [&](T* plane_target, const Pack& ahead, Acc left, Acc right, const Pack& y_minus,
+                        const Pack& y_plus) {
     Pack result;
 #pragma unroll
     for (int i = 0; i < kVector; ++i) {
       const Acc l = i > 0 ? to_accumulator(centre.lane[i > 0 ? i - 1 : 0]) : left;
       const Acc r = i + 1 < kVector ? to_accumulator(centre.lane[i + 1 < kVector ? i + 1 : 0]) : right;
       const bool border = (i == 0 && !has_left) || (i == kVector - 1 && !has_right);
-      result.lane[i] = border ? centre.lane[i]
-                              : from_accumulator<T>(c0 * to_accumulator(centre.lane[i]) +
-                                                    c1 * (l + r + to_accumulator(y_minus.lane[i]) +
-                                                          to_accumulator(y_plus.lane[i]) + to_accumulator(behind.lane[i]) +
-                                                          to_accumulator(ahead.lane[i])));
+      result.lane[i] =
+          border ? centre.lane[i]
+                 : from_accumulator<T>(c0 * to_accumulator(centre.lane[i]) +
+                                       c1 * (l + r + to_accumulator(y_minus.lane[i]) + to_accumulator(y_plus.lane[i]) +
+                                             to_accumulator(behind.lane[i]) + to_accumulator(ahead.lane[i])));
     }
     store_packed<T, kVector>(plane_target, result);
   };
@@ -216,17 +218,20 @@ struct Stencil3dLauncher {
   const LaunchRequest& request;
 
   /// vector > 1 (mode 1 only, at most 16 bytes).
-  template <typename T, int kVector> void launch_vector(dim3 grid, dim3 block, int z_chunk) const {
+  template <typename T, int kVector>
+  void launch_vector(dim3 grid, dim3 block, int z_chunk) const {
     if constexpr (kVector * sizeof(T) <= 16) {
       const auto& shape = request.shape;
-      stencil3d_streaming_vector<T, kVector><<<grid, block, 0, request.stream>>>(
-          static_cast<const T*>(request.arrays[0]), static_cast<T*>(request.arrays[1]), shape.n, shape.m, shape.k, z_chunk);
+      stencil3d_streaming_vector<T, kVector>
+          <<<grid, block, 0, request.stream>>>(static_cast<const T*>(request.arrays[0]),
+                                               static_cast<T*>(request.arrays[1]), shape.n, shape.m, shape.k, z_chunk);
       check_launch("stencil3d_streaming_vector");
     } else {
       throw InputError("kernels: stencil3d vector=" + std::to_string(kVector) + " exceeds 16 bytes");
     }
   }
-  template <typename T> void operator()() const {
+  template <typename T>
+  void operator()() const {
     const auto* in = static_cast<const T*>(request.arrays[0]);
     auto* out = static_cast<T*>(request.arrays[1]);
     const dim3 grid = to_dim3(request.pattern.grid, "stencil3d grid");
@@ -246,8 +251,8 @@ struct Stencil3dLauncher {
     default: break;
     }
     if (z_chunk % kStreamingPlaneBatch == 0) {
-      stencil3d_streaming<T, kStreamingPlaneBatch><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.k,
-                                                                                      z_chunk);
+      stencil3d_streaming<T, kStreamingPlaneBatch>
+          <<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.k, z_chunk);
     } else {
       stencil3d_streaming<T, 0><<<grid, block, 0, request.stream>>>(in, out, shape.n, shape.m, shape.k, z_chunk);
     }

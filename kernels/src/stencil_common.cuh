@@ -17,7 +17,8 @@ namespace {
 __constant__ float weights_f32[kMaxStencilRadius + 1];
 __constant__ double weights_f64[kMaxStencilRadius + 1];
 
-template <typename Acc> __device__ __forceinline__ Acc weight(int distance) {
+template <typename Acc>
+__device__ __forceinline__ Acc weight(int distance) {
   if constexpr (std::is_same_v<Acc, double>) {
     return weights_f64[distance];
   } else {
@@ -41,14 +42,16 @@ void upload_stencil_weights() {
 }
 
 /// `kVector` elements moved as one access (the `vector` key): aligned to its whole width.
-template <typename T, int kVector> struct alignas(sizeof(T) * kVector) Packed {
+template <typename T, int kVector>
+struct alignas(sizeof(T) * kVector) Packed {
   T lane[kVector];
 };
 
 /// The vector moves as one native word of its width. Stores go through inline PTX: nvcc split
 /// plain vector stores into one STG.32 per lane when the edge branch stores the same points one
 /// by one (CUPTI counted 3-4x the store requests the contract describes).
-template <typename T, int kVector> using PackedWord = typename WordOfBytes<sizeof(T) * kVector>::type;
+template <typename T, int kVector>
+using PackedWord = typename WordOfBytes<sizeof(T) * kVector>::type;
 
 __device__ __forceinline__ void store_word(unsigned int* address, unsigned int word) {
   asm volatile("st.global.b32 [%0], %1;" ::"l"(address), "r"(word) : "memory");
@@ -62,14 +65,16 @@ __device__ __forceinline__ void store_word(uint4* address, uint4 word) {
                : "memory");
 }
 
-template <typename T, int kVector> __device__ __forceinline__ Packed<T, kVector> load_packed(const T* address) {
+template <typename T, int kVector>
+__device__ __forceinline__ Packed<T, kVector> load_packed(const T* address) {
   const PackedWord<T, kVector> word = *reinterpret_cast<const PackedWord<T, kVector>*>(address);
   Packed<T, kVector> packed;
   memcpy(&packed, &word, sizeof(word));
   return packed;
 }
 
-template <typename T, int kVector> __device__ __forceinline__ void store_packed(T* address, const Packed<T, kVector>& packed) {
+template <typename T, int kVector>
+__device__ __forceinline__ void store_packed(T* address, const Packed<T, kVector>& packed) {
   PackedWord<T, kVector> word;
   memcpy(&word, &packed, sizeof(word));
   store_word(reinterpret_cast<PackedWord<T, kVector>*>(address), word);

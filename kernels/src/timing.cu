@@ -151,7 +151,8 @@ double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {
   // Rotate over enough buffer pairs that a copy never finds its source in L2 (as kernel timing
   // rotates input sets): a small copy repeated on one pair would measure L2, not DRAM.
   const std::int64_t wanted_bytes = 3 * static_cast<std::int64_t>(device_l2_bytes());
-  const int pairs = static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + 2 * bytes - 1) / (2 * bytes), 1, kMaxPairs));
+  const int pairs =
+      static_cast<int>(std::clamp<std::int64_t>((wanted_bytes + 2 * bytes - 1) / (2 * bytes), 1, kMaxPairs));
   struct Buffers {
     std::vector<void*> pointers;
     ~Buffers() {
@@ -166,8 +167,8 @@ double measure_copy_bandwidth_gb_per_s(std::int64_t bytes) {
   }
   const auto copy = [&](int i) {
     const int pair = i % pairs;
-    check_cuda(cudaMemcpyAsync(buffers.pointers[2 * pair + 1], buffers.pointers[2 * pair], static_cast<std::size_t>(bytes),
-                               cudaMemcpyDeviceToDevice),
+    check_cuda(cudaMemcpyAsync(buffers.pointers[2 * pair + 1], buffers.pointers[2 * pair],
+                               static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice),
                "cudaMemcpyAsync");
   };
   for (int i = 0; i < kWarmup; ++i) copy(i);

@@ -87,12 +87,14 @@ __device__ __forceinline__ auto guarded_load(const Word* base, int row_step, int
 }
 
 /// Store to base[r * row_step + c * col_step].
-template <typename Word> __device__ __forceinline__ auto strided_store(Word* base, int row_step, int col_step) {
+template <typename Word>
+__device__ __forceinline__ auto strided_store(Word* base, int row_step, int col_step) {
   return [=](int r, int c, const Word& value) { base[r * row_step + c * col_step] = value; };
 }
 
 template <typename Word, int kCols, int kBatch>
-__global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m, int tile) {
+__global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m,
+                                 int tile) {
   const long long y0 = static_cast<long long>(blockIdx.y) * tile;
   const long long x0 = static_cast<long long>(blockIdx.x) * tile;
   const long long row0 = y0 + threadIdx.y;
@@ -105,7 +107,8 @@ __global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__
     if (full_tile(n, m, x0, y0, tile)) {
       const int row_step = blockDim.y;
       const int col_step = blockDim.x;
-      move_full_tile<kCols, kBatch>(src, row_step * in_row, col_step, dst, row_step, col_step * out_row, tile / row_step);
+      move_full_tile<kCols, kBatch>(src, row_step * in_row, col_step, dst, row_step, col_step * out_row,
+                                    tile / row_step);
       return;
     }
   }
@@ -116,8 +119,8 @@ __global__ void transpose_direct(const Word* __restrict__ in, Word* __restrict__
 }
 
 template <typename Word, int kCols, int kBatch>
-__global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m, int tile,
-                                 int pad) {
+__global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__ out, long long n, long long m,
+                                 int tile, int pad) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
   Word* buffer = reinterpret_cast<Word*>(shared_raw);
   const int row_stride = tile + pad;
@@ -131,16 +134,18 @@ __global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__
   const int out_row = static_cast<int>(n);
   const Word* src = in + (y0 + threadIdx.y) * m + x0 + threadIdx.x;
   Word* dst = out + (x0 + threadIdx.y) * n + y0 + threadIdx.x;
-  Word* buffer_load = buffer + threadIdx.y * row_stride + threadIdx.x;  // buf[r+ty][c+tx]
+  Word* buffer_load = buffer + threadIdx.y * row_stride + threadIdx.x;        // buf[r+ty][c+tx]
   const Word* buffer_store = buffer + threadIdx.x * row_stride + threadIdx.y; // buf[c+tx][r+ty]
   if constexpr (kCols > 0) {
     if (full_tile(n, m, x0, y0, tile)) { // uniform over the block: the barrier is safe
       const int row_step = blockDim.y;
       const int col_step = blockDim.x;
       const int rows = tile / row_step;
-      move_full_tile<kCols, kBatch>(src, row_step * in_row, col_step, buffer_load, row_step * row_stride, col_step, rows);
+      move_full_tile<kCols, kBatch>(src, row_step * in_row, col_step, buffer_load, row_step * row_stride, col_step,
+                                    rows);
       __syncthreads();
-      move_full_tile<kCols, kBatch>(buffer_store, row_step, col_step * row_stride, dst, row_step * out_row, col_step, rows);
+      move_full_tile<kCols, kBatch>(buffer_store, row_step, col_step * row_stride, dst, row_step * out_row, col_step,
+                                    rows);
       return;
     }
   }
@@ -153,7 +158,8 @@ __global__ void transpose_shared(const Word* __restrict__ in, Word* __restrict__
 }
 
 /// kCols == 0 compiles no full-tile path: every tile walks with bounds.
-template <typename Word, int kCols, int kBatch> void launch_shape(const LaunchRequest& request) {
+template <typename Word, int kCols, int kBatch>
+void launch_shape(const LaunchRequest& request) {
   const auto* in = static_cast<const Word*>(request.arrays[0]);
   auto* out = static_cast<Word*>(request.arrays[1]);
   const int tile = static_cast<int>(request.config.get("tile"));
@@ -174,11 +180,18 @@ template <typename Word, int kCols, int kBatch> void launch_shape(const LaunchRe
 
 /// The compiled full-tile path for kCols columns per thread: the batch is the thread's whole
 /// tile up to kMaxFullTileBatch elements (both powers of two, so whole rows fit a batch).
-template <typename Word, int kCols> void launch_batches(const LaunchRequest& request, std::int64_t per_thread) {
+template <typename Word, int kCols>
+void launch_batches(const LaunchRequest& request, std::int64_t per_thread) {
   switch (std::min<std::int64_t>(per_thread, kMaxFullTileBatch)) {
-  case 1: if constexpr (kCols <= 1) return launch_shape<Word, kCols, 1>(request); break;
-  case 2: if constexpr (kCols <= 2) return launch_shape<Word, kCols, 2>(request); break;
-  case 4: if constexpr (kCols <= 4) return launch_shape<Word, kCols, 4>(request); break;
+  case 1:
+    if constexpr (kCols <= 1) return launch_shape<Word, kCols, 1>(request);
+    break;
+  case 2:
+    if constexpr (kCols <= 2) return launch_shape<Word, kCols, 2>(request);
+    break;
+  case 4:
+    if constexpr (kCols <= 4) return launch_shape<Word, kCols, 4>(request);
+    break;
   case 8: return launch_shape<Word, kCols, 8>(request);
   case 16: return launch_shape<Word, kCols, 16>(request);
   default: break;
@@ -186,7 +199,8 @@ template <typename Word, int kCols> void launch_batches(const LaunchRequest& req
   launch_shape<Word, 0, 1>(request);
 }
 
-template <typename Word> void launch_words(const LaunchRequest& request) {
+template <typename Word>
+void launch_words(const LaunchRequest& request) {
   const std::int64_t tile = request.config.get("tile");
   const std::int64_t block_x = request.pattern.block.x;
   const std::int64_t block_y = request.pattern.block.y;

@@ -18,10 +18,12 @@ __device__ __forceinline__ unsigned long long mix_bits(unsigned long long x) { /
 }
 
 /// Uniform in [-1, 1), never exactly 0, a pure function of (seed, index).
-template <typename T> __global__ void fill_random(T* data, long long count, unsigned long long seed) {
+template <typename T>
+__global__ void fill_random(T* data, long long count, unsigned long long seed) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    double value = static_cast<double>(mix_bits(seed ^ mix_bits(static_cast<unsigned long long>(i))) >> 11) * 0x1.0p-52 - 1.0;
+    double value =
+        static_cast<double>(mix_bits(seed ^ mix_bits(static_cast<unsigned long long>(i))) >> 11) * 0x1.0p-52 - 1.0;
     if (static_cast<float>(value) == 0.0f || __half2float(__double2half(value)) == 0.0f) value = 0.5;
     if constexpr (std::is_same_v<T, __half>) {
       data[i] = __double2half(value);
@@ -31,7 +33,8 @@ template <typename T> __global__ void fill_random(T* data, long long count, unsi
   }
 }
 
-template <typename T> void fill_random_on_device(void* data, std::int64_t count, std::uint64_t seed) {
+template <typename T>
+void fill_random_on_device(void* data, std::int64_t count, std::uint64_t seed) {
   constexpr int kThreads = 256;
   const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((count + kThreads - 1) / kThreads, 1, 65535));
   fill_random<T><<<blocks, kThreads>>>(static_cast<T*>(data), count, seed);
@@ -64,17 +67,20 @@ struct Workload::Impl {
 
   std::vector<double> copy_to_host(std::size_t array) const {
     std::vector<unsigned char> raw(static_cast<std::size_t>(bytes_of(array)));
-    check_cuda(cudaMemcpy(raw.data(), sets[static_cast<std::size_t>(selected)][array], raw.size(), cudaMemcpyDeviceToHost),
-               "cudaMemcpy (device to host)");
+    check_cuda(
+        cudaMemcpy(raw.data(), sets[static_cast<std::size_t>(selected)][array], raw.size(), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (device to host)");
     std::vector<double> values(static_cast<std::size_t>(array_elements[array]));
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_double(raw.data(), problem.dtype, static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = to_double(raw.data(), problem.dtype, static_cast<std::int64_t>(i));
     return values;
   }
 };
 
 Workload::Workload(const ProblemSpec& problem, const Config& config, int input_sets, std::uint64_t seed)
     : impl_(std::make_unique<Impl>()) {
-  if (input_sets < 1) throw InputError("kernels: a workload needs at least one input set, got " + std::to_string(input_sets));
+  if (input_sets < 1)
+    throw InputError("kernels: a workload needs at least one input set, got " + std::to_string(input_sets));
   impl_->problem = problem;
   impl_->array_elements = family_shape(problem, config).array_elements;
   require_device();
@@ -112,7 +118,8 @@ int Workload::selected_set() const { return impl_->selected; }
 
 void Workload::select_set(int index) {
   if (index < 0 || index >= input_sets()) {
-    throw InputError("kernels: input set " + std::to_string(index) + " out of range (" + std::to_string(input_sets()) + " sets)");
+    throw InputError("kernels: input set " + std::to_string(index) + " out of range (" + std::to_string(input_sets()) +
+                     " sets)");
   }
   impl_->selected = index;
 }
@@ -133,7 +140,8 @@ std::int64_t Workload::bytes_per_set() const {
 
 std::vector<std::vector<double>> Workload::inputs_on_host() const {
   std::vector<std::vector<double>> inputs;
-  for (std::size_t array = 0; array + 1 < impl_->array_elements.size(); ++array) inputs.push_back(impl_->copy_to_host(array));
+  for (std::size_t array = 0; array + 1 < impl_->array_elements.size(); ++array)
+    inputs.push_back(impl_->copy_to_host(array));
   return inputs;
 }
 

@@ -32,7 +32,8 @@ std::string word_type(std::int64_t bytes) {
   case 4: return "unsigned int";
   case 8: return "uint2";
   case 16: return "uint4";
-  default: throw InputError("no compiled kernel moves " + std::to_string(bytes) + "-byte words (compiled: 2, 4, 8, 16)");
+  default:
+    throw InputError("no compiled kernel moves " + std::to_string(bytes) + "-byte words (compiled: 2, 4, 8, 16)");
   }
 }
 
@@ -57,7 +58,9 @@ BuiltinKernel transpose_kernel(const ProblemSpec& problem, const Config& config)
     batch = std::min<std::int64_t>(rows * cols, kMaxFullTileBatch);
   }
   const std::string name = config.get("smem") == 1 ? "transpose_shared" : "transpose_direct";
-  return {name + arguments({word_type(element_bytes(problem.dtype)), std::to_string(compiled_cols), std::to_string(batch)}), ""};
+  return {
+      name + arguments({word_type(element_bytes(problem.dtype)), std::to_string(compiled_cols), std::to_string(batch)}),
+      ""};
 }
 
 /// Stencil2dLauncher: radius 1 compiles ept_y 1, 2, 4, 8 (kRows), other ept_y roll (kRows 0);
@@ -70,7 +73,8 @@ BuiltinKernel stencil2d_kernel(const ProblemSpec& problem, const Config& config)
   const bool compiled_rows = radius == 1 && power_of_two(rows) && rows <= 8;
   const std::string kernel_radius = radius == 1 ? "1" : "0";
   const std::string kernel_rows = compiled_rows ? std::to_string(rows) : "0";
-  if (vector > 1) return {"stencil2d_vector" + arguments({type, kernel_radius, kernel_rows, std::to_string(vector)}), ""};
+  if (vector > 1)
+    return {"stencil2d_vector" + arguments({type, kernel_radius, kernel_rows, std::to_string(vector)}), ""};
   if (config.get("smem") == 1) return {"stencil2d_shared" + arguments({type}), ""};
   return {"stencil2d_global" + arguments({type, kernel_radius, kernel_rows}), ""};
 }
@@ -97,7 +101,8 @@ BuiltinKernel gemm_kernel(const ProblemSpec& problem, const Config& config) {
   const std::int64_t tn = config.get("tn");
   for (const auto& [key, value] : {std::pair{"tm", tm}, std::pair{"tn", tn}}) {
     if (!power_of_two(value) || value > 8) {
-      throw InputError("gemm: " + std::string(key) + "=" + std::to_string(value) + " has no compiled kernel (compiled: 1, 2, 4, 8)");
+      throw InputError("gemm: " + std::string(key) + "=" + std::to_string(value) +
+                       " has no compiled kernel (compiled: 1, 2, 4, 8)");
     }
   }
   return {"gemm_tiled" + arguments({value_type(problem.dtype), std::to_string(tm), std::to_string(tn)}), ""};

@@ -24,8 +24,10 @@ CalibratedValue read_value(const Node& parent, std::string_view key, Bound bound
   CalibratedValue value{node.number("value"), node.string("source")};
   const std::string shown = describe(node.required("value"));
   if (bound == Bound::positive && value.value <= 0) Node::fail(node.at("value"), "expected a value > 0, got " + shown);
-  if (bound == Bound::non_negative && value.value < 0) Node::fail(node.at("value"), "expected a value >= 0, got " + shown);
-  if (bound == Bound::at_least_one && value.value < 1) Node::fail(node.at("value"), "expected a value >= 1, got " + shown);
+  if (bound == Bound::non_negative && value.value < 0)
+    Node::fail(node.at("value"), "expected a value >= 0, got " + shown);
+  if (bound == Bound::at_least_one && value.value < 1)
+    Node::fail(node.at("value"), "expected a value >= 1, got " + shown);
   if (value.source.empty()) Node::fail(node.at("source"), "expected where the value came from, got an empty string");
   return value;
 }
@@ -83,7 +85,8 @@ TimeErrorBand read_band(const Node& node) {
   band.high_ratio = node.number("high_ratio");
   band.residuals = node.integer("residuals", 1, INT64_MAX);
   band.source = node.string("source");
-  if (band.low_ratio <= 0) Node::fail(node.at("low_ratio"), "expected a ratio > 0, got " + describe(node.required("low_ratio")));
+  if (band.low_ratio <= 0)
+    Node::fail(node.at("low_ratio"), "expected a ratio > 0, got " + describe(node.required("low_ratio")));
   if (band.high_ratio < band.low_ratio) {
     Node::fail(node.at("high_ratio"), "expected a ratio >= low_ratio, got " + describe(node.required("high_ratio")));
   }
@@ -91,7 +94,10 @@ TimeErrorBand read_band(const Node& node) {
 }
 
 json write_band(const TimeErrorBand& band) {
-  return {{"low_ratio", band.low_ratio}, {"high_ratio", band.high_ratio}, {"residuals", band.residuals}, {"source", band.source}};
+  return {{"low_ratio", band.low_ratio},
+          {"high_ratio", band.high_ratio},
+          {"residuals", band.residuals},
+          {"source", band.source}};
 }
 
 } // namespace
@@ -145,12 +151,15 @@ Calibration calibration_from_json(const json& document, const std::string& path)
     calibration.same_address_atomic_cycles = read_value(root, "same_address_atomic_cycles", Bound::non_negative);
   }
   if (root.has("register_division_instructions")) {
-    calibration.register_division_instructions = read_value(root, "register_division_instructions", Bound::at_least_one);
+    calibration.register_division_instructions =
+        read_value(root, "register_division_instructions", Bound::at_least_one);
   }
   if (root.has("stencil3d_streaming_batch_rounds")) {
-    calibration.stencil3d_streaming_batch_rounds = read_whole_value(root, "stencil3d_streaming_batch_rounds", Bound::at_least_one);
+    calibration.stencil3d_streaming_batch_rounds =
+        read_whole_value(root, "stencil3d_streaming_batch_rounds", Bound::at_least_one);
   }
-  calibration.screening_refined_candidates = read_whole_value(root, "screening_refined_candidates", Bound::at_least_one);
+  calibration.screening_refined_candidates =
+      read_whole_value(root, "screening_refined_candidates", Bound::at_least_one);
   if (root.has("time_error_bands")) {
     const Node bands = root.object("time_error_bands");
     for (const auto& [family, value] : bands.raw().items()) {

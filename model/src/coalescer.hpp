@@ -77,7 +77,8 @@ private:
   static constexpr std::size_t kMaxLines = 256;
 
   LineRequest& find(std::uint64_t line) {
-    if (last_ >= 0 && lines_[static_cast<std::size_t>(last_)].line == line) return lines_[static_cast<std::size_t>(last_)];
+    if (last_ >= 0 && lines_[static_cast<std::size_t>(last_)].line == line)
+      return lines_[static_cast<std::size_t>(last_)];
     std::size_t slot = static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> 55);
     while (table_[slot] != 0) {
       const int index = table_[slot] - 1;

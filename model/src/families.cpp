@@ -37,21 +37,36 @@ struct Family {
 
 const std::vector<Family>& family_table() {
   static const std::vector<Family> table = {
-      {{"copy", "out[i] = in[i*stride]: vector width, elements per thread, block size",
-        {"block", "ept", "stride", "vector"}, {"n"}},
-       family_detail::build_copy, family_detail::apply_copy_facts},
-      {{"gemm", "C = A*B with shared-memory block tiles and register thread tiles", {"bk", "bm", "bn", "pad", "tm", "tn"},
+      {{"copy",
+        "out[i] = in[i*stride]: vector width, elements per thread, block size",
+        {"block", "ept", "stride", "vector"},
+        {"n"}},
+       family_detail::build_copy,
+       family_detail::apply_copy_facts},
+      {{"gemm",
+        "C = A*B with shared-memory block tiles and register thread tiles",
+        {"bk", "bm", "bn", "pad", "tm", "tn"},
         {"n", "m", "k"}},
-       family_detail::build_gemm, family_detail::apply_gemm_facts},
-      {{"stencil2d", "star stencil of a radius on an n x m grid, optional shared-memory tile or x vectors",
-        {"block_x", "block_y", "ept_y", "radius", "smem", "vector"}, {"n", "m"}},
-       family_detail::build_stencil2d, family_detail::apply_stencil2d_facts},
-      {{"stencil3d", "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming (x vectors)",
-        {"block_x", "block_y", "block_z", "mode", "vector", "z_chunk"}, {"n", "m", "k"}},
-       family_detail::build_stencil3d, family_detail::apply_stencil3d_facts},
-      {{"transpose", "out[j][i] = in[i][j], direct or through a shared-memory tile",
-        {"block_x", "block_y", "pad", "smem", "tile"}, {"n", "m"}},
-       family_detail::build_transpose, family_detail::apply_transpose_facts},
+       family_detail::build_gemm,
+       family_detail::apply_gemm_facts},
+      {{"stencil2d",
+        "star stencil of a radius on an n x m grid, optional shared-memory tile or x vectors",
+        {"block_x", "block_y", "ept_y", "radius", "smem", "vector"},
+        {"n", "m"}},
+       family_detail::build_stencil2d,
+       family_detail::apply_stencil2d_facts},
+      {{"stencil3d",
+        "7-point stencil on an n x m x k volume: 3D blocking or 2.5D streaming (x vectors)",
+        {"block_x", "block_y", "block_z", "mode", "vector", "z_chunk"},
+        {"n", "m", "k"}},
+       family_detail::build_stencil3d,
+       family_detail::apply_stencil3d_facts},
+      {{"transpose",
+        "out[j][i] = in[i][j], direct or through a shared-memory tile",
+        {"block_x", "block_y", "pad", "smem", "tile"},
+        {"n", "m"}},
+       family_detail::build_transpose,
+       family_detail::apply_transpose_facts},
   };
   return table;
 }
@@ -80,7 +95,9 @@ const FamilyInfo& family_info(std::string_view name) { return find_family(name).
 
 void check_problem(const ProblemSpec& problem) {
   const FamilyInfo& info = family_info(problem.family);
-  const auto reads = [&info](std::string_view key) { return std::ranges::find(info.size_keys, key) != info.size_keys.end(); };
+  const auto reads = [&info](std::string_view key) {
+    return std::ranges::find(info.size_keys, key) != info.size_keys.end();
+  };
   read_sizes(problem, reads("m"), reads("k"));
 }
 

@@ -36,7 +36,8 @@ KernelPattern build_copy(const ProblemSpec& problem, const Config& config, const
 }
 
 /// A thread stores its batch of loads (batched_moves): at most its ept elements.
-void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
+void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                      const Calibration& /*calibration*/) {
   set_kernel_facts(pattern, builtin_kernel_facts(problem, config), config.get("ept"));
 }
 

@@ -49,10 +49,11 @@ double gemm_overhead_instructions(const GemmTiles& g, std::int64_t blocks, const
   const auto inner = fit.inner_step_instructions_by_thread_tile.find(std::to_string(g.tm) + "x" + std::to_string(g.tn));
   const double inner_step_overhead = inner != fit.inner_step_instructions_by_thread_tile.end() ? inner->second : 0.0;
   const double warps = static_cast<double>(blocks) * static_cast<double>(g.threads) / 32.0;
-  const double tile_elements_per_thread = static_cast<double>(g.bm * g.bk + g.bk * g.bn) / static_cast<double>(g.threads);
+  const double tile_elements_per_thread =
+      static_cast<double>(g.bm * g.bk + g.bk * g.bn) / static_cast<double>(g.threads);
   return warps * static_cast<double>(g.K / g.bk) *
-         (static_cast<double>(g.bk) * inner_step_overhead + tile_elements_per_thread * fit.per_tile_element_instructions.value +
-          fit.per_k_step_instructions.value);
+         (static_cast<double>(g.bk) * inner_step_overhead +
+          tile_elements_per_thread * fit.per_tile_element_instructions.value + fit.per_k_step_instructions.value);
 }
 
 /// Tile loads: idx = t + i*threads; A: r = idx / bk, c = idx % bk; B: r = idx / bn, c = idx % bn.
@@ -89,12 +90,15 @@ Phase tile_load_phase(const GemmTiles& g) {
 /// As[ty*tm + i][kk + kk_offset .. + elements) or Bs[kk + kk_offset][tx*tn + j].
 Access fragment_load(const FragmentLoad& f, const GemmTiles& g, std::vector<Guard> guards) {
   if (f.fragment >= (f.from_b ? g.tn : g.tm)) {
-    throw InputError("kernel facts: gemm fragment load " + fragment_load_text(f) + " outside the " + std::to_string(g.tm) +
-                     "x" + std::to_string(g.tn) + " thread tile (regenerate model/data/kernel_facts_sm90.json)");
+    throw InputError("kernel facts: gemm fragment load " + fragment_load_text(f) + " outside the " +
+                     std::to_string(g.tm) + "x" + std::to_string(g.tn) +
+                     " thread tile (regenerate model/data/kernel_facts_sm90.json)");
   }
-  if (f.from_b) return load("Bs", {affine(f.kk_offset, {}, {{"kk", 1}}), affine(f.fragment, {{V::thread_x, g.tn}})}, std::move(guards));
-  return load("As", {affine(f.fragment, {{V::thread_y, g.tm}}), affine(f.kk_offset, {}, {{"kk", 1}})}, std::move(guards),
-              f.elements);
+  if (f.from_b)
+    return load("Bs", {affine(f.kk_offset, {}, {{"kk", 1}}), affine(f.fragment, {{V::thread_x, g.tn}})},
+                std::move(guards));
+  return load("As", {affine(f.fragment, {{V::thread_y, g.tm}}), affine(f.kk_offset, {}, {{"kk", 1}})},
+              std::move(guards), f.elements);
 }
 
 /// The source's loads of one kk: a[i] = As[ty*tm + i][kk], then b[j] = Bs[kk][tx*tn + j].
@@ -142,11 +146,13 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
   pattern.name = "gemm";
   pattern.grid = {N / g.bn, M / g.bm, 1};
   pattern.block = {g.threads_x, g.threads_y, 1};
-  pattern.arrays = {global_array("A", bytes, {M, K}), global_array("B", bytes, {K, N}), global_array("C", bytes, {M, N}),
-                    shared_array("As", bytes, {g.bm, g.bk + g.pad}), shared_array("Bs", bytes, {g.bk, g.bn + g.pad})};
+  pattern.arrays = {global_array("A", bytes, {M, K}), global_array("B", bytes, {K, N}),
+                    global_array("C", bytes, {M, N}), shared_array("As", bytes, {g.bm, g.bk + g.pad}),
+                    shared_array("Bs", bytes, {g.bk, g.bn + g.pad})};
   pattern.useful_bytes = checked_product(family, {M, K, bytes}) + checked_product(family, {K, N, bytes}) +
                          checked_product(family, {M, N, bytes});
-  pattern.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
+  pattern.flops =
+      2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * flops_scale(problem.dtype);
   pattern.overhead_instructions = gemm_overhead_instructions(g, pattern.grid.count(), calibration);
 
   pattern.phases.push_back(tile_load_phase(g));
@@ -161,7 +167,8 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
 
 /// The thread tile of C is stored once, at the end; the inner product's shared loads are the
 /// compiled kernel's.
-void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& /*calibration*/) {
+void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                      const Calibration& /*calibration*/) {
   const CompiledKernelFacts& facts = builtin_kernel_facts(problem, config);
   set_kernel_facts(pattern, facts, config.get("tm") * config.get("tn"));
   if (facts.fragment_loads.empty()) return;

@@ -25,7 +25,8 @@ void append_vector_stores(std::vector<Access>& accesses, const std::string& arra
     return index;
   };
   const std::int64_t full_end = m - radius - vector + 1; // x0 < full_end: last point interior
-  accesses.push_back(store(array, at(x0_at(0)), with(outer_interior, {{x0_at(0), radius, full_end}}), static_cast<int>(vector)));
+  accesses.push_back(
+      store(array, at(x0_at(0)), with(outer_interior, {{x0_at(0), radius, full_end}}), static_cast<int>(vector)));
   const std::vector<Guard> edges = {{x0_at(0), 0, radius}, {x0_at(0), std::max(radius, full_end), m}};
   for (const Guard& edge : edges) {
     for (std::int64_t i = 0; i < vector; ++i) {
@@ -59,14 +60,17 @@ struct Stencil2dLayout {
   AffineIndex y_at(std::int64_t dy) const {
     return affine(dy, {{V::block_y, block_y * ept_y}, {V::thread_y, 1}}, {{"e", block_y}});
   }
-  std::vector<Guard> interior() const { return {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)}; }
+  std::vector<Guard> interior() const {
+    return {interior_guard(y_at(0), radius, n), interior_guard(x_at(0), radius, m)};
+  }
 };
 
 Stencil2dLayout read_stencil2d_layout(const std::string& family, const Config& config, const Sizes& sizes) {
   Stencil2dLayout s;
   s.radius = at_least(family, config, "radius", 1, 1);
   if (s.radius > kMaxStencilRadius) {
-    rule_broken(family, "radius must be in [1, " + std::to_string(kMaxStencilRadius) + "], got " + std::to_string(s.radius));
+    rule_broken(family,
+                "radius must be in [1, " + std::to_string(kMaxStencilRadius) + "], got " + std::to_string(s.radius));
   }
   s.block_x = at_least(family, config, "block_x", 1);
   s.block_y = at_least(family, config, "block_y", 1);
@@ -75,7 +79,8 @@ Stencil2dLayout read_stencil2d_layout(const std::string& family, const Config& c
   if (s.smem != 0 && s.smem != 1) rule_broken(family, "smem must be 0 or 1, got " + std::to_string(s.smem));
   checked_product(family, {s.block_x, s.block_y, s.ept_y});
   s.vector = read_x_vector(family, config, sizes);
-  if (s.smem == 1 && s.vector != 1) rule_broken(family, "vector must be 1 when smem=1, got " + std::to_string(s.vector));
+  if (s.smem == 1 && s.vector != 1)
+    rule_broken(family, "vector must be 1 when smem=1, got " + std::to_string(s.vector));
   s.n = sizes.n;
   s.m = sizes.m;
   s.bytes = sizes.element_bytes;
@@ -135,9 +140,9 @@ void append_shared_tile_phases(KernelPattern& pattern, const Stencil2dLayout& s,
   global_col.thread_terms[V::block_x] = s.block_x;
   const Guard inside_tile{affine(0, sweep_thread, sweep_loop), 0, tile_elems};
   const std::vector<Guard> halo_guards = {inside_tile, {global_row, 0, s.n}, {global_col, 0, s.m}};
-  pattern.phases.push_back({{loop("i", ceil_div(tile_elems, threads))},
-                            {load("in", {global_row, global_col}, {inside_tile}),
-                             store("tile", {tile_row, tile_col}, halo_guards)}});
+  pattern.phases.push_back(
+      {{loop("i", ceil_div(tile_elems, threads))},
+       {load("in", {global_row, global_col}, {inside_tile}), store("tile", {tile_row, tile_col}, halo_guards)}});
 
   // Taps from the tile: local point (e*block_y + ty + r, tx + r).
   const auto ty_at = [&](std::int64_t dy) { return affine(radius + dy, {{V::thread_y, 1}}, {{"e", s.block_y}}); };
@@ -163,7 +168,8 @@ KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, 
   pattern.arrays = {global_array("in", bytes, {n, m}), global_array("out", bytes, {n, m})};
   const std::int64_t interior_rows = std::max<std::int64_t>(0, n - 2 * s.radius);
   const std::int64_t interior_cols = std::max<std::int64_t>(0, m - 2 * s.radius);
-  pattern.useful_bytes = checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
+  pattern.useful_bytes =
+      checked_product(family, {n, m, bytes}) + checked_product(family, {interior_rows, interior_cols, bytes});
   pattern.flops = static_cast<double>(interior_rows) * static_cast<double>(interior_cols) * 2.0 *
                   static_cast<double>(4 * s.radius + 1) * flops_scale(problem.dtype);
   if (s.smem == 1) {

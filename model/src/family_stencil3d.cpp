@@ -18,7 +18,9 @@ namespace {
 template <typename YAt>
 void append_streaming_vector_phases(KernelPattern& pattern, const YAt& y_at, std::int64_t z_chunk, std::int64_t vector,
                                     std::int64_t block_x, std::int64_t n, std::int64_t m, std::int64_t k) {
-  const auto x0_at = [&](std::int64_t dx) { return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}}); };
+  const auto x0_at = [&](std::int64_t dx) {
+    return affine(dx, {{V::block_x, block_x * vector}, {V::thread_x, vector}});
+  };
   // The window's first planes: in[z0 + dz] in even chunks, in[z0 + dz + z_chunk - 1 + down] in
   // odd ones (behind: dz = -1, down = 2, so in[z0 + z_chunk]; centre: dz = down = 0).
   const auto chunk_end = [&](std::int64_t dz, std::int64_t down) {
@@ -72,12 +74,14 @@ Stencil3dLayout read_stencil3d_layout(const std::string& family, const Config& c
   s.block_x = at_least(family, config, "block_x", 1);
   s.block_y = at_least(family, config, "block_y", 1);
   s.block_z = s.mode == 0 ? at_least(family, config, "block_z", 1) : config.get_or("block_z", 1);
-  if (s.mode == 1 && s.block_z != 1) rule_broken(family, "block_z must be 1 when mode=1, got " + std::to_string(s.block_z));
+  if (s.mode == 1 && s.block_z != 1)
+    rule_broken(family, "block_z must be 1 when mode=1, got " + std::to_string(s.block_z));
   s.z_chunk = s.mode == 1 ? at_least(family, config, "z_chunk", 1) : config.get_or("z_chunk", 1);
   if (s.mode == 0 && s.z_chunk != 1) rule_broken(family, "z_chunk applies only to mode=1 (omit it or set 1)");
   checked_product(family, {s.block_x, s.block_y, s.block_z});
   s.vector = read_x_vector(family, config, sizes);
-  if (s.mode == 0 && s.vector != 1) rule_broken(family, "vector must be 1 when mode=0, got " + std::to_string(s.vector));
+  if (s.mode == 0 && s.vector != 1)
+    rule_broken(family, "vector must be 1 when mode=0, got " + std::to_string(s.vector));
   s.n = sizes.n;
   s.m = sizes.m;
   s.k = sizes.k;
@@ -108,8 +112,13 @@ void append_blocked_phase(KernelPattern& pattern, const Stencil3dLayout& s) {
   };
   std::vector<Access> accesses;
   if (s.bytes == 2) {
-    accesses = {unpredicated(tap(0, 0, -1, written)), unpredicated(tap(0, 0, 1, written)), tap(0, -1, 0, written),
-                tap(0, 1, 0, written), tap(-1, 0, 0, written), tap(1, 0, 0, written), tap(0, 0, 0, interior)};
+    accesses = {unpredicated(tap(0, 0, -1, written)),
+                unpredicated(tap(0, 0, 1, written)),
+                tap(0, -1, 0, written),
+                tap(0, 1, 0, written),
+                tap(-1, 0, 0, written),
+                tap(1, 0, 0, written),
+                tap(0, 0, 0, interior)};
   } else {
     accesses = {tap(0, 0, 1, interior),  tap(0, 0, -1, interior), tap(0, -1, 0, interior), tap(0, 1, 0, interior),
                 tap(-1, 0, 0, interior), tap(1, 0, 0, interior),  tap(0, 0, 0, interior)};
@@ -177,8 +186,8 @@ std::vector<Access> streaming_batch(const Stencil3dLayout& s) {
 void append_streaming_phases(KernelPattern& pattern, const Stencil3dLayout& s) {
   const std::int64_t z_chunk = s.z_chunk;
   if (s.vector > 1) {
-    append_streaming_vector_phases(pattern, [&](std::int64_t dy) { return s.y_at(dy); }, z_chunk, s.vector, s.block_x,
-                                   s.n, s.m, s.k);
+    append_streaming_vector_phases(
+        pattern, [&](std::int64_t dy) { return s.y_at(dy); }, z_chunk, s.vector, s.block_x, s.n, s.m, s.k);
     return;
   }
   const std::vector<Guard> written_column = s.written_column();
@@ -235,7 +244,8 @@ void apply_stencil3d_facts(KernelPattern& pattern, const ProblemSpec& problem, c
   const bool mode_streaming = config.get("mode") == 1;
   const std::int64_t z_chunk = mode_streaming ? config.get("z_chunk") : 1;
   const bool plane_batches = mode_streaming && config.get_or("vector", 1) == 1 && z_chunk % kStreamingPlaneBatch == 0;
-  const auto rounds = std::max<std::int64_t>(1, static_cast<std::int64_t>(calibration.stencil3d_streaming_batch_rounds.value));
+  const auto rounds =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(calibration.stencil3d_streaming_batch_rounds.value));
   set_kernel_facts(pattern, facts, z_chunk,
                    plane_batches ? std::max<std::int64_t>(1, facts.loads_per_round / rounds) : facts.loads_per_round);
 }

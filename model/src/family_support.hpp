@@ -29,7 +29,7 @@ using V = IndexVar;
 }
 
 inline std::int64_t at_least(const std::string& family, const Config& config, std::string_view key, std::int64_t min,
-                      std::int64_t fallback_if_absent = -1) {
+                             std::int64_t fallback_if_absent = -1) {
   const std::int64_t value = fallback_if_absent >= 0 ? config.get_or(key, fallback_if_absent) : config.get(key);
   if (value < min) {
     rule_broken(family, std::string(key) + " must be >= " + std::to_string(min) + ", got " + std::to_string(value));
@@ -38,10 +38,10 @@ inline std::int64_t at_least(const std::string& family, const Config& config, st
 }
 
 inline void require_multiple(const std::string& family, std::string_view what, std::int64_t value, std::string_view of,
-                      std::int64_t divisor) {
+                             std::int64_t divisor) {
   if (value % divisor != 0) {
-    rule_broken(family, std::string(what) + " (" + std::to_string(value) + ") must be a multiple of " + std::string(of) +
-                            " (" + std::to_string(divisor) + ")");
+    rule_broken(family, std::string(what) + " (" + std::to_string(value) + ") must be a multiple of " +
+                            std::string(of) + " (" + std::to_string(divisor) + ")");
   }
 }
 
@@ -153,8 +153,10 @@ KernelPattern build_gemm(const ProblemSpec& problem, const Config& config, const
 KernelPattern build_stencil2d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_stencil3d(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
 KernelPattern build_transpose(const ProblemSpec& problem, const Config& config, const Calibration& calibration);
-void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& calibration);
-void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config, const Calibration& calibration);
+void apply_copy_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                      const Calibration& calibration);
+void apply_gemm_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
+                      const Calibration& calibration);
 void apply_stencil2d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,
                            const Calibration& calibration);
 void apply_stencil3d_facts(KernelPattern& pattern, const ProblemSpec& problem, const Config& config,

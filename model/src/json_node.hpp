@@ -66,19 +66,16 @@ public:
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max) const {
     const json& value = required(key);
     if (!value.is_number_integer()) fail(at(key), "expected an integer, got " + describe(value));
-    const std::int64_t number = value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX
-                                    ? INT64_MAX
-                                    : value.get<std::int64_t>();
+    const std::int64_t number =
+        value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX ? INT64_MAX : value.get<std::int64_t>();
     if (number < min || number > max) {
-      fail(at(key), "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
-                        describe(value));
+      fail(at(key),
+           "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + describe(value));
     }
     return number;
   }
 
-  int small_integer(std::string_view key, int min, int max) const {
-    return static_cast<int>(integer(key, min, max));
-  }
+  int small_integer(std::string_view key, int min, int max) const { return static_cast<int>(integer(key, min, max)); }
 
   std::string string(std::string_view key) const {
     const json& value = required(key);

@@ -32,7 +32,8 @@ FragmentLoad read_fragment_load(const Node& node, std::size_t index) {
   const bool a = std::sscanf(text.c_str(), "As[%d][kk+%d] x%d%n", &first, &second, &elements, &used) == 3;
   const bool b = !a && std::sscanf(text.c_str(), "Bs[kk+%d][%d] x%d%n", &first, &second, &elements, &used) == 3;
   const bool width_ok = elements == 1 || elements == 2 || elements == 4 || elements == 8;
-  if ((!a && !b) || used != static_cast<int>(text.size()) || first < 0 || second < 0 || !width_ok || (b && elements != 1)) {
+  if ((!a && !b) || used != static_cast<int>(text.size()) || first < 0 || second < 0 || !width_ok ||
+      (b && elements != 1)) {
     Node::fail(path, "expected \"As[i][kk+o] xN\" or \"Bs[kk+o][j] x1\" (N 1, 2, 4 or 8), got \"" + text + "\"");
   }
   load.from_b = b;
@@ -62,7 +63,8 @@ CompiledKernelFacts read_facts(const Node& node) {
     for (std::size_t i = 0; i < loads.size(); ++i) {
       facts.fragment_loads.push_back(read_fragment_load(node, i));
       if (facts.fragment_loads.back().kk_offset + facts.fragment_loads.back().elements > facts.kk_per_group) {
-        Node::fail(node.at("fragment_loads") + "[" + std::to_string(i) + "]", "reaches past the group's kk_per_group kk");
+        Node::fail(node.at("fragment_loads") + "[" + std::to_string(i) + "]",
+                   "reaches past the group's kk_per_group kk");
       }
     }
   }
@@ -109,7 +111,8 @@ std::vector<CompiledKernelFacts> parse_kernel_facts(std::string_view json_text, 
   std::set<std::string, std::less<>> keys;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     out.push_back(read_facts(Node(kernels[i], root.at("kernels") + "[" + std::to_string(i) + "]")));
-    if (!keys.insert(out.back().key).second) Node::fail(root.at("kernels"), "kernel '" + out.back().key + "' listed twice");
+    if (!keys.insert(out.back().key).second)
+      Node::fail(root.at("kernels"), "kernel '" + out.back().key + "' listed twice");
   }
   return out;
 }

@@ -65,10 +65,10 @@ public:
   /// One set of quotient scalars and the lanes' parts under it, with the memos of a warp whose
   /// lanes all issue (they depend only on the parts and the base's offset in a line / the banks).
   struct Part {
-    std::vector<std::int64_t> key;                                ///< the quotient scalars
-    std::vector<std::int64_t> values;                             ///< per (guard then dim, lane)
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;    ///< per guard then dim: [min, max] over real lanes
-    std::array<std::int64_t, kWarpLanes> flat_offsets{};          ///< sum of the dims' parts x strides (elements)
+    std::vector<std::int64_t> key;                             ///< the quotient scalars
+    std::vector<std::int64_t> values;                          ///< per (guard then dim, lane)
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges; ///< per guard then dim: [min, max] over real lanes
+    std::array<std::int64_t, kWarpLanes> flat_offsets{};       ///< sum of the dims' parts x strides (elements)
     LineMemo lines;
     WavefrontMemo wavefronts;
   };
@@ -114,7 +114,8 @@ public:
 private:
   static constexpr std::size_t kMaxParts = 16;
 
-  void fill(const LoweredPattern& lowered, const LoweredAccess& access, int warp, const std::int64_t* scalars, Part& part) {
+  void fill(const LoweredPattern& lowered, const LoweredAccess& access, int warp, const std::int64_t* scalars,
+            Part& part) {
     part.key = key_;
     part.lines.clear();
     part.wavefronts.clear();
@@ -141,7 +142,8 @@ private:
 
   static std::size_t position_count(const LoweredAccess& access) {
     std::size_t count = 0;
-    for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) { count += 1 + expr.quotients.size(); });
+    for_each_expr(access,
+                  [&](const LoweredExpr& expr, std::size_t, std::size_t) { count += 1 + expr.quotients.size(); });
     return count;
   }
 

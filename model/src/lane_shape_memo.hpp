@@ -25,7 +25,8 @@ public:
     Shape shape;
     shape.mask = mask;
     shape.bytes = bytes;
-    for (std::size_t lane = 0; lane < 32; ++lane) shape.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
+    for (std::size_t lane = 0; lane < 32; ++lane)
+      shape.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
     const auto [found, inserted] = ids_.try_emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
     if (inserted) shapes_.push_back(shape);
     return found->second;
@@ -56,12 +57,13 @@ private:
     /// of a trace's compaction time).
     std::size_t operator()(const Shape& shape) const {
       constexpr std::uint64_t kMultiplier = 0xBF58476D1CE4E5B9ULL;
-      std::array<std::uint64_t, 4> chains = {(shape.mask ^ static_cast<std::uint64_t>(shape.bytes) << 32) * 0x9E3779B97F4A7C15ULL,
-                                             1, 2, 3};
+      std::array<std::uint64_t, 4> chains = {
+          (shape.mask ^ static_cast<std::uint64_t>(shape.bytes) << 32) * 0x9E3779B97F4A7C15ULL, 1, 2, 3};
       for (std::size_t lane = 0; lane < 32; lane += 4) {
         for (std::size_t c = 0; c < 4; ++c) chains[c] = (chains[c] ^ shape.relative[lane + c]) * kMultiplier;
       }
-      const std::uint64_t hash = chains[0] ^ std::rotl(chains[1], 16) ^ std::rotl(chains[2], 32) ^ std::rotl(chains[3], 48);
+      const std::uint64_t hash =
+          chains[0] ^ std::rotl(chains[1], 16) ^ std::rotl(chains[2], 32) ^ std::rotl(chains[3], 48);
       return static_cast<std::size_t>(hash ^ (hash >> 31));
     }
   };
@@ -82,8 +84,9 @@ public:
 
   Value& find(std::uint32_t shape, std::uint64_t base, bool store, bool& known) {
     const Key key{shape, base & (period_ - 1), store};
-    const std::uint64_t hash = ((static_cast<std::uint64_t>(shape) << 20 ^ key.phase << 1 ^ (store ? 1u : 0u)) *
-                                0x9E3779B97F4A7C15ULL) >> (64 - kIndexBits);
+    const std::uint64_t hash =
+        ((static_cast<std::uint64_t>(shape) << 20 ^ key.phase << 1 ^ (store ? 1u : 0u)) * 0x9E3779B97F4A7C15ULL) >>
+        (64 - kIndexBits);
     Entry& entry = entries_[static_cast<std::size_t>(hash)];
     known = entry.valid && entry.key == key;
     if (!known) {

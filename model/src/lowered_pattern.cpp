@@ -12,7 +12,9 @@ constexpr std::int64_t kGlobalBaseBytes = std::int64_t{1} << 30;
 constexpr std::int64_t kGlobalAlignmentBytes = std::int64_t{1} << 20;
 constexpr std::int64_t kSharedAlignmentBytes = 128;
 
-std::int64_t round_up(std::int64_t value, std::int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+std::int64_t round_up(std::int64_t value, std::int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
 
 std::int64_t array_bytes(const ArrayDecl& array) {
   std::int64_t bytes = array.element_bytes;
@@ -70,7 +72,8 @@ private:
   std::size_t lane_table(const std::map<IndexVar, std::int64_t>& terms) {
     bool any = false;
     for (const auto& [variable, coefficient] : terms) {
-      if (variable != IndexVar::block_x && variable != IndexVar::block_y && variable != IndexVar::block_z && coefficient != 0) {
+      if (variable != IndexVar::block_x && variable != IndexVar::block_y && variable != IndexVar::block_z &&
+          coefficient != 0) {
         any = true;
       }
     }
@@ -117,10 +120,13 @@ private:
       const bool uniform = std::all_of(term.thread_terms.begin(), term.thread_terms.end(), [](const auto& entry) {
         return entry.first == IndexVar::block_x || entry.first == IndexVar::block_y || entry.first == IndexVar::block_z;
       });
-      LoweredQuotient lowered{linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient, term.divisor,
-                              term.modulus};
-      const auto power_of_two = [](std::int64_t value) { return value > 0 && std::has_single_bit(static_cast<std::uint64_t>(value)); };
-      if (power_of_two(term.divisor)) lowered.divisor_shift = std::countr_zero(static_cast<std::uint64_t>(term.divisor));
+      LoweredQuotient lowered{linear(term.constant, term.thread_terms, term.loop_terms, phase), term.coefficient,
+                              term.divisor, term.modulus};
+      const auto power_of_two = [](std::int64_t value) {
+        return value > 0 && std::has_single_bit(static_cast<std::uint64_t>(value));
+      };
+      if (power_of_two(term.divisor))
+        lowered.divisor_shift = std::countr_zero(static_cast<std::uint64_t>(term.divisor));
       if (power_of_two(term.modulus)) lowered.modulus_mask = term.modulus - 1;
       (uniform ? out.uniform_quotients : out.quotients).push_back(std::move(lowered));
     }
@@ -141,13 +147,15 @@ private:
     out.outer_slot = static_cast<int>(phase.loops.size());
     for (std::size_t l = 0; l < pattern_.phase_loops.size(); ++l) {
       const PhaseLoop& loop = pattern_.phase_loops[l];
-      if (index >= loop.first_phase && index < loop.first_phase + loop.phase_count) out.phase_loop = static_cast<int>(l);
+      if (index >= loop.first_phase && index < loop.first_phase + loop.phase_count)
+        out.phase_loop = static_cast<int>(l);
     }
     for (const Loop& loop : phase.loops) out.iterations *= loop.trip_count();
     for (const Access& access : phase.accesses) {
-      const auto array_index = static_cast<std::size_t>(
-          std::find_if(pattern_.arrays.begin(), pattern_.arrays.end(), [&](const ArrayDecl& a) { return a.name == access.array; }) -
-          pattern_.arrays.begin());
+      const auto array_index =
+          static_cast<std::size_t>(std::find_if(pattern_.arrays.begin(), pattern_.arrays.end(),
+                                                [&](const ArrayDecl& a) { return a.name == access.array; }) -
+                                   pattern_.arrays.begin());
       const ArrayDecl& array = pattern_.arrays[array_index];
       LoweredAccess lowered;
       lowered.id = out_.access_count++;
@@ -163,7 +171,8 @@ private:
         lowered.strides[d - 1] = lowered.strides[d] * array.extents[d];
       }
       for (const AffineIndex& index_expr : access.index) lowered.dims.push_back(expr(index_expr, out));
-      for (const Guard& guard : access.guards) lowered.guards.push_back({expr(guard.value, out), guard.lower, guard.upper});
+      for (const Guard& guard : access.guards)
+        lowered.guards.push_back({expr(guard.value, out), guard.lower, guard.upper});
       add_fast_path(lowered);
       out.accesses.push_back(std::move(lowered));
     }
@@ -192,15 +201,18 @@ private:
       for (int lane = 0; lane < kWarpLanes; ++lane) {
         std::int64_t offset = 0;
         for (std::size_t d = 0; d < access.dims.size(); ++d) {
-          offset += access.strides[d] *
-                    out_.lane_values[access.dims[d].linear.lane_table + static_cast<std::size_t>(warp * kWarpLanes + lane)];
+          offset +=
+              access.strides[d] *
+              out_.lane_values[access.dims[d].linear.lane_table + static_cast<std::size_t>(warp * kWarpLanes + lane)];
         }
         access.lane_offsets.push_back(offset);
       }
       for (const LoweredExpr& dim : access.dims) access.dim_lane_ranges.push_back(lane_range(dim.linear, warp));
-      for (const LoweredGuard& guard : access.guards) access.guard_lane_ranges.push_back(lane_range(guard.value.linear, warp));
+      for (const LoweredGuard& guard : access.guards)
+        access.guard_lane_ranges.push_back(lane_range(guard.value.linear, warp));
     }
-    const auto block_ranges = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& per_warp, std::size_t count) {
+    const auto block_ranges = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& per_warp,
+                                  std::size_t count) {
       std::vector<std::pair<std::int64_t, std::int64_t>> ranges(count, {INT64_MAX, INT64_MIN});
       for (std::size_t i = 0; i < per_warp.size(); ++i) {
         auto& range = ranges[i % count];
@@ -271,7 +283,8 @@ std::uint32_t lane_addresses(const LoweredPattern& lowered, const LoweredAccess&
 }
 
 bool has_reversed_loops(const LoweredPhase& phase) {
-  return std::any_of(phase.loops.begin(), phase.loops.end(), [](const Loop& loop) { return loop.reversed_where_odd.has_value(); });
+  return std::any_of(phase.loops.begin(), phase.loops.end(),
+                     [](const Loop& loop) { return loop.reversed_where_odd.has_value(); });
 }
 
 void block_loop_values(const LoweredPhase& phase, const std::array<std::int64_t, 3>& block_index,
@@ -303,7 +316,8 @@ std::vector<std::int64_t> global_array_bases(const KernelPattern& pattern) {
   std::int64_t next = detail::kGlobalBaseBytes;
   for (const ArrayDecl& array : pattern.arrays) {
     bases.push_back(array.space == MemorySpace::global ? next : 0);
-    if (array.space == MemorySpace::global) next = detail::round_up(next + detail::array_bytes(array), detail::kGlobalAlignmentBytes);
+    if (array.space == MemorySpace::global)
+      next = detail::round_up(next + detail::array_bytes(array), detail::kGlobalAlignmentBytes);
   }
   return bases;
 }

@@ -47,7 +47,8 @@ inline std::int64_t quotient_value(const LoweredQuotient& term, std::int64_t inn
     if ((inner % term.divisor != 0) && (inner < 0)) --quotient; // floor division
   }
   if (term.modulus > 0) {
-    quotient = term.modulus_mask >= 0 ? quotient & term.modulus_mask : ((quotient % term.modulus) + term.modulus) % term.modulus;
+    quotient = term.modulus_mask >= 0 ? quotient & term.modulus_mask
+                                      : ((quotient % term.modulus) + term.modulus) % term.modulus;
   }
   return term.coefficient * quotient;
 }
@@ -62,7 +63,8 @@ struct LoweredExpr {
   /// The lane-independent part for one block and loop values.
   std::int64_t scalar(const std::array<std::int64_t, 3>& block_index, const std::int64_t* loop_values) const {
     std::int64_t value = linear.scalar(block_index, loop_values);
-    for (const LoweredQuotient& term : uniform_quotients) value += quotient_value(term, term.inner.scalar(block_index, loop_values));
+    for (const LoweredQuotient& term : uniform_quotients)
+      value += quotient_value(term, term.inner.scalar(block_index, loop_values));
     return value;
   }
 };

@@ -8,10 +8,12 @@
 
 namespace cachewise::detail {
 
-MemorySystem::MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacity_bytes, std::int64_t sm_count, double l2_fraction)
+MemorySystem::MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacity_bytes, std::int64_t sm_count,
+                           double l2_fraction)
     : line_bytes_(static_cast<int>(profile.l1.line_bytes.value)),
       sector_bytes_(static_cast<int>(profile.l1.sector_bytes.value)),
-      partitions_(profile.l2.partitions), l1_allocates_on_store_(profile.l1.allocates_on_store.value),
+      partitions_(profile.l2.partitions),
+      l1_allocates_on_store_(profile.l1.allocates_on_store.value),
       l2_allocates_on_store_(profile.l2.allocates_on_store.value),
       l1_latency_(static_cast<int>(profile.l1.hit_latency_cycles.value)),
       near_latency_(static_cast<int>(profile.l2.near_hit_latency_cycles.value)),
@@ -63,7 +65,8 @@ std::int64_t l1_capacity_bytes(std::int64_t shared_bytes_per_block, const Device
   if (!profile.l1.capacity_max_carveout_bytes) return configured;
   const std::int64_t unified = static_cast<std::int64_t>(profile.l1.capacity_max_carveout_bytes->value);
   const std::int64_t shared = shared_bytes_per_block * resident_blocks;
-  const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) * (profile.l1.ways ? static_cast<std::int64_t>(profile.l1.ways->value) : 1);
+  const auto minimum = static_cast<std::int64_t>(profile.l1.line_bytes.value) *
+                       (profile.l1.ways ? static_cast<std::int64_t>(profile.l1.ways->value) : 1);
   return std::clamp(unified - shared, minimum, configured);
 }
 
@@ -76,7 +79,8 @@ void check_profile_supported(const DeviceProfile& profile) {
   if (sector > 32 || line / sector > kMaxSectorsPerLine) {
     throw InputError("profile: the model supports sectors up to 32 bytes and at most 8 sectors per line");
   }
-  if (profile.shared_memory.banks.value > 64) throw InputError("profile: the model supports at most 64 shared-memory banks");
+  if (profile.shared_memory.banks.value > 64)
+    throw InputError("profile: the model supports at most 64 shared-memory banks");
 }
 
 } // namespace cachewise::detail

@@ -47,7 +47,8 @@ private:
   int l2_read(int sm, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts);
   /// Counts a read lookup of `sectors` (touching the line when all hit).
   Lookup read_lookup(SectorCache& partition, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) const;
-  std::int64_t allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line, TrafficCounts& counts) const;
+  std::int64_t allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line,
+                        TrafficCounts& counts) const;
   int read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency);
 
   int line_bytes_;
@@ -150,7 +151,8 @@ inline int MemorySystem::l2_read(int sm, std::uint64_t line, std::uint32_t secto
   return latency;
 }
 
-inline MemorySystem::Lookup MemorySystem::read_lookup(SectorCache& partition, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts) const {
+inline MemorySystem::Lookup MemorySystem::read_lookup(SectorCache& partition, std::uint64_t line, std::uint32_t sectors,
+                                                      TrafficCounts& counts) const {
   counts.l2_read_lookups += sector_count(sectors);
   const SectorCache::Probe probed = partition.probe(line);
   const std::uint32_t hits = sectors & partition.valid_mask(probed.slot);
@@ -159,14 +161,16 @@ inline MemorySystem::Lookup MemorySystem::read_lookup(SectorCache& partition, st
   return {probed, sectors & ~hits};
 }
 
-inline std::int64_t MemorySystem::allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line, TrafficCounts& counts) const {
+inline std::int64_t MemorySystem::allocate(SectorCache& partition, const SectorCache::Probe& probed, std::uint64_t line,
+                                           TrafficCounts& counts) const {
   Writeback evicted;
   const std::int64_t slot = partition.allocate(probed, line, evicted);
   account(evicted, counts);
   return slot;
 }
 
-inline int MemorySystem::read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts, int hit_latency) {
+inline int MemorySystem::read_home(int home, std::uint64_t line, std::uint32_t sectors, TrafficCounts& counts,
+                                   int hit_latency) {
   SectorCache& partition = l2_[static_cast<std::size_t>(home)];
   const Lookup lookup = read_lookup(partition, line, sectors, counts);
   if (lookup.misses == 0) return hit_latency;

@@ -22,13 +22,14 @@ void check_dim3(const Dim3& dim, const std::string& path) {
   }
 }
 
-void check_loop_names(const std::map<std::string, std::int64_t, std::less<>>& terms, const std::set<std::string>& in_scope,
-                      const std::string& path) {
+void check_loop_names(const std::map<std::string, std::int64_t, std::less<>>& terms,
+                      const std::set<std::string>& in_scope, const std::string& path) {
   for (const auto& [name, coefficient] : terms) {
     if (!in_scope.contains(name)) {
       std::string valid;
       for (const std::string& loop : in_scope) valid += (valid.empty() ? "" : ", ") + loop;
-      invalid(path + "." + name, "unknown loop variable '" + name + "' (in scope: " + (valid.empty() ? "none" : valid) + ")");
+      invalid(path + "." + name,
+              "unknown loop variable '" + name + "' (in scope: " + (valid.empty() ? "none" : valid) + ")");
     }
   }
 }
@@ -38,21 +39,24 @@ void check_index(const AffineIndex& index, const std::set<std::string>& in_scope
   for (std::size_t q = 0; q < index.quotient_terms.size(); ++q) {
     const QuotientTerm& term = index.quotient_terms[q];
     const std::string term_path = indexed(path, "quotients", q);
-    if (term.divisor < 1) invalid(term_path + ".divisor", "expected an integer >= 1, got " + std::to_string(term.divisor));
-    if (term.modulus < 0) invalid(term_path + ".modulus", "expected an integer >= 0, got " + std::to_string(term.modulus));
+    if (term.divisor < 1)
+      invalid(term_path + ".divisor", "expected an integer >= 1, got " + std::to_string(term.divisor));
+    if (term.modulus < 0)
+      invalid(term_path + ".modulus", "expected an integer >= 0, got " + std::to_string(term.modulus));
     check_loop_names(term.loop_terms, in_scope, term_path);
   }
 }
 
 void check_loop(const Loop& loop, const std::string& path) {
   if (loop.name.empty()) invalid(path + ".name", "expected a non-empty loop name");
-  for (const char* reserved : {"const", "quotients", "thread_x", "thread_y", "thread_z", "thread_linear", "block_x", "block_y",
-                               "block_z", "coefficient", "divisor", "modulus"}) {
+  for (const char* reserved : {"const", "quotients", "thread_x", "thread_y", "thread_z", "thread_linear", "block_x",
+                               "block_y", "block_z", "coefficient", "divisor", "modulus"}) {
     if (loop.name == reserved) invalid(path + ".name", "'" + loop.name + "' is reserved for index expressions");
   }
   if (loop.step < 1) invalid(path + ".step", "expected an integer >= 1, got " + std::to_string(loop.step));
   if (loop.end < loop.begin) {
-    invalid(path + ".end", "expected at least begin (" + std::to_string(loop.begin) + "), got " + std::to_string(loop.end));
+    invalid(path + ".end",
+            "expected at least begin (" + std::to_string(loop.begin) + "), got " + std::to_string(loop.end));
   }
   if (loop.reversed_where_odd && *loop.reversed_where_odd != IndexVar::block_x &&
       *loop.reversed_where_odd != IndexVar::block_y && *loop.reversed_where_odd != IndexVar::block_z) {
@@ -97,15 +101,16 @@ void check_scalars(const KernelPattern& pattern, const std::string& root) {
   check_dim3(pattern.grid, root + ".grid");
   check_dim3(pattern.block, root + ".block");
   if (pattern.registers_per_thread < 1 || pattern.registers_per_thread > 255) {
-    invalid(root + ".registers_per_thread", "expected an integer in [1, 255], got " + std::to_string(pattern.registers_per_thread));
+    invalid(root + ".registers_per_thread",
+            "expected an integer in [1, 255], got " + std::to_string(pattern.registers_per_thread));
   }
   if (pattern.loads_in_flight < 1 || pattern.loads_in_flight > kMaxLoadsInFlight) {
-    invalid(root + ".loads_in_flight",
-            "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.loads_in_flight));
+    invalid(root + ".loads_in_flight", "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " +
+                                           std::to_string(pattern.loads_in_flight));
   }
   if (pattern.store_burst < 1 || pattern.store_burst > kMaxLoadsInFlight) {
-    invalid(root + ".store_burst",
-            "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " + std::to_string(pattern.store_burst));
+    invalid(root + ".store_burst", "expected an integer in [1, " + std::to_string(kMaxLoadsInFlight) + "], got " +
+                                       std::to_string(pattern.store_burst));
   }
   if (!(pattern.flops >= 0)) invalid(root + ".flops", "expected a number >= 0");
   if (!(pattern.overhead_instructions >= 0)) invalid(root + ".overhead_instructions", "expected a number >= 0");
@@ -151,7 +156,8 @@ void check_phase_loops(const KernelPattern& pattern, const std::string& root) {
     }
     for (std::size_t other = 0; other < l; ++other) {
       const PhaseLoop& before = pattern.phase_loops[other];
-      if (loop.first_phase < before.first_phase + before.phase_count && before.first_phase < loop.first_phase + loop.phase_count) {
+      if (loop.first_phase < before.first_phase + before.phase_count &&
+          before.first_phase < loop.first_phase + loop.phase_count) {
         invalid(path, "overlaps phase_loops[" + std::to_string(other) + "]");
       }
     }
@@ -164,18 +170,20 @@ void check_access(const KernelPattern& pattern, const Access& access, const std:
                                   [&](const ArrayDecl& decl) { return decl.name == access.array; });
   if (array == pattern.arrays.end()) invalid(access_path + ".array", "unknown array '" + access.array + "'");
   if (access.index.size() != array->extents.size()) {
-    invalid(access_path + ".index", "expected " + std::to_string(array->extents.size()) + " indices (one per extent of '" +
-                                        access.array + "'), got " + std::to_string(access.index.size()));
+    invalid(access_path + ".index", "expected " + std::to_string(array->extents.size()) +
+                                        " indices (one per extent of '" + access.array + "'), got " +
+                                        std::to_string(access.index.size()));
   }
   const int vector = access.vector_elements;
   if (vector != 1 && vector != 2 && vector != 4 && vector != 8) {
     invalid(access_path + ".vector", "expected 1, 2, 4 or 8, got " + std::to_string(vector));
   }
   if (vector * array->element_bytes > 16) {
-    invalid(access_path + ".vector", "a thread accesses at most 16 bytes at once, got " +
-                                         std::to_string(vector * array->element_bytes));
+    invalid(access_path + ".vector",
+            "a thread accesses at most 16 bytes at once, got " + std::to_string(vector * array->element_bytes));
   }
-  for (std::size_t d = 0; d < access.index.size(); ++d) check_index(access.index[d], in_scope, indexed(access_path, "index", d));
+  for (std::size_t d = 0; d < access.index.size(); ++d)
+    check_index(access.index[d], in_scope, indexed(access_path, "index", d));
   for (std::size_t g = 0; g < access.guards.size(); ++g) {
     check_index(access.guards[g].value, in_scope, indexed(access_path, "guards", g));
   }

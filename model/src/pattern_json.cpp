@@ -17,10 +17,13 @@ using nlohmann::json;
 
 constexpr std::int64_t kAnyInteger = std::numeric_limits<std::int64_t>::max();
 
-const std::pair<const char*, IndexVar> kIndexVars[] = {
-    {"thread_x", IndexVar::thread_x}, {"thread_y", IndexVar::thread_y}, {"thread_z", IndexVar::thread_z},
-    {"block_x", IndexVar::block_x},   {"block_y", IndexVar::block_y},   {"block_z", IndexVar::block_z},
-    {"thread_linear", IndexVar::thread_linear}};
+const std::pair<const char*, IndexVar> kIndexVars[] = {{"thread_x", IndexVar::thread_x},
+                                                       {"thread_y", IndexVar::thread_y},
+                                                       {"thread_z", IndexVar::thread_z},
+                                                       {"block_x", IndexVar::block_x},
+                                                       {"block_y", IndexVar::block_y},
+                                                       {"block_z", IndexVar::block_z},
+                                                       {"thread_linear", IndexVar::thread_linear}};
 
 std::string index_var_name(IndexVar variable) {
   for (const auto& [name, value] : kIndexVars) {
@@ -49,12 +52,14 @@ const json& array_of(const Node& node, std::string_view key) {
 
 std::string element(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
-std::int64_t integer_or(const Node& node, std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
+std::int64_t integer_or(const Node& node, std::string_view key, std::int64_t fallback, std::int64_t min,
+                        std::int64_t max) {
   return node.has(key) ? node.integer(key, min, max) : fallback;
 }
 
 /// Terms shared by an index expression and a quotient: "const", thread/block variables, loops.
-void read_term(const Node& node, const std::string& key, std::int64_t& constant, std::map<IndexVar, std::int64_t>& thread_terms,
+void read_term(const Node& node, const std::string& key, std::int64_t& constant,
+               std::map<IndexVar, std::int64_t>& thread_terms,
                std::map<std::string, std::int64_t, std::less<>>& loop_terms) {
   const std::int64_t coefficient = node.integer(key, -kAnyInteger, kAnyInteger);
   if (key == "const") {
@@ -123,7 +128,8 @@ Loop read_loop(const json& value, const std::string& path) {
     for (const auto& [known, variable] : kIndexVars) {
       if (name == known) loop.reversed_where_odd = variable;
     }
-    if (!loop.reversed_where_odd) Node::fail(node.at("reversed_where_odd"), "expected block_x, block_y or block_z, got '" + name + "'");
+    if (!loop.reversed_where_odd)
+      Node::fail(node.at("reversed_where_odd"), "expected block_x, block_y or block_z, got '" + name + "'");
   }
   return loop;
 }
@@ -158,7 +164,8 @@ Access read_access(const json& value, const std::string& path) {
   if (op != "load" && op != "store") Node::fail(node.at("op"), "expected \"load\" or \"store\", got \"" + op + "\"");
   access.is_store = op == "store";
   const json& index = array_of(node, "index");
-  for (std::size_t d = 0; d < index.size(); ++d) access.index.push_back(read_index(index[d], element(node.at("index"), d)));
+  for (std::size_t d = 0; d < index.size(); ++d)
+    access.index.push_back(read_index(index[d], element(node.at("index"), d)));
   access.vector_elements = static_cast<int>(integer_or(node, "vector", 1, 1, 16));
   access.predicated = node.has("predicated") ? node.boolean("predicated") : true;
   if (node.has("guards")) {
@@ -167,7 +174,8 @@ Access read_access(const json& value, const std::string& path) {
       const Node guard(guards[g], element(node.at("guards"), g));
       check_keys(guard, {"value", "lower", "upper"});
       access.guards.push_back({read_index(guard.required("value"), guard.at("value")),
-                               guard.integer("lower", -kAnyInteger, kAnyInteger), guard.integer("upper", -kAnyInteger, kAnyInteger)});
+                               guard.integer("lower", -kAnyInteger, kAnyInteger),
+                               guard.integer("upper", -kAnyInteger, kAnyInteger)});
     }
   }
   return access;
@@ -179,7 +187,8 @@ Phase read_phase(const json& value, const std::string& path) {
   Phase phase;
   if (node.has("loops")) {
     const json& loops = array_of(node, "loops");
-    for (std::size_t l = 0; l < loops.size(); ++l) phase.loops.push_back(read_loop(loops[l], element(node.at("loops"), l)));
+    for (std::size_t l = 0; l < loops.size(); ++l)
+      phase.loops.push_back(read_loop(loops[l], element(node.at("loops"), l)));
   }
   const json& accesses = array_of(node, "accesses");
   for (std::size_t a = 0; a < accesses.size(); ++a) {
@@ -220,14 +229,15 @@ json write_loop(const Loop& loop) {
 
 KernelPattern pattern_from_json(const json& document) {
   const Node root(document, "pattern");
-  check_keys(root, {"name", "grid", "block", "arrays", "phases", "phase_loops", "registers_per_thread", "loads_in_flight",
-                    "store_burst", "flops", "overhead_instructions", "useful_bytes"});
+  check_keys(root, {"name", "grid", "block", "arrays", "phases", "phase_loops", "registers_per_thread",
+                    "loads_in_flight", "store_burst", "flops", "overhead_instructions", "useful_bytes"});
   KernelPattern pattern;
   pattern.name = root.string("name");
   pattern.grid = read_dim3(root, "grid", detail::kMaxGridDims);
   pattern.block = read_dim3(root, "block", detail::kMaxBlockDims);
   if (pattern.block.count() > detail::kMaxBlockThreads) {
-    Node::fail(root.at("block"), "expected at most " + std::to_string(detail::kMaxBlockThreads) + " threads, got " + std::to_string(pattern.block.count()));
+    Node::fail(root.at("block"), "expected at most " + std::to_string(detail::kMaxBlockThreads) + " threads, got " +
+                                     std::to_string(pattern.block.count()));
   }
   pattern.registers_per_thread = integer_or(root, "registers_per_thread", 32, 1, 255);
   pattern.loads_in_flight = integer_or(root, "loads_in_flight", 4, 1, kMaxLoadsInFlight);
@@ -236,9 +246,11 @@ KernelPattern pattern_from_json(const json& document) {
   pattern.overhead_instructions = root.has("overhead_instructions") ? root.number("overhead_instructions") : 0.0;
   pattern.useful_bytes = integer_or(root, "useful_bytes", 0, 0, kAnyInteger);
   const json& arrays = array_of(root, "arrays");
-  for (std::size_t a = 0; a < arrays.size(); ++a) pattern.arrays.push_back(read_array(arrays[a], element(root.at("arrays"), a)));
+  for (std::size_t a = 0; a < arrays.size(); ++a)
+    pattern.arrays.push_back(read_array(arrays[a], element(root.at("arrays"), a)));
   const json& phases = array_of(root, "phases");
-  for (std::size_t p = 0; p < phases.size(); ++p) pattern.phases.push_back(read_phase(phases[p], element(root.at("phases"), p)));
+  for (std::size_t p = 0; p < phases.size(); ++p)
+    pattern.phases.push_back(read_phase(phases[p], element(root.at("phases"), p)));
   if (root.has("phase_loops")) {
     const json& loops = array_of(root, "phase_loops");
     for (std::size_t l = 0; l < loops.size(); ++l) {
@@ -269,8 +281,11 @@ json pattern_to_json(const KernelPattern& pattern) {
     for (const Access& access : phase.accesses) {
       json index = json::array();
       for (const AffineIndex& dim : access.index) index.push_back(write_index(dim));
-      json out{{"array", access.array}, {"op", access.is_store ? "store" : "load"}, {"index", index},
-               {"vector", access.vector_elements}, {"predicated", access.predicated}};
+      json out{{"array", access.array},
+               {"op", access.is_store ? "store" : "load"},
+               {"index", index},
+               {"vector", access.vector_elements},
+               {"predicated", access.predicated}};
       for (const Guard& guard : access.guards) {
         out["guards"].push_back({{"value", write_index(guard.value)}, {"lower", guard.lower}, {"upper", guard.upper}});
       }
@@ -290,7 +305,8 @@ json pattern_to_json(const KernelPattern& pattern) {
            {"arrays", arrays},
            {"phases", phases}};
   for (const PhaseLoop& loop : pattern.phase_loops) {
-    out["phase_loops"].push_back({{"loop", write_loop(loop.loop)}, {"first_phase", loop.first_phase}, {"phase_count", loop.phase_count}});
+    out["phase_loops"].push_back(
+        {{"loop", write_loop(loop.loop)}, {"first_phase", loop.first_phase}, {"phase_count", loop.phase_count}});
   }
   return out;
 }

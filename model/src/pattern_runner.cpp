@@ -36,7 +36,8 @@ std::vector<std::int64_t> plan_loop_trips(const LoweredPattern& lowered, const S
   const double affordable = std::floor((budget_per_block - fixed) / per_trip);
   for (std::size_t l = 0; l < trips.size(); ++l) {
     const std::int64_t all = trips[l];
-    if (affordable < static_cast<double>(all)) trips[l] = std::min(all, std::max(kMinLoopTrips, static_cast<std::int64_t>(affordable)));
+    if (affordable < static_cast<double>(all))
+      trips[l] = std::min(all, std::max(kMinLoopTrips, static_cast<std::int64_t>(affordable)));
   }
   return trips;
 }
@@ -63,22 +64,25 @@ std::vector<bool> block_uniform_shared(const LoweredPattern& lowered) {
   for (const LoweredPhase& phase : lowered.phases) {
     for (const LoweredAccess& access : phase.accesses) {
       bool involves = false;
-      LanePartMemo::for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) { involves = involves || involves_block(expr); });
+      LanePartMemo::for_each_expr(access, [&](const LoweredExpr& expr, std::size_t, std::size_t) {
+        involves = involves || involves_block(expr);
+      });
       uniform[access.id] = access.shared && !involves;
     }
   }
   return uniform;
 }
 
-
 /// The lanes of a lane table's warp whose values lie in [low, high): a direct-mapped table of
 /// recent answers (a warp at the grid's edge straddles the same bound in every block of its
 /// column, at a different block offset each, so the bound relative to the offset repeats).
 class StraddleMemo {
 public:
-  std::uint32_t inside(const std::vector<std::int64_t>& lane_values, std::size_t first, std::int64_t low, std::int64_t high) {
+  std::uint32_t inside(const std::vector<std::int64_t>& lane_values, std::size_t first, std::int64_t low,
+                       std::int64_t high) {
     const std::uint64_t hash =
-        ((first * 0x9E3779B97F4A7C15ULL) ^ (static_cast<std::uint64_t>(low) * 0xBF58476D1CE4E5B9ULL) ^ static_cast<std::uint64_t>(high)) *
+        ((first * 0x9E3779B97F4A7C15ULL) ^ (static_cast<std::uint64_t>(low) * 0xBF58476D1CE4E5B9ULL) ^
+         static_cast<std::uint64_t>(high)) *
         0x94D049BB133111EBULL;
     Entry& entry = entries_[static_cast<std::size_t>(hash >> (64 - kIndexBits))];
     if (entry.valid && entry.first == first && entry.low == low && entry.high == high) return entry.mask;
@@ -109,28 +113,36 @@ private:
 struct RunnerMemos {
   RunnerMemos(const LoweredPattern& lowered, std::int64_t bank_period_bytes)
       : lines(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block)),
-        wavefronts(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) * static_cast<std::size_t>(bank_period_bytes)),
-        warp_classes(lines.size()), lane_parts(lines.size()), partial_wavefronts(lines.size()),
+        wavefronts(lowered.access_count * static_cast<std::size_t>(lowered.warps_per_block) *
+                   static_cast<std::size_t>(bank_period_bytes)),
+        warp_classes(lines.size()),
+        lane_parts(lines.size()),
+        partial_wavefronts(lines.size()),
         block_uniform_shared(cachewise::detail::block_uniform_shared(lowered)) {}
   std::vector<LineMemo> lines;
   std::vector<KnownCost> wavefronts; ///< per (access, representative warp, bank offset): whole warps
   std::vector<WarpClass> warp_classes;
-  std::vector<LanePartMemo> lane_parts;         ///< accesses with lane quotients
+  std::vector<LanePartMemo> lane_parts;          ///< accesses with lane quotients
   std::vector<WavefrontMemo> partial_wavefronts; ///< warps with idle lanes
-  std::vector<bool> block_uniform_shared;       ///< per access id, see block_uniform_shared
+  std::vector<bool> block_uniform_shared;        ///< per access id, see block_uniform_shared
   StraddleMemo straddles;
 };
 
 /// Executes the phases of the pattern's blocks, one wave at a time.
 class WaveRunner final : public WaveExecutor {
 public:
-  WaveRunner(const LoweredPattern& lowered, const std::vector<std::int64_t>& simulated_trips, const DeviceProfile& profile,
-             MemorySystem& memory, std::int64_t loads_in_flight, RunnerMemos& memos)
-      : lowered_(lowered), simulated_trips_(simulated_trips), memory_(memory), loads_in_flight_(loads_in_flight),
-        dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)), banks_(static_cast<int>(profile.shared_memory.banks.value)),
+  WaveRunner(const LoweredPattern& lowered, const std::vector<std::int64_t>& simulated_trips,
+             const DeviceProfile& profile, MemorySystem& memory, std::int64_t loads_in_flight, RunnerMemos& memos)
+      : lowered_(lowered),
+        simulated_trips_(simulated_trips),
+        memory_(memory),
+        loads_in_flight_(loads_in_flight),
+        dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)),
+        banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
         bank_period_bytes_(std::int64_t{banks_} * bank_width_bytes_),
-        coalescer_(memory.line_shift(), memory.sector_bytes()), memos_(memos) {}
+        coalescer_(memory.line_shift(), memory.sector_bytes()),
+        memos_(memos) {}
 
   std::int64_t work() const override { return work_; }
   void set_skip_shared(bool skip) override { skip_shared_ = skip; }
@@ -202,8 +214,8 @@ private:
   /// A shared access whose index and guards do not involve the block index costs every block
   /// of the wave the same (no cache state): run for the first block, its counts (whole
   /// numbers, so exact in doubles) taken `blocks` times (gemm's k loop of tile reads).
-  void run_for_every_block(const LoweredAccess& access, std::size_t blocks, const std::int64_t* loop_values, TrafficCounts& traffic,
-                           PhaseCounts& stats) {
+  void run_for_every_block(const LoweredAccess& access, std::size_t blocks, const std::int64_t* loop_values,
+                           TrafficCounts& traffic, PhaseCounts& stats) {
     TrafficCounts one_traffic;
     PhaseCounts one_stats;
     const std::int64_t work_before = work_;
@@ -236,13 +248,17 @@ private:
                      const std::pair<std::int64_t, std::int64_t>* dim_ranges) const {
     const std::size_t guards = access.guards.size();
     for (std::size_t g = 0; g < guards; ++g) {
-      if (scalars_[g] + guard_ranges[g].first < access.guards[g].lower || scalars_[g] + guard_ranges[g].second >= access.guards[g].upper) return false;
+      if (scalars_[g] + guard_ranges[g].first < access.guards[g].lower ||
+          scalars_[g] + guard_ranges[g].second >= access.guards[g].upper)
+        return false;
     }
     if (!access.predicated) return true;
     const std::size_t dims = access.dims.size();
     for (std::size_t d = 0; d < dims; ++d) {
       const std::int64_t tail = d + 1 == dims ? access.vector_elements - 1 : 0;
-      if (scalars_[guards + d] + dim_ranges[d].first < 0 || scalars_[guards + d] + dim_ranges[d].second + tail >= access.extents[d]) return false;
+      if (scalars_[guards + d] + dim_ranges[d].first < 0 ||
+          scalars_[guards + d] + dim_ranges[d].second + tail >= access.extents[d])
+        return false;
     }
     return true;
   }
@@ -269,15 +285,16 @@ private:
     };
     const std::size_t guards = access.guards.size();
     for (std::size_t g = 0; g < guards; ++g) {
-      keep(access.guards[g].value.linear, scalars_[g], access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g],
-           access.guards[g].lower, access.guards[g].upper);
+      keep(access.guards[g].value.linear, scalars_[g],
+           access.guard_lane_ranges[static_cast<std::size_t>(warp) * guards + g], access.guards[g].lower,
+           access.guards[g].upper);
     }
     if (!access.predicated) return active;
     const std::size_t dims = access.dims.size();
     for (std::size_t d = 0; d < dims; ++d) {
       const std::int64_t tail = d + 1 == dims ? access.vector_elements - 1 : 0;
-      keep(access.dims[d].linear, scalars_[guards + d], access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d], 0,
-           access.extents[d] - tail);
+      keep(access.dims[d].linear, scalars_[guards + d],
+           access.dim_lane_ranges[static_cast<std::size_t>(warp) * dims + d], 0, access.extents[d] - tail);
     }
     return active;
   }
@@ -287,17 +304,20 @@ private:
     access_scalars(access, block.index, loop_values, scalars_);
     std::int64_t block_offset = 0;
     LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
-      if (index >= access.guards.size()) block_offset += scalars_[position] * access.strides[index - access.guards.size()];
+      if (index >= access.guards.size())
+        block_offset += scalars_[position] * access.strides[index - access.guards.size()];
     });
     const std::int64_t warp_base = access.base_bytes + block_offset * access.element_bytes;
-    const bool block_inside = access.affine_only && ranges_inside(access, access.guard_block_ranges.data(), access.dim_block_ranges.data());
+    const bool block_inside =
+        access.affine_only && ranges_inside(access, access.guard_block_ranges.data(), access.dim_block_ranges.data());
     const auto line_base = static_cast<std::uint64_t>(warp_base >> memory_.line_shift());
     for (int warp = 0; warp < lowered_.warps_per_block; ++warp) {
       // A warp's lanes have fixed offsets from the instruction's base (an affine access's, or
       // those its quotient scalars give), so for one set of issuing lanes its coalesced lines
       // and bank wavefronts depend only on the base modulo a line / the bank period.
       const std::uint32_t present = lowered_.lanes_present[static_cast<std::size_t>(warp)];
-      const std::size_t slot = access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
+      const std::size_t slot =
+          access.id * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
       LanePartMemo::Part* part = nullptr;
       std::uint32_t active = 0;
       const std::int64_t* offsets = nullptr;
@@ -314,9 +334,10 @@ private:
       ++work_;
       if (access.shared) {
         if (skip_shared_) continue;
-        const SharedCost cost = active != present ? memoised_wavefronts(access, offsets, warp_base, active, memos_.partial_wavefronts[slot])
-                                : part != nullptr ? memoised_wavefronts(access, offsets, warp_base, active, part->wavefronts)
-                                                  : memoised_wavefronts(access, warp, warp_base, active);
+        const SharedCost cost =
+            active != present ? memoised_wavefronts(access, offsets, warp_base, active, memos_.partial_wavefronts[slot])
+            : part != nullptr ? memoised_wavefronts(access, offsets, warp_base, active, part->wavefronts)
+                              : memoised_wavefronts(access, warp, warp_base, active);
         if (access.store) {
           traffic.shared_store_wavefronts += cost.wavefronts;
           traffic.shared_store_ideal_wavefronts += cost.ideal_wavefronts;
@@ -327,7 +348,8 @@ private:
         }
         continue;
       }
-      const std::vector<LineRequest>& lines = memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : memos_.lines[slot]);
+      const std::vector<LineRequest>& lines =
+          memoised_lines(access, offsets, warp_base, active, part != nullptr ? part->lines : memos_.lines[slot]);
       work_ += static_cast<std::int64_t>(lines.size());
       run_global(access, block, block_slot, warp, lines, line_base, traffic, stats);
     }
@@ -335,7 +357,8 @@ private:
 
   /// One warp's global access: its lines (relative to `line_base`) through the memory system.
   void run_global(const LoweredAccess& access, const WaveBlock& block, std::size_t block_slot, int warp,
-                  const std::vector<LineRequest>& lines, std::uint64_t line_base, TrafficCounts& traffic, PhaseCounts& stats) {
+                  const std::vector<LineRequest>& lines, std::uint64_t line_base, TrafficCounts& traffic,
+                  PhaseCounts& stats) {
     if (access.store) {
       traffic.global_store_requests += 1;
       const bool keep = keep_stored_lines_ && !repeats_last_store(block_slot, warp, lines, line_base);
@@ -343,7 +366,9 @@ private:
         request.line += line_base;
         traffic.global_store_sectors += sector_count(request.sectors);
         memory_.store(block.sm, request, traffic);
-        if (keep) stored_lines_.push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
+        if (keep)
+          stored_lines_.push_back(
+              {request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
       }
       return;
     }
@@ -354,7 +379,8 @@ private:
       traffic.global_load_sectors += sector_count(request.sectors);
       latency = std::max(latency, memory_.load(block.sm, request, traffic));
     }
-    LoadRound& round = rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
+    LoadRound& round =
+        rounds_[block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp)];
     round.slowest_cycles = std::max(round.slowest_cycles, latency);
     if (++round.loads == loads_in_flight_) {
       close_round(round, stats);
@@ -364,7 +390,8 @@ private:
 
   /// The real lanes that issue a quotient access under `part`: every one when their ranges lie
   /// inside every guard and bound, else lane by lane.
-  std::uint32_t part_active_lanes(const LoweredAccess& access, const LanePartMemo::Part& part, std::uint32_t present) const {
+  std::uint32_t part_active_lanes(const LoweredAccess& access, const LanePartMemo::Part& part,
+                                  std::uint32_t present) const {
     std::uint32_t active = present;
     LanePartMemo::for_each_expr(access, [&](const LoweredExpr&, std::size_t position, std::size_t index) {
       const bool guard = index < access.guards.size();
@@ -389,8 +416,8 @@ private:
 
   /// Lines of the `active` lanes at `offsets` from `warp_base`, relative to its line, kept in
   /// `memo` for those lanes and the base's offset within a line.
-  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, const std::int64_t* offsets, std::int64_t warp_base,
-                                                 std::uint32_t active, LineMemo& memo) {
+  const std::vector<LineRequest>& memoised_lines(const LoweredAccess& access, const std::int64_t* offsets,
+                                                 std::int64_t warp_base, std::uint32_t active, LineMemo& memo) {
     const std::int64_t line_bytes = std::int64_t{1} << memory_.line_shift();
     bool known = false;
     std::vector<LineRequest>& lines = memo.find(warp_base & (line_bytes - 1), active, known);
@@ -402,7 +429,9 @@ private:
     return lines;
   }
 
-  std::int64_t bank_offset(std::int64_t address) const { return ((address % bank_period_bytes_) + bank_period_bytes_) % bank_period_bytes_; }
+  std::int64_t bank_offset(std::int64_t address) const {
+    return ((address % bank_period_bytes_) + bank_period_bytes_) % bank_period_bytes_;
+  }
 
   /// Wavefronts of the `active` lanes at `offsets` from `warp_base`, kept in `memo` for those
   /// lanes and the base's offset within the bank period.
@@ -424,11 +453,10 @@ private:
     const WarpClass& shape = warp_class(access, warp);
     const std::int64_t period = bank_period_bytes_;
     const std::int64_t key = bank_offset(warp_base + shape.shift_elements * access.element_bytes);
-    KnownCost& memo =
-        memos_.wavefronts[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
-                          static_cast<std::size_t>(shape.representative)) *
-                             static_cast<std::size_t>(period) +
-                         static_cast<std::size_t>(key)];
+    KnownCost& memo = memos_.wavefronts[(access.id * static_cast<std::size_t>(lowered_.warps_per_block) +
+                                         static_cast<std::size_t>(shape.representative)) *
+                                            static_cast<std::size_t>(period) +
+                                        static_cast<std::size_t>(key)];
     if (!memo.known) {
       fill_addresses(access, lane_offsets(access, warp), warp_base);
       memo.cost = shared_wavefronts(addresses_.data(), active, access.access_bytes(), banks_, bank_width_bytes_);
@@ -478,13 +506,16 @@ private:
 
   /// Whether this warp's store touches exactly the lines of its previous store (a gemm thread
   /// tile's columns do, one store per column): kept once, the tally's sort stays small.
-  bool repeats_last_store(std::size_t block_slot, int warp, const std::vector<LineRequest>& lines, std::uint64_t line_base) {
-    const std::size_t index = block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
+  bool repeats_last_store(std::size_t block_slot, int warp, const std::vector<LineRequest>& lines,
+                          std::uint64_t line_base) {
+    const std::size_t index =
+        block_slot * static_cast<std::size_t>(lowered_.warps_per_block) + static_cast<std::size_t>(warp);
     if (index >= last_store_lines_.size()) last_store_lines_.resize(index + 1);
     std::vector<std::uint64_t>& last = last_store_lines_[index];
-    const bool same = last.size() == lines.size() &&
-                      std::equal(lines.begin(), lines.end(), last.begin(),
-                                 [&](const LineRequest& request, std::uint64_t line) { return request.line + line_base == line; });
+    const bool same = last.size() == lines.size() && std::equal(lines.begin(), lines.end(), last.begin(),
+                                                                [&](const LineRequest& request, std::uint64_t line) {
+                                                                  return request.line + line_base == line;
+                                                                });
     if (!same) {
       last.clear();
       for (const LineRequest& request : lines) last.push_back(request.line + line_base);
@@ -496,7 +527,7 @@ private:
   const std::vector<std::int64_t>& simulated_trips_;
   MemorySystem& memory_;
   std::int64_t loads_in_flight_;
-  int dram_latency_cycles_; ///< a round this slow waited for DRAM
+  int dram_latency_cycles_;       ///< a round this slow waited for DRAM
   std::vector<LoadRound> rounds_; ///< per (block of the wave, warp), during a phase run
   int banks_;
   int bank_width_bytes_;
@@ -531,7 +562,8 @@ public:
                                              static_cast<std::int64_t>(profile_.shared_memory.bank_width_bytes.value);
       memos_ = std::make_unique<RunnerMemos>(lowered_, bank_period_bytes);
     }
-    return std::make_unique<WaveRunner>(lowered_, simulated_trips_, profile_, memory, pattern_.loads_in_flight, *memos_);
+    return std::make_unique<WaveRunner>(lowered_, simulated_trips_, profile_, memory, pattern_.loads_in_flight,
+                                        *memos_);
   }
   WaveCounts empty_counts() const override {
     WaveCounts counts;
@@ -570,8 +602,8 @@ private:
 
 } // namespace
 
-SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
-                             int blocks_per_sm) {
+SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile,
+                             const SimulationOptions& options, int blocks_per_sm) {
   check_profile_supported(profile);
   PatternKernel kernel(pattern, profile);
   return run_sampled(kernel, profile, options, blocks_per_sm);

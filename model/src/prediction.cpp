@@ -10,9 +10,9 @@ namespace cachewise {
 namespace detail {
 namespace {
 
-constexpr double kDefaultSmClockMhz = 1500.0;     // when the profile recorded no clock
-constexpr double kL1BytesPerSmCycle = 128.0;       // when the profile has no L1 bandwidth
-constexpr double kL2OverDramBandwidth = 2.5;       // when the profile has no L2 bandwidth
+constexpr double kDefaultSmClockMhz = 1500.0; // when the profile recorded no clock
+constexpr double kL1BytesPerSmCycle = 128.0;  // when the profile has no L1 bandwidth
+constexpr double kL2OverDramBandwidth = 2.5;  // when the profile has no L2 bandwidth
 // The fitted constants (soft-maximum exponents, loaded-latency factors, block and barrier
 // cycles, launch overhead) are the profile's calibration: docs/calibration.md.
 
@@ -25,7 +25,8 @@ struct SmThroughput {
 SmThroughput sm_throughput(const DeviceProfile& profile) {
   const int major = profile.device.compute_capability_major;
   const int minor = profile.device.compute_capability_minor;
-  const SmThroughput throughput{f32_flops_per_sm_cycle(major, minor), static_cast<double>(warp_schedulers_per_sm(major, minor))};
+  const SmThroughput throughput{f32_flops_per_sm_cycle(major, minor),
+                                static_cast<double>(warp_schedulers_per_sm(major, minor))};
   if (throughput.flops_per_cycle <= 0 || throughput.warp_instructions_per_cycle <= 0) {
     throw InputError("profile.device.compute_capability: no known FP32 throughput or scheduler count for " +
                      std::to_string(major) + "." + std::to_string(minor));
@@ -125,9 +126,9 @@ struct WholeKernelTerms {
   double shared_us = 0;
   double compute_us = 0;
   double issue_us = 0;
-  double block_launch_cycles = 0;   ///< the SM's block dispatch per block (SM cycles): a rate beside the issue slots
-  double barrier_drain_cycles = 0;  ///< one block's barrier drains (SM cycles): they lengthen its chain
-  double atomics_us = 0;            ///< the most used address's atomics, one after another at L2
+  double block_launch_cycles = 0;  ///< the SM's block dispatch per block (SM cycles): a rate beside the issue slots
+  double barrier_drain_cycles = 0; ///< one block's barrier drains (SM cycles): they lengthen its chain
+  double atomics_us = 0;           ///< the most used address's atomics, one after another at L2
 };
 
 WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
@@ -160,9 +161,8 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   // transpose's output), cost DRAM time the shorter the run (docs/model.md, "DRAM factors").
   terms.dram_us *= spread_write_factor(profile, run);
 
-  const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s
-                                ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)
-                                : read_bw * kL2OverDramBandwidth;
+  const double l2_read_bw = profile.l2.read_bandwidth_gb_per_s ? bytes_per_us(profile.l2.read_bandwidth_gb_per_s->value)
+                                                               : read_bw * kL2OverDramBandwidth;
   // The counts are lookups (lts__t_sectors_op_*), the probe's bandwidths bytes re-read or
   // re-written. Its re-reads hit copies in the near partition (1.00 lookups per sector on the
   // H200, ncu), but every store to a far-homed line is looked up in the near partition and again
@@ -264,16 +264,17 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     // The memory system idles while a block waits on a round: the other blocks resident on
     // its SM stream meanwhile, so 1 / (resident blocks) of the loaded chain stays exposed.
     const double resident_blocks = std::max(1.0, static_cast<double>(blocks) / static_cast<double>(sm_count));
-    std::map<std::string, double, std::less<>> wave{{"dram", whole.dram_us * chip_share},
-                                                    {"l2", whole.l2_us * chip_share},
-                                                    {"atomics", whole.atomics_us * chip_share},
-                                                    {"l1", whole.l1_us * sm_share},
-                                                    {"exposed_latency", loaded_chain_us / resident_blocks},
-                                                    {"shared", whole.shared_us * sm_share},
-                                                    {"compute", whole.compute_us * sm_share},
-                                                    {"issue", whole.issue_us * sm_share},
-                                                    {"blocks", busiest_sm_blocks * whole.block_launch_cycles / clock_mhz},
-                                                    {"latency", sm_chain_us + whole.barrier_drain_cycles / clock_mhz}};
+    std::map<std::string, double, std::less<>> wave{
+        {"dram", whole.dram_us * chip_share},
+        {"l2", whole.l2_us * chip_share},
+        {"atomics", whole.atomics_us * chip_share},
+        {"l1", whole.l1_us * sm_share},
+        {"exposed_latency", loaded_chain_us / resident_blocks},
+        {"shared", whole.shared_us * sm_share},
+        {"compute", whole.compute_us * sm_share},
+        {"issue", whole.issue_us * sm_share},
+        {"blocks", busiest_sm_blocks * whole.block_launch_cycles / clock_mhz},
+        {"latency", sm_chain_us + whole.barrier_drain_cycles / clock_mhz}};
     // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
     // add up; the shared-memory pipe serves its wavefronts beside them, and its block scheduler
     // dispatches the next block while the resident ones run (soft maximum: the H200 runs the
@@ -284,9 +285,11 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
                                                {"shared", wave.at("shared")},
                                                {"blocks", wave.at("blocks")}},
                                               calibration.combine_exponent.value);
-    wave["memory"] = combine({{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"atomics", wave.at("atomics")}},
-                             calibration.memory_levels_combine_exponent.value) +
-                     wave.at("exposed_latency");
+    wave["memory"] =
+        combine(
+            {{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"atomics", wave.at("atomics")}},
+            calibration.memory_levels_combine_exponent.value) +
+        wave.at("exposed_latency");
     const std::map<std::string, double, std::less<>> overlapped{{"memory", wave.at("memory")}, {"sm", wave.at("sm")}};
     const auto repeats = static_cast<double>(count);
     estimate.time_us += combine(overlapped, calibration.combine_exponent.value) * repeats;
@@ -354,7 +357,8 @@ Prediction make_prediction(const KernelFacts& facts, const DeviceProfile& profil
   m["dram__bytes_write.sum"] = t.dram_write_bytes;
   m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = t.shared_load_wavefronts;
   m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] = t.shared_store_wavefronts;
-  m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = t.shared_load_wavefronts - t.shared_load_ideal_wavefronts;
+  m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] =
+      t.shared_load_wavefronts - t.shared_load_ideal_wavefronts;
   m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] =
       t.shared_store_wavefronts - t.shared_store_ideal_wavefronts;
   m["smsp__inst_executed.sum"] =
@@ -397,7 +401,8 @@ Prediction simulate(const KernelPattern& pattern, const DeviceProfile& profile, 
   check_fits_device(pattern, profile);
   const int resident = blocks_per_sm(pattern, profile);
   if (resident < 1) throw InputError("pattern cannot launch on " + profile.device.name + ": no block fits on an SM");
-  return detail::make_prediction(detail::kernel_facts(pattern), profile, detail::run_simulation(pattern, profile, options, resident));
+  return detail::make_prediction(detail::kernel_facts(pattern), profile,
+                                 detail::run_simulation(pattern, profile, options, resident));
 }
 
 nlohmann::json prediction_to_json(const Prediction& prediction) {

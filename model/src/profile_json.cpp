@@ -12,10 +12,10 @@
 namespace cachewise {
 namespace {
 
-using nlohmann::json;
 using detail::describe;
 using detail::Node;
 using detail::type_name;
+using nlohmann::json;
 
 bool is_power_of_two(double value) {
   if (value < 1 || value != std::floor(value) || value > 9.0e15) return false;
@@ -36,8 +36,8 @@ Confidence parse_confidence(const Node& node, std::string_view key) {
 
 ReplacementPolicy parse_policy(const Node& node, std::string_view key) {
   const std::string text = node.string(key);
-  for (auto policy : {ReplacementPolicy::lru, ReplacementPolicy::plru, ReplacementPolicy::fifo, ReplacementPolicy::random,
-                      ReplacementPolicy::adaptive, ReplacementPolicy::unknown}) {
+  for (auto policy : {ReplacementPolicy::lru, ReplacementPolicy::plru, ReplacementPolicy::fifo,
+                      ReplacementPolicy::random, ReplacementPolicy::adaptive, ReplacementPolicy::unknown}) {
     if (text == to_string(policy)) return policy;
   }
   Node::fail(node.at(key), "expected one of lru, plru, fifo, random, adaptive, unknown, got \"" + text + "\"");
@@ -59,12 +59,12 @@ constexpr Range positive(double max) { return {0, max, true, false}; }
 constexpr Range from(double min, double max) { return {min, max, false, false}; }
 constexpr Range power_of_two_to(double max) { return {1, max, false, true}; }
 
-constexpr double kMaxL1Bytes = 16.0 * (1 << 20);         // 16 MiB per SM
-constexpr double kMaxL2Bytes = 1.0 * (1 << 30);          // 1 GiB
-constexpr double kMaxLineBytes = 1024;                    // lines and sectors
+constexpr double kMaxL1Bytes = 16.0 * (1 << 20); // 16 MiB per SM
+constexpr double kMaxL2Bytes = 1.0 * (1 << 30);  // 1 GiB
+constexpr double kMaxLineBytes = 1024;           // lines and sectors
 constexpr double kMaxWays = 65536;
-constexpr double kMaxCycles = 1e6;                        // latencies and penalties
-constexpr Range kBandwidthGbPerS = from(1e-3, 1e6);       // 1 MB/s to 1 PB/s
+constexpr double kMaxCycles = 1e6;                  // latencies and penalties
+constexpr Range kBandwidthGbPerS = from(1e-3, 1e6); // 1 MB/s to 1 PB/s
 constexpr double kMaxSlowdown = 1000;
 
 /// A bound as the messages and docs write it: whole numbers in full, others as %g.
@@ -80,7 +80,8 @@ Provenance read_provenance(const Node& node) {
   provenance.method = node.string("method");
   provenance.samples = node.integer("samples", 0, INT64_MAX);
   provenance.spread = node.number("spread");
-  if (provenance.spread < 0) Node::fail(node.at("spread"), "expected a relative spread >= 0, got " + describe(node.required("spread")));
+  if (provenance.spread < 0)
+    Node::fail(node.at("spread"), "expected a relative spread >= 0, got " + describe(node.required("spread")));
   provenance.confidence = parse_confidence(node, "confidence");
   return provenance;
 }
@@ -101,9 +102,11 @@ Measured read_measured(const Node& parent, std::string_view key, Range range) {
   interval += bound_text(range.min) + ", " + bound_text(range.max) + "]";
   const bool inside = (range.above_zero ? value > range.min : value >= range.min) && value <= range.max;
   if (range.power_of_two && !(inside && is_power_of_two(value))) {
-    Node::fail(node.at("value"), "expected a power of two in " + interval + ", got " + describe(node.required("value")));
+    Node::fail(node.at("value"),
+               "expected a power of two in " + interval + ", got " + describe(node.required("value")));
   }
-  if (!inside) Node::fail(node.at("value"), "expected a value in " + interval + ", got " + describe(node.required("value")));
+  if (!inside)
+    Node::fail(node.at("value"), "expected a value in " + interval + ", got " + describe(node.required("value")));
   measured.provenance = read_provenance(node);
   return measured;
 }
@@ -163,7 +166,8 @@ DeviceIdentity read_device(const Node& node) {
   int minor = 0;
   char dot = 0;
   std::istringstream capability_stream(capability);
-  if (!(capability_stream >> major >> dot >> minor) || dot != '.' || !capability_stream.eof() || major <= 0 || minor < 0) {
+  if (!(capability_stream >> major >> dot >> minor) || dot != '.' || !capability_stream.eof() || major <= 0 ||
+      minor < 0) {
     Node::fail(node.at("compute_capability"), "expected \"MAJOR.MINOR\" such as \"9.0\", got \"" + capability + "\"");
   }
   device.compute_capability_major = major;
@@ -192,8 +196,8 @@ DeviceIdentity read_device(const Node& node) {
 
 json write_device(const DeviceIdentity& device) {
   return {{"name", device.name},
-          {"compute_capability", std::to_string(device.compute_capability_major) + "." +
-                                     std::to_string(device.compute_capability_minor)},
+          {"compute_capability",
+           std::to_string(device.compute_capability_major) + "." + std::to_string(device.compute_capability_minor)},
           {"sm_count", device.sm_count},
           {"warp_size", device.warp_size},
           {"max_threads_per_block", device.max_threads_per_block},
@@ -217,8 +221,8 @@ json write_device(const DeviceIdentity& device) {
 
 void check_line_and_sector(const Node& node, const Measured& line, const Measured& sector) {
   if (std::fmod(line.value, sector.value) != 0.0) {
-    Node::fail(node.at("line_bytes"), "expected a multiple of sector_bytes (" + describe(sector.value) + "), got " +
-                                          describe(line.value));
+    Node::fail(node.at("line_bytes"),
+               "expected a multiple of sector_bytes (" + describe(sector.value) + "), got " + describe(line.value));
   }
 }
 
@@ -261,7 +265,8 @@ std::vector<int> read_integers(const Node& node, std::string_view key, int min, 
     if (!value.is_number_integer()) Node::fail(path, "expected an integer, got " + describe(value));
     const auto number = value.get<std::int64_t>();
     if (number < min || number > max) {
-      Node::fail(path, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + describe(value));
+      Node::fail(path, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                           describe(value));
     }
     values.push_back(static_cast<int>(number));
   }
@@ -282,7 +287,9 @@ SmPlacement read_sm_placement(const Node& node, int partitions, int sm_count) {
   std::vector<bool> seen(static_cast<std::size_t>(sm_ids), false);
   for (std::size_t i = 0; i < placement.dispatch_sm_ids.size(); ++i) {
     const auto id = static_cast<std::size_t>(placement.dispatch_sm_ids[i]);
-    if (seen[id]) Node::fail(node.at("dispatch_sm_ids") + "[" + std::to_string(i) + "]", "SM " + std::to_string(id) + " appears twice");
+    if (seen[id])
+      Node::fail(node.at("dispatch_sm_ids") + "[" + std::to_string(i) + "]",
+                 "SM " + std::to_string(id) + " appears twice");
     seen[id] = true;
   }
   placement.provenance = read_provenance(node);
@@ -317,7 +324,8 @@ L2Profile read_l2(const Node& node, int sm_count) {
   l2.read_bandwidth_gb_per_s = read_optional(node, "read_bandwidth_gb_per_s", kBandwidthGbPerS);
   l2.write_bandwidth_gb_per_s = read_optional(node, "write_bandwidth_gb_per_s", kBandwidthGbPerS);
   l2.sparse_line_write_slowdown = read_optional(node, "sparse_line_write_slowdown", positive(kMaxSlowdown));
-  if (node.has("sm_placement")) l2.sm_placement = read_sm_placement(node.object("sm_placement"), l2.partitions, sm_count);
+  if (node.has("sm_placement"))
+    l2.sm_placement = read_sm_placement(node.object("sm_placement"), l2.partitions, sm_count);
   l2.allocates_on_store = read_flag(node, "allocates_on_store");
   return l2;
 }
@@ -399,9 +407,9 @@ SharedMemoryProfile read_shared(const Node& node) {
   shared.per_sm_bytes = node.integer("per_sm_bytes", 1, kMaxBytes);
   shared.per_block_optin_bytes = node.integer("per_block_optin_bytes", 1, kMaxBytes);
   if (shared.per_block_optin_bytes > shared.per_sm_bytes) {
-    Node::fail(node.at("per_block_optin_bytes"),
-               "expected at most per_sm_bytes (" + std::to_string(shared.per_sm_bytes) + "), got " +
-                   std::to_string(shared.per_block_optin_bytes));
+    Node::fail(node.at("per_block_optin_bytes"), "expected at most per_sm_bytes (" +
+                                                     std::to_string(shared.per_sm_bytes) + "), got " +
+                                                     std::to_string(shared.per_block_optin_bytes));
   }
   return shared;
 }
@@ -449,8 +457,8 @@ std::vector<Curve> read_curves(const Node& root) {
     for (std::size_t p = 0; p < points.size(); ++p) {
       const json& point = points[p];
       if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
-        Node::fail(node.at("points") + "[" + std::to_string(p) + "]", "expected an [x, y] pair of numbers, got " +
-                                                                          describe(point));
+        Node::fail(node.at("points") + "[" + std::to_string(p) + "]",
+                   "expected an [x, y] pair of numbers, got " + describe(point));
       }
       curve.points.emplace_back(point[0].get<double>(), point[1].get<double>());
     }
@@ -511,7 +519,8 @@ DeviceProfile profile_from_json(const json& document) {
   profile.shared_memory = read_shared(root.object("shared_memory"));
   if (root.has("tlb")) profile.tlb = read_tlb(root.object("tlb"));
   profile.curves = read_curves(root);
-  if (root.has("calibration")) profile.calibration = calibration_from_json(root.required("calibration"), root.at("calibration"));
+  if (root.has("calibration"))
+    profile.calibration = calibration_from_json(root.required("calibration"), root.at("calibration"));
   return profile;
 }
 

@@ -27,10 +27,10 @@ struct TraceTally {
   double warp_instructions = 0;     ///< every executed instruction, memory ones included
   double register_divisions = 0;    ///< of them, integer divisions by a register (WarpTrace)
   double flops = 0;
-  double global_loads = 0;          ///< issued global load instructions (local ones included)
-  double load_rounds = 0;           ///< rounds of them, closed by waits, barriers and the end
-  double store_runs = 0;            ///< runs of consecutive global stores
-  double stores_in_runs = 0;        ///< their stores
+  double global_loads = 0;   ///< issued global load instructions (local ones included)
+  double load_rounds = 0;    ///< rounds of them, closed by waits, barriers and the end
+  double store_runs = 0;     ///< runs of consecutive global stores
+  double stores_in_runs = 0; ///< their stores
   /// Global atomic lane operations per address: the hottest one serialises at its L2 slice.
   std::unordered_map<std::uint64_t, double> atomics_by_address;
 };

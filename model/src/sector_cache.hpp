@@ -83,7 +83,8 @@ public:
 
   ZeroedArray() = default;
   explicit ZeroedArray(std::size_t count)
-      : buffer_(ZeroedBufferPool::acquire(count * sizeof(T) + kAlignmentBytes), Release{count * sizeof(T) + kAlignmentBytes}) {
+      : buffer_(ZeroedBufferPool::acquire(count * sizeof(T) + kAlignmentBytes),
+                Release{count * sizeof(T) + kAlignmentBytes}) {
     const auto address = reinterpret_cast<std::uintptr_t>(buffer_.get());
     data_ = reinterpret_cast<T*>((address + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes);
   }
@@ -132,9 +133,11 @@ public:
   static constexpr std::uint64_t kHashChunkLines = 32;
 
   explicit SectorCache(const CacheGeometry& geometry)
-      : ways_(geometry.ways), sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
+      : ways_(geometry.ways),
+        sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
         full_sector_mask_(geometry.sector_bytes >= 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1u),
-        policy_(geometry.policy), tracks_writes_(geometry.tracks_writes) {
+        policy_(geometry.policy),
+        tracks_writes_(geometry.tracks_writes) {
     const std::int64_t lines = geometry.capacity_bytes / geometry.line_bytes;
     sets_ = std::max<std::int64_t>(1, lines / ways_);
     const std::size_t slots = static_cast<std::size_t>(sets_ * ways_);
@@ -197,7 +200,9 @@ public:
     return result;
   }
 
-  std::uint32_t valid_mask(std::int64_t slot) const { return slot < 0 ? 0u : slots_[static_cast<std::size_t>(slot)].valid; }
+  std::uint32_t valid_mask(std::int64_t slot) const {
+    return slot < 0 ? 0u : slots_[static_cast<std::size_t>(slot)].valid;
+  }
 
   void touch(std::int64_t slot) {
     if (policy_ != ReplacementPolicy::fifo) slots_[static_cast<std::size_t>(slot)].stamp = ++clock_;
@@ -221,7 +226,9 @@ public:
     return slot;
   }
 
-  void set_valid(std::int64_t slot, std::uint32_t sectors) { slots_[static_cast<std::size_t>(slot)].valid |= static_cast<std::uint8_t>(sectors); }
+  void set_valid(std::int64_t slot, std::uint32_t sectors) {
+    slots_[static_cast<std::size_t>(slot)].valid |= static_cast<std::uint8_t>(sectors);
+  }
 
   /// Records written bytes (one mask per sector, bit i = byte i); a sector fully written
   /// becomes valid without a fill. Returns the sectors that were clean before.
@@ -233,7 +240,8 @@ public:
     target.dirty |= static_cast<std::uint8_t>(sectors);
     for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
       const int s = std::countr_zero(rest);
-      std::uint32_t& bytes = written_bytes_[index * static_cast<std::size_t>(sectors_per_line_) + static_cast<std::size_t>(s)];
+      std::uint32_t& bytes =
+          written_bytes_[index * static_cast<std::size_t>(sectors_per_line_) + static_cast<std::size_t>(s)];
       bytes |= byte_masks[s];
       if ((bytes & full_sector_mask_) == full_sector_mask_) target.valid |= static_cast<std::uint8_t>(1u << s);
     }
@@ -259,7 +267,8 @@ private:
     // so power-of-two strides (matrix rows and columns) do not pile onto a few sets.
     // Multiply-shift maps the hash onto [0, sets) without a division.
     const std::uint64_t chunk_hash = mix_bits(line / kHashChunkLines);
-    const auto start = static_cast<std::int64_t>((static_cast<Uint128>(chunk_hash) * static_cast<std::uint64_t>(sets_)) >> 64);
+    const auto start =
+        static_cast<std::int64_t>((static_cast<Uint128>(chunk_hash) * static_cast<std::uint64_t>(sets_)) >> 64);
     const std::int64_t set = start + static_cast<std::int64_t>(line % kHashChunkLines);
     return set >= sets_ ? set % sets_ : set;
   }
@@ -267,7 +276,8 @@ private:
   /// The probe's first empty way when still empty, else the first empty way, else by policy.
   std::int64_t victim(const Probe& probed) {
     const auto empty = static_cast<std::size_t>(probed.empty);
-    if (probed.empty >= 0 && slots_[empty].tag == 0 && (probed.empty == probed.first || slots_[empty - 1].tag != 0)) return probed.empty;
+    if (probed.empty >= 0 && slots_[empty].tag == 0 && (probed.empty == probed.first || slots_[empty - 1].tag != 0))
+      return probed.empty;
     const std::int64_t first = probed.first;
     for (std::int64_t slot = first; slot < first + ways_; ++slot) {
       if (slots_[static_cast<std::size_t>(slot)].tag == 0) return slot;
@@ -317,7 +327,7 @@ private:
   ZeroedArray<Slot> slots_;
   ZeroedArray<std::uint32_t> written_bytes_;
   std::vector<std::int64_t> touched_sets_; ///< sets that hold or held a line: what invalidate() clears
-  std::vector<std::int64_t> dirty_slots_; ///< slots that became dirty (may repeat; flush skips clean ones)
+  std::vector<std::int64_t> dirty_slots_;  ///< slots that became dirty (may repeat; flush skips clean ones)
 };
 
 } // namespace cachewise::detail

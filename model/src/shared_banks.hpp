@@ -58,7 +58,8 @@ inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t a
   const int words_per_lane = std::clamp(access_bytes / bank_width_bytes, 1, 4);
   const int group_lanes = kWarp / words_per_lane;
   for (int group = 0; group < kWarp; group += group_lanes) {
-    if (!atomic && try_conflict_free_group(offsets, active, access_bytes, banks, bank_width_bytes, group, group_lanes, cost)) {
+    if (!atomic &&
+        try_conflict_free_group(offsets, active, access_bytes, banks, bank_width_bytes, group, group_lanes, cost)) {
       continue;
     }
     std::array<std::int64_t, 4 * kWarp> words{};
@@ -76,7 +77,8 @@ inline SharedCost shared_wavefronts(const std::int64_t* offsets, std::uint32_t a
     std::array<int, 64> per_bank{};
     int worst = 0;
     for (int i = 0; i < word_count; ++i) {
-      if (!atomic && i > 0 && words[static_cast<std::size_t>(i)] == words[static_cast<std::size_t>(i - 1)]) continue; // broadcast
+      if (!atomic && i > 0 && words[static_cast<std::size_t>(i)] == words[static_cast<std::size_t>(i - 1)])
+        continue; // broadcast
       const auto bank = static_cast<std::size_t>((words[static_cast<std::size_t>(i)] % banks + banks) % banks);
       worst = std::max(worst, ++per_bank[bank]);
     }

@@ -55,7 +55,7 @@ struct PhaseCounts {
 /// sample's first wave.
 struct WriteRuns {
   std::map<std::int64_t, double> spread_lines_by_run_lines; ///< run length (lines) -> lines in such runs
-  double lines = 0; ///< every line a block stored to, spread or not
+  double lines = 0;                                         ///< every line a block stored to, spread or not
 };
 
 /// A global store's line, the position in its wave of the block that wrote it, and its warp.
@@ -93,16 +93,16 @@ struct SimulationRun {
 };
 
 /// Runs the warps of `pattern` through coalescer, shared-memory banks, L1, L2 and DRAM.
-SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& options,
-                             int blocks_per_sm);
+SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile,
+                             const SimulationOptions& options, int blocks_per_sm);
 
 /// What the time model needs of a kernel besides its simulated counts: a KernelPattern declares
 /// it, a traced kernel's trace yields it (trace_runner.cpp).
 struct KernelFacts {
-  double store_burst = 1;           ///< global stores a thread issues back to back after the loads they need
-  double flops = 0;                 ///< f32-equivalent, whole kernel
-  double overhead_instructions = 0; ///< warp instructions beyond the memory ones and one FMA per 64 flops
-  double useful_bytes = 0;          ///< each input read once, each output written once
+  double store_burst = 1;             ///< global stores a thread issues back to back after the loads they need
+  double flops = 0;                   ///< f32-equivalent, whole kernel
+  double overhead_instructions = 0;   ///< warp instructions beyond the memory ones and one FMA per 64 flops
+  double useful_bytes = 0;            ///< each input read once, each output written once
   double hottest_address_atomics = 0; ///< global atomic lane operations on the most used address
 };
 KernelFacts kernel_facts(const KernelPattern& pattern);

@@ -43,7 +43,7 @@ namespace {
 /// Where the sample lies in the grid and how big a wave is (docs/model.md, "Sampling").
 struct SamplePlan {
   std::int64_t total_blocks = 0;
-  std::int64_t sm_count = 0;    ///< simulated SMs (fewer than the device's when screening)
+  std::int64_t sm_count = 0; ///< simulated SMs (fewer than the device's when screening)
   bool screening = false;
   std::int64_t wave_blocks = 0;
   std::int64_t block_limit = 0; ///< the most blocks the sample may simulate
@@ -84,8 +84,8 @@ SamplePlan plan_waves(SimulatedKernel& kernel, const DeviceProfile& profile, con
   plan.total_blocks = kernel.grid().count();
   plan.write_run_rule = write_run_rule(profile.calibration);
   const std::int64_t device_sm_count = profile.device.sm_count;
-  plan.sm_count =
-      options.simulated_sm_count > 0 ? std::min<std::int64_t>(device_sm_count, options.simulated_sm_count) : device_sm_count;
+  plan.sm_count = options.simulated_sm_count > 0 ? std::min<std::int64_t>(device_sm_count, options.simulated_sm_count)
+                                                 : device_sm_count;
   // Screening keeps the whole L2: it sees the same blocks in the same order as with every SM
   // (a scaled-down L2 would lose the reuse between block rows a stencil relies on).
   plan.screening = plan.sm_count < device_sm_count;
@@ -113,7 +113,8 @@ void place_sample(const SimulatedKernel& kernel, const DeviceProfile& profile, c
     const auto block_work = static_cast<double>(std::max<std::int64_t>(1, scratch->work()));
     plan.budget_blocks = std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / block_work));
     for (const TrafficCounts& counts : scratch_counts.segments) {
-      plan.block_footprint_bytes += counts.dram_read_bytes + counts.global_store_sectors * profile.l2.sector_bytes.value;
+      plan.block_footprint_bytes +=
+          counts.dram_read_bytes + counts.global_store_sectors * profile.l2.sector_bytes.value;
     }
     if (block_work * static_cast<double>(plan.wave_blocks) > budget) {
       // Even one wave is over budget: simulate part of one wave, the same number of blocks
@@ -159,8 +160,8 @@ void warm_up(const SimulatedKernel& kernel, const DeviceProfile& profile, const 
     const std::int64_t end = first_block - warm_up_blocks;
     const std::int64_t step = std::min(plan.wave_blocks, window);
     const std::int64_t start_work = executor.work();
-    for (std::int64_t begin = first_block - layer_blocks; begin < end && executor.work() - start_work < options.work_budget;
-         begin += step) {
+    for (std::int64_t begin = first_block - layer_blocks;
+         begin < end && executor.work() - start_work < options.work_budget; begin += step) {
       run_wave(kernel, plan, executor, memory, begin, std::min(end, begin + step), discarded);
     }
     // Those blocks ran long before the sample, their L1 lines gone with them: only L2 keeps
@@ -218,8 +219,8 @@ SimulationRun run_sampled(SimulatedKernel& kernel, const DeviceProfile& profile,
   SamplePlan plan = plan_waves(kernel, profile, options, blocks_per_sm);
   place_sample(kernel, profile, options, blocks_per_sm, plan);
 
-  MemorySystem memory(profile, l1_capacity_bytes(kernel.shared_bytes_per_block(), profile, blocks_per_sm), plan.sm_count,
-                      1.0);
+  MemorySystem memory(profile, l1_capacity_bytes(kernel.shared_bytes_per_block(), profile, blocks_per_sm),
+                      plan.sm_count, 1.0);
   const std::unique_ptr<WaveExecutor> executor = kernel.executor(memory);
   warm_up(kernel, profile, options, plan, *executor, memory);
   WaveCounts counts = kernel.empty_counts();

@@ -38,7 +38,7 @@ std::string block_name(const std::array<std::int64_t, 3>& index) {
 /// Where a traced kernel's global and local bytes lie.
 struct TraceLayout {
   std::vector<TraceBuffer> buffers; ///< by base address
-  std::uint64_t local_window = 0;  ///< first byte of the local window, past every buffer
+  std::uint64_t local_window = 0;   ///< first byte of the local window, past every buffer
   std::uint64_t threads_total = 0;
   std::int64_t threads_per_block = 0;
   int warps_per_block = 0;
@@ -50,10 +50,12 @@ TraceLayout trace_layout(const TracedKernel& kernel) {
   std::sort(layout.buffers.begin(), layout.buffers.end(),
             [](const TraceBuffer& a, const TraceBuffer& b) { return a.base_address < b.base_address; });
   std::uint64_t end = kLowestLocalWindow;
-  for (const TraceBuffer& buffer : layout.buffers) end = std::max(end, buffer.base_address + static_cast<std::uint64_t>(buffer.bytes));
+  for (const TraceBuffer& buffer : layout.buffers)
+    end = std::max(end, buffer.base_address + static_cast<std::uint64_t>(buffer.bytes));
   layout.local_window = (end + kLocalAlignmentBytes - 1) / kLocalAlignmentBytes * kLocalAlignmentBytes;
   layout.threads_per_block = kernel.block.count();
-  layout.threads_total = static_cast<std::uint64_t>(kernel.grid.count()) * static_cast<std::uint64_t>(layout.threads_per_block);
+  layout.threads_total =
+      static_cast<std::uint64_t>(kernel.grid.count()) * static_cast<std::uint64_t>(layout.threads_per_block);
   layout.warps_per_block = static_cast<int>((layout.threads_per_block + kWarpLanes - 1) / kWarpLanes);
   return layout;
 }
@@ -93,7 +95,9 @@ struct CompactBlock {
 class TraceRunner final : public WaveExecutor {
 public:
   TraceRunner(const TracedKernel& kernel, const TraceLayout& layout, const DeviceProfile& profile, MemorySystem& memory)
-      : kernel_(kernel), layout_(layout), memory_(memory),
+      : kernel_(kernel),
+        layout_(layout),
+        memory_(memory),
         dram_latency_cycles_(static_cast<int>(profile.dram.latency_cycles.value)),
         banks_(static_cast<int>(profile.shared_memory.banks.value)),
         bank_width_bytes_(static_cast<int>(profile.shared_memory.bank_width_bytes.value)),
@@ -109,13 +113,15 @@ public:
     if (shapes_.size() > kMaxShapes) forget_shapes();
     if (blocks_.size() < blocks.size()) blocks_.resize(blocks.size());
     warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
-    for (std::size_t b = 0; b < blocks.size(); ++b) compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
     for (std::size_t phase = 0; start_phase(phase, blocks.size(), counts); ++phase) {
       PhaseCounts& stats = counts.phases[phase];
       for (bool issued = true; issued;) {
         issued = false;
         for (std::size_t b = 0; b < blocks.size(); ++b) {
-          for (int warp = 0; warp < layout_.warps_per_block; ++warp) issued |= issue_next(blocks[b], b, warp, counts, stats);
+          for (int warp = 0; warp < layout_.warps_per_block; ++warp)
+            issued |= issue_next(blocks[b], b, warp, counts, stats);
         }
       }
       end_phase(phase, blocks.size(), counts.trace, stats);
@@ -154,9 +160,11 @@ private:
       warp_state.cursor = block.steps.size();
       for (const TraceStep& step : warp.steps) {
         if (!(step.weight >= 1.0F) || !std::isfinite(step.weight)) {
-          throw InputError(describe(step, index, static_cast<int>(w)) + " has weight " + std::to_string(step.weight) + "; expected a finite weight >= 1");
+          throw InputError(describe(step, index, static_cast<int>(w)) + " has weight " + std::to_string(step.weight) +
+                           "; expected a finite weight >= 1");
         }
-        CompactStep compact{step.kind, step.space, step.op, step.bytes_per_lane, step.active_mask == 0, 0, 0, step.weight};
+        CompactStep compact{step.kind, step.space, step.op,    step.bytes_per_lane, step.active_mask == 0,
+                            0,         0,          step.weight};
         if (step.kind == TraceStep::Kind::access && step.active_mask != 0) {
           check_step(step, index, static_cast<int>(w));
           compact.shape = shapes_.intern(step.address, step.active_mask, step.bytes_per_lane);
@@ -171,7 +179,8 @@ private:
   void check_step(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) {
     const int bytes = step.bytes_per_lane;
     if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
-      throw InputError(describe(step, index, warp) + " moves " + std::to_string(bytes) + " bytes per lane; expected 1, 2, 4, 8 or 16");
+      throw InputError(describe(step, index, warp) + " moves " + std::to_string(bytes) +
+                       " bytes per lane; expected 1, 2, 4, 8 or 16");
     }
     if (step.space == TraceSpace::global) check_inside_buffers(step, index, warp);
     if (step.space == TraceSpace::local) check_inside_frame(step, index, warp);
@@ -249,8 +258,8 @@ private:
     run = 0;
   }
 
-  void run_access(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
-                  WaveCounts& counts, PhaseCounts& stats) {
+  void run_access(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp,
+                  WarpState& warp_state, WaveCounts& counts, PhaseCounts& stats) {
     const double weight = step.weight;
     stats.warp_instructions += weight;
     work_ += weight; // the work of the executions it stands for: the sample's size is the replay's
@@ -269,17 +278,19 @@ private:
     // as many sectors as it did (a stream's new lines; none where they overwrite the same ones).
     const double evicted_write_bytes = scratch_.dram_write_bytes;
     counts.segments[0].add_scaled(scratch_, weight);
-    counts.segments[0].dram_write_bytes += (1.0 - weight) * evicted_write_bytes + (weight - 1.0) * dirtied_sectors * memory_.sector_bytes();
+    counts.segments[0].dram_write_bytes +=
+        (1.0 - weight) * evicted_write_bytes + (weight - 1.0) * dirtied_sectors * memory_.sector_bytes();
   }
 
   /// A global or local access; returns the sectors its stores made DRAM write on their own.
-  int run_global(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp, WarpState& warp_state,
-                 WaveCounts& counts, TrafficCounts& traffic, double weight) {
+  int run_global(const CompactStep& step, const WaveBlock& block, std::size_t block_slot, int warp,
+                 WarpState& warp_state, WaveCounts& counts, TrafficCounts& traffic, double weight) {
     std::uint64_t line_base = 0;
     const std::vector<LineRequest>& lines =
         step.space == TraceSpace::global ? global_lines(step, line_base) : local_lines(step, block, warp);
     work_ += weight * static_cast<double>(lines.size());
-    if (step.op == TraceOp::atomic && step.space == TraceSpace::global) tally_atomic_addresses(step, counts.trace, weight);
+    if (step.op == TraceOp::atomic && step.space == TraceSpace::global)
+      tally_atomic_addresses(step, counts.trace, weight);
     if (step.op != TraceOp::load) {
       traffic.global_store_requests += 1;
       int dirtied_sectors = 0;
@@ -287,7 +298,8 @@ private:
         request.line += line_base;
         traffic.global_store_sectors += sector_count(request.sectors);
         dirtied_sectors += memory_.store(block.sm, request, traffic);
-        if (stored_ != nullptr) stored_->push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
+        if (stored_ != nullptr)
+          stored_->push_back({request.line, static_cast<std::uint32_t>(block_slot), static_cast<std::uint32_t>(warp)});
       }
       if (step.space == TraceSpace::global) warp_state.store_run += weight;
       return dirtied_sectors;
@@ -310,7 +322,8 @@ private:
   void tally_atomic_addresses(const CompactStep& step, TraceTally& tally, double weight) {
     const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
     for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
-      tally.atomics_by_address[static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(std::countr_zero(bits))])] += weight;
+      tally.atomics_by_address[static_cast<std::uint64_t>(
+          addresses_[static_cast<std::size_t>(std::countr_zero(bits))])] += weight;
     }
   }
 
@@ -353,8 +366,8 @@ private:
     coalescer_.reset(0);
     const bool store = step.op != TraceOp::load;
     const std::uint32_t mask = shapes_.addresses(step.shape, step.base, addresses_.data());
-    const auto block_linear =
-        static_cast<std::uint64_t>(block.index[0] + kernel_.grid.x * (block.index[1] + kernel_.grid.y * block.index[2]));
+    const auto block_linear = static_cast<std::uint64_t>(
+        block.index[0] + kernel_.grid.x * (block.index[1] + kernel_.grid.y * block.index[2]));
     for (int lane = 0; lane < kWarpLanes; ++lane) {
       if ((mask >> lane & 1u) == 0) continue;
       const auto first = static_cast<std::uint64_t>(addresses_[static_cast<std::size_t>(lane)]);
@@ -401,19 +414,22 @@ private:
       const std::uint64_t first = step.address[static_cast<std::size_t>(lane)];
       if (first >= frame_bytes || first + step.bytes_per_lane > frame_bytes) {
         throw InputError(describe(step, index, warp) + ", lane " + std::to_string(lane) + " at frame offset " +
-                         std::to_string(first) + " lies outside the " + std::to_string(frame_bytes) + "-byte local frame");
+                         std::to_string(first) + " lies outside the " + std::to_string(frame_bytes) +
+                         "-byte local frame");
       }
     }
   }
 
   bool inside_a_buffer(std::uint64_t address, std::uint64_t bytes) {
     auto inside = [&](const TraceBuffer& buffer) {
-      return address >= buffer.base_address && address + bytes <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+      return address >= buffer.base_address &&
+             address + bytes <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
     };
     const std::vector<TraceBuffer>& buffers = layout_.buffers;
     if (last_buffer_ < buffers.size() && inside(buffers[last_buffer_])) return true;
-    const auto after = std::upper_bound(buffers.begin(), buffers.end(), address,
-                                        [](std::uint64_t value, const TraceBuffer& buffer) { return value < buffer.base_address; });
+    const auto after =
+        std::upper_bound(buffers.begin(), buffers.end(), address,
+                         [](std::uint64_t value, const TraceBuffer& buffer) { return value < buffer.base_address; });
     if (after == buffers.begin() || !inside(*(after - 1))) return false;
     last_buffer_ = static_cast<std::size_t>(after - 1 - buffers.begin());
     return true;
@@ -421,7 +437,9 @@ private:
 
   std::string describe(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) const {
     const char* op = step.op == TraceOp::load ? "load" : step.op == TraceOp::store ? "store" : "atomic";
-    const char* space = step.space == TraceSpace::global ? "global" : step.space == TraceSpace::shared ? "shared" : "local";
+    const char* space = step.space == TraceSpace::global   ? "global"
+                        : step.space == TraceSpace::shared ? "shared"
+                                                           : "local";
     return "kernel '" + kernel_.name + "': " + space + " " + op + " (instruction " + std::to_string(step.instruction) +
            ") of block " + block_name(index) + ", warp " + std::to_string(warp);
   }
@@ -464,7 +482,8 @@ public:
   Dim3 grid() const override { return kernel_.grid; }
   std::int64_t shared_bytes_per_block() const override { return kernel_.shared_bytes_per_block; }
   int warps_per_block() const override { return layout_.warps_per_block; }
-  void plan(const SimulationOptions& /*options*/, std::int64_t /*wave_blocks*/) override {} // a trace has no loops to cut
+  void plan(const SimulationOptions& /*options*/, std::int64_t /*wave_blocks*/) override {
+  } // a trace has no loops to cut
   std::unique_ptr<WaveExecutor> executor(MemorySystem& memory) const override {
     return std::make_unique<TraceRunner>(kernel_, layout_, profile_, memory);
   }
@@ -503,14 +522,16 @@ void validate_traced_kernel(const TracedKernel& kernel) {
     }
   }
   if (kernel.registers_per_thread < 1 || kernel.registers_per_thread > 255) {
-    invalid_kernel(kernel, "registers_per_thread must be in [1, 255], got " + std::to_string(kernel.registers_per_thread));
+    invalid_kernel(kernel,
+                   "registers_per_thread must be in [1, 255], got " + std::to_string(kernel.registers_per_thread));
   }
   if (kernel.shared_bytes_per_block < 0 || kernel.local_bytes_per_thread < 0 || kernel.useful_bytes < 0) {
     invalid_kernel(kernel, "shared, local and useful bytes must not be negative");
   }
   constexpr std::uint64_t kAddressLimit = std::uint64_t{1} << 56;
   for (const TraceBuffer& buffer : kernel.buffers) {
-    if (buffer.bytes < 0 || buffer.base_address >= kAddressLimit || static_cast<std::uint64_t>(buffer.bytes) >= kAddressLimit) {
+    if (buffer.bytes < 0 || buffer.base_address >= kAddressLimit ||
+        static_cast<std::uint64_t>(buffer.bytes) >= kAddressLimit) {
       invalid_kernel(kernel, "buffer '" + buffer.name + "' must lie below 2^56 with a size >= 0");
     }
   }
@@ -538,7 +559,8 @@ TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run, con
   facts.flops = tally.flops * scale;
   facts.register_divisions = tally.register_divisions * scale;
   facts.warp_instructions =
-      (tally.warp_instructions + tally.register_divisions * (calibration.register_division_instructions.value - 1.0)) * scale;
+      (tally.warp_instructions + tally.register_divisions * (calibration.register_division_instructions.value - 1.0)) *
+      scale;
   facts.memory_instructions = memory_instructions * scale;
   facts.overhead_instructions =
       std::max(0.0, facts.warp_instructions - facts.memory_instructions - facts.flops / kFlopsPerWarpInstruction);
@@ -568,7 +590,9 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   check_fits_device(kernel, profile);
   if (!kernel.trace_block) detail::invalid_kernel(kernel, "no trace_block to extract blocks with");
   const int resident = blocks_per_sm(kernel, profile);
-  if (resident < 1) throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name + ": no block fits on an SM");
+  if (resident < 1)
+    throw InputError("kernel '" + kernel.name + "' cannot launch on " + profile.device.name +
+                     ": no block fits on an SM");
   detail::TraceKernel simulated(kernel, profile);
   detail::WaveCounts sample;
   const detail::SimulationRun run = detail::run_sampled(simulated, profile, options, resident, &sample);

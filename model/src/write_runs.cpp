@@ -51,8 +51,9 @@ void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, 
     std::int64_t merged = length;
     const std::uint64_t first_line = stored[begin].line;
     const std::uint64_t last_line = stored[end - 1].line;
-    const Entry run_first = std::lower_bound(by_line.cbegin(), by_line.cend(), first_line,
-                                             [](const StoredLine& entry, std::uint64_t value) { return entry.line < value; });
+    const Entry run_first =
+        std::lower_bound(by_line.cbegin(), by_line.cend(), first_line,
+                         [](const StoredLine& entry, std::uint64_t value) { return entry.line < value; });
     // Lines below the run, while blocks near it wrote them.
     for (Entry below_end = run_first; merged < wanted && below_end != by_line.cbegin();) {
       const std::uint64_t line = std::prev(below_end)->line;
@@ -75,7 +76,8 @@ void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, 
       above_first = next;
     }
     // Lines above the run, while blocks near it wrote them.
-    for (std::uint64_t line = last_line + 1; merged < wanted && above_first != by_line.cend() && above_first->line == line; ++line) {
+    for (std::uint64_t line = last_line + 1;
+         merged < wanted && above_first != by_line.cend() && above_first->line == line; ++line) {
       const Entry next = line_end(above_first);
       if (!written_near(above_first, next, slot)) break;
       ++merged;

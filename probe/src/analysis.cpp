@@ -80,9 +80,9 @@ std::optional<Rise> find_rise(const std::vector<Point>& unsorted, double thresho
   const double threshold = base + threshold_fraction * (top - base);
   for (std::size_t i = 1; i < curve.size(); ++i) {
     const std::size_t end = std::min(curve.size(), i + confirm);
-    const bool sustained = std::all_of(curve.begin() + static_cast<std::ptrdiff_t>(i),
-                                       curve.begin() + static_cast<std::ptrdiff_t>(end),
-                                       [threshold](const Point& p) { return p.second > threshold; });
+    const bool sustained =
+        std::all_of(curve.begin() + static_cast<std::ptrdiff_t>(i), curve.begin() + static_cast<std::ptrdiff_t>(end),
+                    [threshold](const Point& p) { return p.second > threshold; });
     if (sustained) {
       Rise rise;
       rise.last_flat_index = i - 1;
@@ -163,7 +163,8 @@ std::optional<Plateaus> find_plateaus(const std::vector<Point>& unsorted, double
   }
   Plateaus result;
   std::vector<std::vector<std::size_t>> kept;
-  for (std::vector<std::size_t>& run : flat_runs(curve, tolerance, std::max<std::size_t>(min_points, 1), result.outlier_x)) {
+  for (std::vector<std::size_t>& run :
+       flat_runs(curve, tolerance, std::max<std::size_t>(min_points, 1), result.outlier_x)) {
     if (run.size() >= min_points) kept.push_back(std::move(run));
   }
   if (kept.empty()) return std::nullopt;
@@ -179,7 +180,8 @@ std::optional<Plateaus> find_plateaus(const std::vector<Point>& unsorted, double
         closest = k;
       }
     }
-    if (kept.size() <= 1 || (closest_ratio >= min_step_ratio && kept.size() <= std::max<std::size_t>(max_levels, 1))) break;
+    if (kept.size() <= 1 || (closest_ratio >= min_step_ratio && kept.size() <= std::max<std::size_t>(max_levels, 1)))
+      break;
     kept[closest].insert(kept[closest].end(), kept[closest + 1].begin(), kept[closest + 1].end());
     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(closest) + 1);
   }
@@ -187,7 +189,8 @@ std::optional<Plateaus> find_plateaus(const std::vector<Point>& unsorted, double
   for (std::size_t k = 0; k + 1 < kept.size(); ++k) {
     // The next point after the lower plateau that is not a skipped outlier.
     std::size_t next = kept[k].back() + 1;
-    while (next < curve.size() && std::ranges::find(result.outlier_x, curve[next].first) != result.outlier_x.end()) ++next;
+    while (next < curve.size() && std::ranges::find(result.outlier_x, curve[next].first) != result.outlier_x.end())
+      ++next;
     result.steps.push_back({curve[kept[k].back()].first, curve[std::min(next, curve.size() - 1)].first});
   }
   return result;
@@ -241,7 +244,8 @@ std::optional<Summary> near_capacity_from_hit_curves(const std::vector<Point>& w
     const double relative = hit_fraction / plateau_hit_fraction;
     if (relative < min_relative_hit || relative > max_relative_hit) continue;
     const auto near = std::ranges::find(working_set_to_near_fraction, working_set, &Point::first);
-    if (near != working_set_to_near_fraction.end()) estimates.push_back(working_set * near->second / plateau_hit_fraction);
+    if (near != working_set_to_near_fraction.end())
+      estimates.push_back(working_set * near->second / plateau_hit_fraction);
   }
   if (estimates.empty()) return std::nullopt;
   return summarize(std::move(estimates));
@@ -269,8 +273,8 @@ TwoClusters split_two_clusters(const std::vector<double>& samples) {
       }
     }
     if (low_count == 0 || low_count == sorted.size()) break;
-    const double next = 0.5 * (low_sum / static_cast<double>(low_count) +
-                               high_sum / static_cast<double>(sorted.size() - low_count));
+    const double next =
+        0.5 * (low_sum / static_cast<double>(low_count) + high_sum / static_cast<double>(sorted.size() - low_count));
     if (next == threshold) break;
     threshold = next;
   }
@@ -571,7 +575,8 @@ ReplacementGuess classify_replacement(int line0_kept, int line1_kept, int trials
   return guess;
 }
 
-PartitionSides partition_sides(const std::vector<int>& home_classes, const std::vector<std::vector<int>>& classes_by_sm) {
+PartitionSides partition_sides(const std::vector<int>& home_classes,
+                               const std::vector<std::vector<int>>& classes_by_sm) {
   PartitionSides sides;
   for (const std::vector<int>& classes : classes_by_sm) {
     if (classes.size() != home_classes.size() || classes.empty()) {

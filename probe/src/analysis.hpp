@@ -43,11 +43,11 @@ Provenance provenance_from(const std::string& method, const Summary& summary);
 
 /// Where a flat-then-rising curve (latency vs working set) leaves its first plateau.
 struct Rise {
-  std::size_t last_flat_index = 0;  ///< last point still on the first plateau
+  std::size_t last_flat_index = 0; ///< last point still on the first plateau
   double last_flat_x = 0.0;
-  double first_risen_x = 0.0;       ///< first point of the sustained rise
-  double base_level = 0.0;          ///< median of the first plateau
-  double top_level = 0.0;           ///< median of the points after the rise
+  double first_risen_x = 0.0; ///< first point of the sustained rise
+  double base_level = 0.0;    ///< median of the first plateau
+  double top_level = 0.0;     ///< median of the points after the rise
 };
 
 /// Finds the first sustained rise: the first point from which `confirm` consecutive points all
@@ -64,9 +64,9 @@ std::optional<Rise> find_drop(const std::vector<Point>& curve, double threshold_
 
 /// One flat run of a latency-vs-working-set curve.
 struct Plateau {
-  double level = 0.0;    ///< median y of its points
+  double level = 0.0; ///< median y of its points
   double first_x = 0.0;
-  double last_x = 0.0;   ///< the largest x still on it (a capacity when the plateau is a cache level)
+  double last_x = 0.0; ///< the largest x still on it (a capacity when the plateau is a cache level)
   std::size_t points = 0;
 };
 
@@ -80,8 +80,8 @@ struct Step {
 /// The plateaus of a rising staircase (e.g. near L2, far L2, DRAM), ascending in x and level.
 struct Plateaus {
   std::vector<Plateau> levels;
-  std::vector<Step> steps;             ///< steps[k] leads from levels[k] to levels[k + 1]
-  std::vector<double> outlier_x;       ///< single points off their plateau, ignored
+  std::vector<Step> steps;       ///< steps[k] leads from levels[k] to levels[k + 1]
+  std::vector<double> outlier_x; ///< single points off their plateau, ignored
 };
 
 /// Plateau detection on a curve with noise. Scanning in x, a point belongs to the current run
@@ -111,8 +111,8 @@ std::optional<Summary> capacity_from_hit_fractions(const std::vector<Point>& wor
 /// points with h / p0 in [min_relative_hit, max_relative_hit] (clearly past the gradual knee,
 /// not yet lost in the noise). nullopt without plateau points or estimates.
 struct HitCapacity {
-  Summary capacity;                 ///< of the per-point estimates W * h / p0
-  double plateau_hit_fraction = 0;  ///< p0
+  Summary capacity;                ///< of the per-point estimates W * h / p0
+  double plateau_hit_fraction = 0; ///< p0
 };
 std::optional<HitCapacity> capacity_from_hit_curve(const std::vector<Point>& working_set_to_hit_fraction,
                                                    double plateau_end, double min_relative_hit = 0.1,
@@ -132,9 +132,9 @@ std::optional<Summary> near_capacity_from_hit_curves(const std::vector<Point>& w
 struct TwoClusters {
   Summary low;
   Summary high;
-  double threshold = 0.0;      ///< midway between the two groups' medians
-  double low_fraction = 0.0;   ///< share of samples in the low group
-  double separation = 0.0;     ///< (high.median - low.median) / larger group IQR; > 3 means clearly two groups
+  double threshold = 0.0;    ///< midway between the two groups' medians
+  double low_fraction = 0.0; ///< share of samples in the low group
+  double separation = 0.0;   ///< (high.median - low.median) / larger group IQR; > 3 means clearly two groups
 };
 
 /// Throws std::invalid_argument with fewer than two distinct values.
@@ -149,7 +149,8 @@ struct PartitionSides {
   std::vector<int> side; ///< per SM, in the order given
   double ambiguity = 0.0;
 };
-PartitionSides partition_sides(const std::vector<int>& home_classes, const std::vector<std::vector<int>>& classes_by_sm);
+PartitionSides partition_sides(const std::vector<int>& home_classes,
+                               const std::vector<std::vector<int>>& classes_by_sm);
 
 /// Line (or page) size from the block test: M random aligned blocks of B bytes, every sector of
 /// each touched. A cache of C bytes in L-byte lines holds C / L lines, so the footprint M * B at the
@@ -198,24 +199,24 @@ std::optional<BankAnalysis> analyze_banks(std::vector<Point> stride_to_cycles, i
 using EvictionOracle = std::function<bool(std::uint64_t target, const std::vector<std::uint64_t>& candidates)>;
 
 struct EvictionSetOptions {
-  int votes = 3;                          ///< each answer is the majority of up to this many oracle calls
-  std::size_t max_oracle_calls = 20000;   ///< give up (not minimal) past this many calls
-  int max_backtracks = 8;                 ///< re-insertions allowed when a reduced set stops evicting
+  int votes = 3;                        ///< each answer is the majority of up to this many oracle calls
+  std::size_t max_oracle_calls = 20000; ///< give up (not minimal) past this many calls
+  int max_backtracks = 8;               ///< re-insertions allowed when a reduced set stops evicting
   /// Largest associativity looked for. A pass over more groups than this in which no group can go
   /// proves that no evicting subset of at most max_ways lines is left (every group holds a needed
   /// line): eviction then needs more lines than one set holds, so the target is given up early.
   std::size_t max_ways = 32;
-  std::function<bool()> out_of_time;      ///< polled before each call; true gives up (not minimal)
+  std::function<bool()> out_of_time; ///< polled before each call; true gives up (not minimal)
 };
 
 struct EvictionSetResult {
-  bool minimal = false;              ///< `lines` evicts the target and no single line of it can be dropped
-  bool candidates_evict = false;     ///< the whole candidate set evicted the target
-  std::vector<std::uint64_t> lines;  ///< the reduced set (minimal, or where the reduction stopped)
+  bool minimal = false;             ///< `lines` evicts the target and no single line of it can be dropped
+  bool candidates_evict = false;    ///< the whole candidate set evicted the target
+  std::vector<std::uint64_t> lines; ///< the reduced set (minimal, or where the reduction stopped)
   std::size_t oracle_calls = 0;
   int backtracks = 0;
-  std::string stopped;               ///< why the reduction ended without a minimal set
-  std::vector<Point> progress;       ///< (oracle calls so far, lines left) after each pass
+  std::string stopped;         ///< why the reduction ended without a minimal set
+  std::vector<Point> progress; ///< (oracle calls so far, lines left) after each pass
 };
 
 /// Hash-agnostic minimal eviction set by group testing (as in CPU cache research): split the set
@@ -269,7 +270,7 @@ struct StrideCurve {
 struct TlbReach {
   double reach_bytes = 0;
   bool lower_bound = true;
-  double miss_penalty_cycles = 0;         ///< top - base level of the step (0 for a lower bound)
+  double miss_penalty_cycles = 0; ///< top - base level of the step (0 for a lower bound)
   /// The largest stride whose step lies at the same region as the smallest stride's: one entry
   /// covers at least that much (0 for a lower bound).
   double entry_covers_at_least_bytes = 0;

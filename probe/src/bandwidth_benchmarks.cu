@@ -54,7 +54,8 @@ __device__ __forceinline__ uint4 load_ca_v4(const uint4* address) {
 /// See l1_read_times. Thread t of block b reads the vectors t, t + kL1ReadThreads, ... of the
 /// block's set; the loads of one iteration are issued before any of their values is used.
 __global__ void __launch_bounds__(kL1ReadThreads, 1)
-    l1_read_kernel(const uint4* data, int iterations, unsigned zero, long long* block_cycles, int* block_sms, uint4* sink) {
+    l1_read_kernel(const uint4* data, int iterations, unsigned zero, long long* block_cycles, int* block_sms,
+                   uint4* sink) {
   constexpr unsigned kRows = static_cast<unsigned>(kL1ReadSetBytes / (kL1ReadThreads * sizeof(uint4)));
   const uint4* mine = data + blockIdx.x * (kL1ReadSetBytes / sizeof(uint4)) + threadIdx.x;
   unsigned acc = 0;
@@ -130,7 +131,8 @@ std::uint64_t bandwidth_bytes_moved(const BandwidthRun& run) {
 namespace {
 /// A thread copies kBurst 16-byte vectors, all loads before its stores; a block's vectors are
 /// contiguous (vector e of thread t at block_base + e * blockDim.x + t).
-template <int kBurst> __global__ void burst_copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out) {
+template <int kBurst>
+__global__ void burst_copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out) {
   const unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * kBurst * blockDim.x + threadIdx.x;
   uint4 values[kBurst];
 #pragma unroll
@@ -142,7 +144,8 @@ template <int kBurst> __global__ void burst_copy_kernel(const uint4* __restrict_
 /// Stores of 4 bytes, each lane of a warp into its own 128-byte line (a transpose without
 /// shared memory stores so): a warp store writes one sector of each of 32 lines. kStreams stores
 /// in flight per thread; a warp's successive stores walk groups of 32 lines over the range.
-__global__ void sparse_line_store_kernel(unsigned char* data, unsigned long long groups, unsigned long long iterations) {
+__global__ void sparse_line_store_kernel(unsigned char* data, unsigned long long groups,
+                                         unsigned long long iterations) {
   constexpr int kStreams = static_cast<int>(kBandwidthStreams);
   const unsigned lane = threadIdx.x % 32;
   const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * blockDim.x / 32;
@@ -232,7 +235,8 @@ CopyLaunch copy_launch(const DeviceBuffer& buffer, std::uint64_t bytes, int vect
                        const char* vectors_name) {
   const std::uint64_t block_bytes = static_cast<std::uint64_t>(vectors) * kCopyThreads * sizeof(uint4);
   if (vectors < 1 || bytes == 0 || bytes % block_bytes != 0) {
-    throw std::runtime_error(std::string(what) + ": bytes must be a positive multiple of " + vectors_name + " x 128 x 16");
+    throw std::runtime_error(std::string(what) + ": bytes must be a positive multiple of " + vectors_name +
+                             " x 128 x 16");
   }
   check_range(buffer, 0, 2 * bytes, what);
   return {static_cast<const uint4*>(buffer.data()), reinterpret_cast<uint4*>(static_cast<char*>(buffer.data()) + bytes),
@@ -270,8 +274,10 @@ std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t 
                        "copy_walk_kernel");
 }
 
-std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored, int repeats) {
-  if (tile != 32 && tile != 64 && tile != 128) throw std::runtime_error("tile_copy: tile must be 32, 64 or 128, got " + std::to_string(tile));
+std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored,
+                                      int repeats) {
+  if (tile != 32 && tile != 64 && tile != 128)
+    throw std::runtime_error("tile_copy: tile must be 32, 64 or 128, got " + std::to_string(tile));
   if (n == 0 || n % static_cast<std::uint64_t>(tile) != 0 || n / static_cast<std::uint64_t>(tile) > 65535) {
     throw std::runtime_error("tile_copy: n must be a positive multiple of the tile, at most 65535 tiles");
   }

@@ -41,13 +41,15 @@ void Probe::l1_bandwidth() {
   if (distinct != sm_count()) confidence = Confidence::low;
   std::ostringstream method;
   method << "one block of " << gpu::kL1ReadThreads << " threads per SM (dynamic shared memory keeps a second "
-         << "block off each SM; blocks ran on " << distinct << " distinct SMs of " << sm_count() << "), each re-reading "
+         << "block off each SM; blocks ran on " << distinct << " distinct SMs of " << sm_count()
+         << "), each re-reading "
          << "its own " << format_bytes(static_cast<double>(gpu::kL1ReadSetBytes)) << " with 16-byte ld.global.ca, "
          << gpu::kL1ReadUnroll << " independent loads in flight per thread, " << iterations << " iterations after one "
          << "untimed pass; bytes over CUDA-event time, median of launches; cross-check by each block's clock64: "
          << format_number(bytes_per_cycle) << " B per cycle per SM (median block) x " << sm_count() << " SMs x "
-         << format_number(clock_mhz, 0) << " MHz (clock64 over %globaltimer, measured right after) = "
-         << format_number(by_clock, 0) << " GB/s; the 2-blocks-per-SM strided kernel (4 loads in flight, 16 KiB per "
+         << format_number(clock_mhz, 0)
+         << " MHz (clock64 over %globaltimer, measured right after) = " << format_number(by_clock, 0)
+         << " GB/s; the 2-blocks-per-SM strided kernel (4 loads in flight, 16 KiB per "
          << "block, plain loads): " << format_number(strided.median, 0) << " GB/s";
   profile_.l1.read_bandwidth_gb_per_s =
       measured(events.median, {method.str(), events.samples, events.spread, confidence});
@@ -65,9 +67,9 @@ void Probe::l1_bandwidth_curve() {
   run.op = CacheOp::plain;
   run.repeats = quick() ? 1 : 3;
   std::vector<Point> curve;
-  const std::vector<double> per_sm_kib = quick() ? std::vector<double>{64, 128, 192, 256, 320, 384}
-                                                 : std::vector<double>{32, 64, 96, 128, 160, 176, 192, 208, 224, 240,
-                                                                       256, 288, 320, 384, 512};
+  const std::vector<double> per_sm_kib =
+      quick() ? std::vector<double>{64, 128, 192, 256, 320, 384}
+              : std::vector<double>{32, 64, 96, 128, 160, 176, 192, 208, 224, 240, 256, 288, 320, 384, 512};
   for (double kib : per_sm_kib) {
     run.bytes = static_cast<std::uint64_t>(kib * kKiB / kBlocksPerSm);
     run.passes = passes_for(static_cast<std::uint64_t>(static_cast<double>(run.bytes) * blocks), target / 2);
@@ -82,9 +84,9 @@ void Probe::l2_bandwidth() {
   gpu::BandwidthRun run;
   run.repeats = quick() ? 1 : 3;
   std::vector<Point> curve;
-  const std::vector<double> sizes_mib = quick() ? std::vector<double>{8, 32, 64, 128, 256}
-                                                : std::vector<double>{4, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128,
-                                                                      192, 256};
+  const std::vector<double> sizes_mib =
+      quick() ? std::vector<double>{8, 32, 64, 128, 256}
+              : std::vector<double>{4, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256};
   for (double mib : sizes_mib) {
     run.bytes = static_cast<std::uint64_t>(mib * kMiB);
     run.passes = passes_for(run.bytes, target);
@@ -102,7 +104,8 @@ void Probe::l2_bandwidth() {
   profile_.l2.read_bandwidth_gb_per_s = measured(
       read.median, provenance_from("all SMs (2 blocks x 1024 threads each, 4 loads in flight per thread) re-read an "
                                    "8 MiB L2-resident range with plain 16-byte loads; CUDA events; with ld.global.cg "
-                                   "instead: " + format_number(read_cg.median, 0) + " GB/s",
+                                   "instead: " +
+                                       format_number(read_cg.median, 0) + " GB/s",
                                    read));
   run.store = true;
   run.op = CacheOp::plain;
@@ -134,17 +137,17 @@ void Probe::dram_bandwidth() {
   run.bytes = bytes;
   run.repeats = repeats();
   const Summary read = bandwidth(run);
-  profile_.dram.read_bandwidth_gb_per_s = measured(
-      read.median, provenance_from("all SMs read " + format_bytes(static_cast<double>(bytes)) +
-                                       " once with plain 16-byte loads (2 blocks x 1024 threads per SM, 4 in "
-                                       "flight per thread); CUDA events; median of launches",
-                                   read));
+  profile_.dram.read_bandwidth_gb_per_s =
+      measured(read.median, provenance_from("all SMs read " + format_bytes(static_cast<double>(bytes)) +
+                                                " once with plain 16-byte loads (2 blocks x 1024 threads per SM, 4 in "
+                                                "flight per thread); CUDA events; median of launches",
+                                            read));
   run.store = true;
   const Summary write = bandwidth(run);
-  profile_.dram.write_bandwidth_gb_per_s = measured(
-      write.median, provenance_from("all SMs write " + format_bytes(static_cast<double>(bytes)) +
-                                        " once with plain 16-byte stores; CUDA events; median of launches",
-                                    write));
+  profile_.dram.write_bandwidth_gb_per_s =
+      measured(write.median, provenance_from("all SMs write " + format_bytes(static_cast<double>(bytes)) +
+                                                 " once with plain 16-byte stores; CUDA events; median of launches",
+                                             write));
   // The copy ceiling the kernels component holds kernels to: each sample is its median of 15 copies.
   const std::uint64_t copy_bytes = bytes / 2;
   std::vector<double> rates;
@@ -192,7 +195,8 @@ void Probe::copy_shape_slowdowns(std::uint64_t copy_bytes) {
         slowdown.median,
         provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) + " with " + std::to_string(burst) +
                             " 16-byte vectors per thread (its loads, then its stores; 128-thread blocks, a block's "
-                            "vectors contiguous)" + against,
+                            "vectors contiguous)" +
+                            against,
                         slowdown));
   }
   for (int rounds : walks) {
@@ -200,8 +204,8 @@ void Probe::copy_shape_slowdowns(std::uint64_t copy_bytes) {
     profile_.dram.block_walk_slowdown[rounds] = measured(
         slowdown.median,
         provenance_from("copy of " + format_bytes(static_cast<double>(copy_bytes)) +
-                            " (128-thread blocks, a block's 16-byte vectors contiguous) with " + std::to_string(rounds) +
-                            " rounds of 1 vector per thread, one after another" + against,
+                            " (128-thread blocks, a block's 16-byte vectors contiguous) with " +
+                            std::to_string(rounds) + " rounds of 1 vector per thread, one after another" + against,
                         slowdown));
   }
 }

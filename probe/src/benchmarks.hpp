@@ -1,6 +1,6 @@
 // GPU microbenchmark primitives of the probe (implemented in memory_, latency_, bandwidth_ and
-// device_benchmarks.cu). The declarations are plain C++ so the stages need no CUDA compiler. Every function synchronises
-// and throws std::runtime_error on a CUDA error.
+// device_benchmarks.cu). The declarations are plain C++ so the stages need no CUDA compiler. Every function
+// synchronises and throws std::runtime_error on a CUDA error.
 #pragma once
 
 #include <cstdint>
@@ -69,9 +69,10 @@ std::uint64_t free_device_memory_bytes();
 struct ChaseOptions {
   CacheOp op = CacheOp::cg;
   std::int64_t warm_hops = 0;
-  std::int64_t timed_hops = 1024;  ///< rounded up to a multiple of 8
-  int sm = -1;                     ///< run on this SM id (%smid); -1: wherever it lands
-  int l1_carveout_percent = -1;    ///< cudaFuncAttributePreferredSharedMemoryCarveout 0..100; -1: never set (driver default)
+  std::int64_t timed_hops = 1024; ///< rounded up to a multiple of 8
+  int sm = -1;                    ///< run on this SM id (%smid); -1: wherever it lands
+  int l1_carveout_percent =
+      -1; ///< cudaFuncAttributePreferredSharedMemoryCarveout 0..100; -1: never set (driver default)
 };
 
 /// Mean cycles per hop (clock64 around the timed hops) following the chain from `start_offset`.
@@ -131,7 +132,7 @@ enum class Sharing {
   per_block,  ///< block b reads its own [b * bytes, (b + 1) * bytes), `passes` times (2 blocks per SM)
 };
 struct BandwidthRun {
-  std::uint64_t bytes = 0;  ///< range touched
+  std::uint64_t bytes = 0; ///< range touched
   int passes = 1;
   Sharing sharing = Sharing::whole_grid;
   CacheOp op = CacheOp::plain; ///< loads and stores (cg stores use st.global.cg, others plain stores)
@@ -181,7 +182,8 @@ std::vector<double> copy_walk_seconds(const DeviceBuffer& buffer, std::uint64_t 
 /// (after one warm-up), a `tile` x `tile` tile (32, 64 or 128) per 32x8-thread block, to the same
 /// tile or, `mirrored`, to tile (y, x) untransposed: each warp stores 4 x tile contiguous bytes
 /// per row, the rows n words apart, and with `mirrored` the blocks around it write other rows.
-std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored, int repeats);
+std::vector<double> tile_copy_seconds(const DeviceBuffer& buffer, std::uint64_t n, int tile, bool mirrored,
+                                      int repeats);
 
 /// Shared memory: cycles per dependent 4-byte load when lane i of one warp reads byte offset
 /// i * stride_bytes (mean over `iterations`).

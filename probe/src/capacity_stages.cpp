@@ -35,8 +35,7 @@ std::pair<Measured, std::vector<Point>> Probe::l1_sweep(int carveout) {
          << format_number(rise->base_level) << " cycles; first point above: " << format_bytes(rise->first_risen_x)
          << " at " << format_number(curve[rise->last_flat_index + 1].second) << " cycles)";
   const Confidence confidence = quick() ? Confidence::medium : Confidence::high;
-  return {measured(capacity, {method.str(), static_cast<std::int64_t>(curve.size()),
-                              step / capacity, confidence}),
+  return {measured(capacity, {method.str(), static_cast<std::int64_t>(curve.size()), step / capacity, confidence}),
           curve};
 }
 
@@ -90,8 +89,8 @@ Probe::L2Sweep Probe::l2_sweep(Warm warm) {
   for (double mib : coarse_mib) measure_at(mib);
   sweep.rise = find_rise(sweep.latency, 0.05);
   if (sweep.rise) {
-    for (double x : grid(sweep.rise->last_flat_x / kMiB + l2_step_mib(), sweep.rise->first_risen_x / kMiB - l2_step_mib(),
-                         l2_step_mib())) {
+    for (double x : grid(sweep.rise->last_flat_x / kMiB + l2_step_mib(),
+                         sweep.rise->first_risen_x / kMiB - l2_step_mib(), l2_step_mib())) {
       measure_at(x);
     }
     sweep.rise = find_rise(sweep.latency, 0.05);
@@ -118,15 +117,16 @@ void Probe::l2_capacity() {
 
   const L2Sweep& primary = stored.by_hits || !read.by_hits ? stored : read;
   const L2Sweep& other = &primary == &stored ? read : stored;
-  const std::string primary_warm = &primary == &stored ? "cudaMemset of the working set (stores)" :
-                                                         "every SM streaming the working set with ld.global.cg "
+  const std::string primary_warm = &primary == &stored ? "cudaMemset of the working set (stores)"
+                                                       : "every SM streaming the working set with ld.global.cg "
                                                          "(the store-warmed hit fractions gave no estimate)";
   std::ostringstream method;
   method << "working-set sweep 1..256 MiB: warm by " << primary_warm << ", then time " << gpu::kMaxTimedHops
          << " random lines of it one by one from one pinned SM with ld.global.cg (" << l2_point_repeats()
          << " samples per point, fresh lines each; a hit is faster than midway between the slowest L2 hit level, "
          << format_number(l2_slowest_hit_) << " cycles, and DRAM, " << format_number(dram_)
-         << ", plus the per-hop timing overhead, " << format_number(overhead_) << "); capacity = W x hit fraction / "
+         << ", plus the per-hop timing overhead, " << format_number(overhead_)
+         << "); capacity = W x hit fraction / "
             "plateau hit fraction for the points past the knee (relative hit fraction 0.1..0.8; a random line of "
             "W > C hits with probability C / W), median over those points, rounded to "
          << format_bytes(l2_capacity_step_bytes());
@@ -139,8 +139,8 @@ void Probe::l2_capacity() {
     } else {
       text << "no estimate";
     }
-    text << "; latency knee (last point on the plateau, " << format_number(l2_step_mib(), 0) << " MiB refinement): "
-         << (sweep.rise ? format_bytes(sweep.rise->last_flat_x) : "none");
+    text << "; latency knee (last point on the plateau, " << format_number(l2_step_mib(), 0)
+         << " MiB refinement): " << (sweep.rise ? format_bytes(sweep.rise->last_flat_x) : "none");
     return text.str();
   };
   method << ": " << describe(primary) << "; warmed the other way: " << describe(other);
@@ -163,23 +163,24 @@ void Probe::record_l2_capacity(const L2Sweep& primary, const std::string& method
     if (primary.by_hits) {
       const double by_hits = primary.by_hits->capacity.median;
       const bool agrees = std::abs(by_hits - capacity) <= 0.1 * capacity;
-      method << "; cross-check by hit fractions (" << method_text << "): "
-             << format_number(100 * (by_hits - capacity) / capacity) << "% (" << (agrees ? "agrees" : "DISAGREES") << ")";
+      method << "; cross-check by hit fractions (" << method_text
+             << "): " << format_number(100 * (by_hits - capacity) / capacity) << "% ("
+             << (agrees ? "agrees" : "DISAGREES") << ")";
       if (!agrees) confidence = Confidence::low;
     } else {
       method << "; no hit-fraction estimate to cross-check (" << method_text << ")";
       confidence = weakest(confidence, Confidence::medium);
     }
-    profile_.l2.capacity_bytes = measured(capacity, {method.str(), primary.by_hits ? primary.by_hits->capacity.samples : 0,
-                                                     0.0, confidence});
+    profile_.l2.capacity_bytes =
+        measured(capacity, {method.str(), primary.by_hits ? primary.by_hits->capacity.samples : 0, 0.0, confidence});
     return;
   }
   std::string method = method_text + "; no full-cycle chase step";
   if (!primary.by_hits) {
     const double fallback = primary.rise ? primary.rise->last_flat_x : static_cast<double>(l2_reported());
-    profile_.l2.capacity_bytes = measured(
-        fallback, low(method + "; no hit-fraction estimate, " +
-                      (primary.rise ? "the latency knee written" : "the reported size written")));
+    profile_.l2.capacity_bytes =
+        measured(fallback, low(method + "; no hit-fraction estimate, " +
+                               (primary.rise ? "the latency knee written" : "the reported size written")));
     return;
   }
   const Summary& estimate = primary.by_hits->capacity;
@@ -198,25 +199,27 @@ void Probe::record_l2_capacity(const L2Sweep& primary, const std::string& method
 /// plateau hit fraction past the whole L2's knee). Without a near step: capacity / partitions.
 void Probe::record_near_capacity(const L2Sweep& stored) {
   const std::optional<Summary> by_hits =
-      stored.by_hits ? near_capacity_from_hit_curves(stored.hits, stored.near_hits, stored.by_hits->plateau_hit_fraction)
-                     : std::nullopt;
-  const std::string hits_text =
-      by_hits ? format_bytes(by_hits->median) + " (" + std::to_string(by_hits->samples) + " points, spread " +
-                    format_number(100 * by_hits->spread) + "%)"
-              : std::string("no estimate");
+      stored.by_hits
+          ? near_capacity_from_hit_curves(stored.hits, stored.near_hits, stored.by_hits->plateau_hit_fraction)
+          : std::nullopt;
+  const std::string hits_text = by_hits ? format_bytes(by_hits->median) + " (" + std::to_string(by_hits->samples) +
+                                              " points, spread " + format_number(100 * by_hits->spread) + "%)"
+                                        : std::string("no estimate");
   if (chase_.near_step) {
     const Step& step = *chase_.near_step;
     // A partition holds no more than the whole L2 (the profile format requires it).
     const double value = std::min(step.last_flat_x, profile_.l2.capacity_bytes.value);
     const std::string clamped = value < step.last_flat_x ? "; above the whole L2's capacity, that written instead" : "";
-    const bool bracketed = by_hits && by_hits->median >= 0.9 * step.last_flat_x && by_hits->median <= 1.1 * step.first_risen_x;
+    const bool bracketed =
+        by_hits && by_hits->median >= 0.9 * step.last_flat_x && by_hits->median <= 1.1 * step.first_risen_x;
     Confidence confidence = Confidence::medium; // one method
     if (by_hits) confidence = !bracketed ? Confidence::low : quick() ? Confidence::medium : Confidence::high;
     profile_.l2.near_capacity_bytes = measured(
         value, {"full-cycle chase from SM " + std::to_string(home_sm_) + ": last working set on the near plateau (" +
                     format_bytes(step.last_flat_x) + "; next point " + format_bytes(step.first_risen_x) +
                     "); cross-check by near hits of the store-warmed sweep past the L2 knee (W x near fraction / "
-                    "plateau hit fraction): " + hits_text + (bracketed ? " (agrees)" : " (DISAGREES)") + clamped,
+                    "plateau hit fraction): " +
+                    hits_text + (bracketed ? " (agrees)" : " (DISAGREES)") + clamped,
                 static_cast<std::int64_t>(chase_.near->points), 0.0, clamped.empty() ? confidence : Confidence::low});
     return;
   }

@@ -36,7 +36,7 @@ Offsets Probe::sample(const Offsets& offsets, std::size_t count) {
 /// M aligned blocks of `block` bytes at random, well spread positions of [first, first + span):
 /// the span is cut into M equal slots and each slot holds one block at a random aligned place.
 Offsets Probe::random_blocks(std::uint64_t first, std::uint64_t span, std::uint64_t block, std::uint64_t count,
-                      std::uint64_t node_spacing) {
+                             std::uint64_t node_spacing) {
   Offsets offsets;
   const std::uint64_t slot = span / count / block * block;
   if (slot < block) throw std::runtime_error("random_blocks: span too small");

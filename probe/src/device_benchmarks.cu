@@ -8,8 +8,7 @@
 namespace cachewise::probe::gpu {
 namespace {
 
-__global__ void shared_bank_kernel(int stride_bytes, int words, int iterations, long long* cycles_out,
-                                   unsigned* sink) {
+__global__ void shared_bank_kernel(int stride_bytes, int words, int iterations, long long* cycles_out, unsigned* sink) {
   extern __shared__ unsigned shared_words[];
   for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) shared_words[i] = 0;
   __syncwarp();
@@ -72,8 +71,8 @@ std::vector<int> block_dispatch_order() {
   // As much dynamic shared memory as one block may take: no SM holds two, so the launch's
   // sm_count blocks land on distinct SMs, in the order the hardware deals them.
   const int blocks = current_sm_count();
-  const int shared_bytes =
-      kernels::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, "cudaDeviceGetAttribute (shared per block)");
+  const int shared_bytes = kernels::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                                             "cudaDeviceGetAttribute (shared per block)");
   check_cuda(cudaFuncSetAttribute(sm_id_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
              "cudaFuncSetAttribute (dynamic shared memory)");
   DeviceArray<int> ids(static_cast<std::size_t>(blocks));

@@ -33,7 +33,8 @@ __device__ __forceinline__ Address load_cg(Address address) {
   return value;
 }
 
-template <CacheOp op> __device__ __forceinline__ Address load(Address address) {
+template <CacheOp op>
+__device__ __forceinline__ Address load(Address address) {
   static_assert(op != CacheOp::plain, "latency kernels pick the cache operator explicitly");
   if constexpr (op == CacheOp::ca) {
     return load_ca(address);
@@ -65,7 +66,8 @@ __device__ inline bool claim(int target_sm, unsigned* claimed) {
 /// waited for inside the loop, so the compiler keeps the loop and cannot move a clock read across
 /// these loads: a clock read before the call precedes the first load, one after it follows the
 /// last load's return (seen on sm_90: unrolled straight-line loads let the clock reads slide).
-template <CacheOp op> __device__ __forceinline__ Address timed_loads(Address p, int count, unsigned order_address) {
+template <CacheOp op>
+__device__ __forceinline__ Address timed_loads(Address p, int count, unsigned order_address) {
 #pragma unroll 1
   for (int k = 0; k < count; ++k) {
     p = load<op>(p);
@@ -90,6 +92,5 @@ __device__ __forceinline__ Address timed_moves(Address p, int count, unsigned or
   }
   return p;
 }
-
 
 } // namespace cachewise::probe::gpu

@@ -15,7 +15,7 @@ std::size_t Probe::chain_length_for(const EvictionLevel& level, std::size_t line
 
 /// Cycles of the probe load after (optionally) loading `target` and walking `lines` `walks` times.
 std::uint32_t Probe::eviction_probe(const EvictionLevel& level, const Offsets& lines, std::size_t chain_length,
-                             std::optional<std::uint64_t> target, std::uint64_t probe, int walks) {
+                                    std::optional<std::uint64_t> target, std::uint64_t probe, int walks) {
   gpu::write_chains(*buffer_, lines, chain_length);
   if (level.flush_l2_first) flush_l2();
   gpu::EvictionTest test;
@@ -36,7 +36,7 @@ std::uint32_t Probe::eviction_oracle_cycles(const EvictionLevel& level, std::uin
 
 /// Threshold of one target from its own hit and evicted probe times (see eviction_threshold).
 EvictionThreshold Probe::calibrate_target(const EvictionLevel& level, std::uint64_t target, const Offsets& candidates,
-                                   std::vector<Point>& calibration_curve, double x) {
+                                          std::vector<Point>& calibration_curve, double x) {
   std::vector<double> hits;
   std::vector<double> evicted;
   for (int r = 0; r < kCalibrationRuns; ++r) {
@@ -50,9 +50,9 @@ EvictionThreshold Probe::calibrate_target(const EvictionLevel& level, std::uint6
 
 /// One target's calibration (2x the capacity as candidates, 4x when 2x does not evict) and
 /// reduction; `index` names it in the curves.
-Probe::EvictionTarget Probe::search_target(const EvictionLevel& level, std::uint64_t line, const Offsets& all_candidates,
-                                           std::size_t index, const EvictionSetOptions& options,
-                                           std::vector<Point>& calibration) {
+Probe::EvictionTarget Probe::search_target(const EvictionLevel& level, std::uint64_t line,
+                                           const Offsets& all_candidates, std::size_t index,
+                                           const EvictionSetOptions& options, std::vector<Point>& calibration) {
   EvictionTarget target;
   target.line = line;
   Offsets candidates;
@@ -72,8 +72,9 @@ Probe::EvictionTarget Probe::search_target(const EvictionLevel& level, std::uint
                   ": lines left vs oracle calls",
               "oracle calls", "lines", target.result.progress);
   } else {
-    target.result.stopped = "the candidate set does not evict the target (probe p25 after walking it under 1.3x "
-                            "the just-loaded p75)";
+    target.result.stopped =
+        "the candidate set does not evict the target (probe p25 after walking it under 1.3x "
+        "the just-loaded p75)";
   }
   return target;
 }
@@ -83,13 +84,13 @@ Probe::EvictionTarget Probe::search_target(const EvictionLevel& level, std::uint
 Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
   EvictionFindings findings;
   const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(level.budget_s));
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(level.budget_s));
   const auto out_of_time = [deadline] { return std::chrono::steady_clock::now() > deadline; };
   const std::string label = level.label;
   const auto largest_count = static_cast<std::size_t>(4 * level.capacity_bytes / kNode);
-  const Offsets pool = sample(contiguous(level.region, level.span, kNode),
-                              largest_count + static_cast<std::size_t>(level.targets));
+  const Offsets pool =
+      sample(contiguous(level.region, level.span, kNode), largest_count + static_cast<std::size_t>(level.targets));
   const Offsets target_lines(pool.end() - level.targets, pool.end());
   const Offsets all_candidates(pool.begin(), pool.end() - level.targets);
 
@@ -106,11 +107,13 @@ Probe::EvictionFindings Probe::find_eviction_sets(const EvictionLevel& level) {
   for (std::size_t t = 0; t < target_lines.size() && !out_of_time() && !enough(); ++t) {
     EvictionTarget target = search_target(level, target_lines[t], all_candidates, t, options, calibration);
     if (target.result.minimal) minimal_sizes.push_back(target.result.lines.size());
-    sizes.emplace_back(static_cast<double>(t), target.result.minimal ? static_cast<double>(target.result.lines.size()) : 0.0);
+    sizes.emplace_back(static_cast<double>(t),
+                       target.result.minimal ? static_cast<double>(target.result.lines.size()) : 0.0);
     findings.targets.push_back(std::move(target));
   }
-  add_curve(label + " eviction test calibration: probe cycles per target (x = target: line just loaded; target + "
-                    "0.5: after walking the whole candidate set)",
+  add_curve(label +
+                " eviction test calibration: probe cycles per target (x = target: line just loaded; target + "
+                "0.5: after walking the whole candidate set)",
             "target", "cycles (probe load, timing overhead included)", calibration);
   add_curve(label + " minimal eviction set size per target (0: none found)", "target", "lines", sizes);
   findings.ways = ways_from_minimal_sets(minimal_sizes);
@@ -147,8 +150,8 @@ std::string Probe::eviction_method(const EvictionLevel& level, const EvictionSet
     method << " [" << format_number(target.calibration.hit.median, 0) << " / "
            << format_number(target.calibration.evicted.p25, 0) << "; " << target.candidates << "->"
            << (result.minimal ? std::to_string(result.lines.size()) : "none (" + result.stopped + ")") << ", "
-           << result.oracle_calls << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "")
-           << "]";
+           << result.oracle_calls
+           << (result.backtracks > 0 ? ", " + std::to_string(result.backtracks) + " backtracks" : "") << "]";
   }
   if (ran_out) method << "; time budget (" << format_number(level.budget_s, 0) << " s) ran out";
   return method.str();
@@ -195,8 +198,8 @@ void Probe::record_eviction_findings(const EvictionFindings& findings, std::opti
   }
   const WaysVote& vote = *findings.ways;
   // High: at least 3 sets, and every target tried gave that size; medium: a majority of at least 2.
-  Confidence confidence = vote.agreeing >= 3 && vote.agreeing == findings.targets.size() ? Confidence::high
-                                                                                          : Confidence::medium;
+  Confidence confidence =
+      vote.agreeing >= 3 && vote.agreeing == findings.targets.size() ? Confidence::high : Confidence::medium;
   // Random replacement needs more lines than ways to evict reliably: the set size overstates them.
   if (findings.replacement.policy == ReplacementPolicy::random) confidence = Confidence::low;
   std::ostringstream method;
@@ -204,7 +207,8 @@ void Probe::record_eviction_findings(const EvictionFindings& findings, std::opti
          << " minimal sets, " << findings.targets.size() << " targets tried), the associativity for LRU/FIFO-like "
          << "policies";
   ways = measured(vote.ways, {method.str(), static_cast<std::int64_t>(vote.sets), 0.0, confidence});
-  replacement = {findings.replacement.policy, findings.replacement.fingerprint,
+  replacement = {findings.replacement.policy,
+                 findings.replacement.fingerprint,
                  {"eviction fingerprint on the minimal eviction sets (lines 0..W-1 = a minimal set, line W = its "
                   "target): fill, re-touch line 0, insert line W, time line 0 or line 1 with the same oracle kernel "
                   "and the target's threshold",

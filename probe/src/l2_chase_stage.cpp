@@ -56,7 +56,8 @@ double Probe::full_cycle_chase(const Offsets& order, int sm) {
 
 /// One curve per SM: each working set's chain is written once and chased from every SM in turn
 /// (each chase's warm-up lap brings L2 to that SM's steady state).
-std::vector<std::vector<Point>> Probe::chase_curves(const std::vector<double>& sizes_bytes, const std::vector<int>& sms) {
+std::vector<std::vector<Point>> Probe::chase_curves(const std::vector<double>& sizes_bytes,
+                                                    const std::vector<int>& sms) {
   std::vector<std::vector<Point>> curves(sms.size());
   for (double bytes : sizes_bytes) {
     const Offsets order = full_cycle_order(static_cast<std::uint64_t>(bytes));
@@ -179,9 +180,9 @@ void Probe::l2_chase() {
   add_curve("L2 full-cycle chase, SM " + std::to_string(home_sm_), kWorkingSetUnit, kLatencyUnit, curves[0]);
   std::ostringstream method;
   method << "full-cycle pointer chase: one thread on SM " << home_sm_ << " (pinned by %smid), ld.global.cg, one "
-         << "pointer per 128 B node of a host-built random cyclic permutation over W = "
-         << format_bytes(sizes.front()) << ".." << format_bytes(sizes.back()) << " (" << curves[0].size()
-         << " sizes" << (quick() ? "" : ", steps refined") << "), one warm-up lap, then clock64 around max(2 laps, "
+         << "pointer per 128 B node of a host-built random cyclic permutation over W = " << format_bytes(sizes.front())
+         << ".." << format_bytes(sizes.back()) << " (" << curves[0].size() << " sizes"
+         << (quick() ? "" : ", steps refined") << "), one warm-up lap, then clock64 around max(2 laps, "
          << (quick() ? kMinTimedHopsQuick : kMinTimedHops) << " hops); plateaus (6% tolerance): ";
   const std::optional<Plateaus> found = find_plateaus(curves[0]);
   if (!found) return; // the first-touch levels stay, with their confidence

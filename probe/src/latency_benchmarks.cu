@@ -12,8 +12,8 @@ namespace {
 /// kCarveoutSet: the instantiation whose carveout attribute the host sets; the other one always
 /// runs at the driver's default carveout.
 template <CacheOp op, bool kCarveoutSet>
-__global__ void chase_kernel(Address start, long long warm_hops, long long timed_hops, int target_sm,
-                             unsigned* claimed, ChaseOutput* out) {
+__global__ void chase_kernel(Address start, long long warm_hops, long long timed_hops, int target_sm, unsigned* claimed,
+                             ChaseOutput* out) {
   __shared__ unsigned order;
   if (!claim(target_sm, claimed)) return;
   const unsigned order_address = shared_address_of(&order);
@@ -103,8 +103,8 @@ struct DeviceStep {
   Address offset;
 };
 
-__global__ void script_kernel(Address base, const DeviceStep* steps, int count, int one, int target_sm, unsigned* claimed,
-                              unsigned* latencies, int* timed_count, ChaseOutput* out) {
+__global__ void script_kernel(Address base, const DeviceStep* steps, int count, int one, int target_sm,
+                              unsigned* claimed, unsigned* latencies, int* timed_count, ChaseOutput* out) {
   __shared__ DeviceStep script[kMaxScriptSteps];
   __shared__ unsigned cycles[kMaxScriptSteps];
   __shared__ unsigned order;
@@ -219,11 +219,13 @@ double chase_mean_cycles(const DeviceBuffer& buffer, std::uint64_t start_offset,
   const Address start = base_of(buffer) + start_offset;
   if (options.op == CacheOp::plain) throw std::runtime_error("chase_mean_cycles: pick ca or cg");
   const bool set_carveout = options.l1_carveout_percent >= 0;
-  auto kernel = options.op == CacheOp::ca ? (set_carveout ? chase_kernel<CacheOp::ca, true> : chase_kernel<CacheOp::ca, false>)
-                                          : (set_carveout ? chase_kernel<CacheOp::cg, true> : chase_kernel<CacheOp::cg, false>);
+  auto kernel = options.op == CacheOp::ca
+                    ? (set_carveout ? chase_kernel<CacheOp::ca, true> : chase_kernel<CacheOp::ca, false>)
+                    : (set_carveout ? chase_kernel<CacheOp::cg, true> : chase_kernel<CacheOp::cg, false>);
   if (set_carveout) {
-    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, options.l1_carveout_percent),
-               "cudaFuncSetAttribute (carveout)");
+    check_cuda(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, options.l1_carveout_percent),
+        "cudaFuncSetAttribute (carveout)");
   }
   const ChaseOutput result = launch_pinned(
       options.sm,
@@ -257,8 +259,8 @@ std::vector<double> self_loop_latencies(const DeviceBuffer& buffer, const std::v
   launch_pinned(
       sm,
       [&](unsigned* claimed, ChaseOutput* out) {
-        self_loop_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_offsets.get(), count, warm_loads, timed_loads, sm, claimed,
-                                                   latencies.get(), out);
+        self_loop_kernel<<<pinned_grid(sm), 32>>>(base_of(buffer), device_offsets.get(), count, warm_loads, timed_loads,
+                                                  sm, claimed, latencies.get(), out);
       },
       "self_loop_kernel");
   const std::vector<float> values = latencies.download(offsets.size());

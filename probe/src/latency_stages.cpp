@@ -41,8 +41,9 @@ void Probe::dram_latency() {
   dram_ = summary.median;
   profile_.dram.latency_cycles = measured(
       dram_, provenance_from("pointer chase ld.global.cg over 4096 random lines of a 64 MiB region (within TLB "
-                             "reach) right after streaming " + format_bytes(static_cast<double>(flush_bytes)) +
-                             " of other data through L2; every hop misses L2; median of runs",
+                             "reach) right after streaming " +
+                                 format_bytes(static_cast<double>(flush_bytes)) +
+                                 " of other data through L2; every hop misses L2; median of runs",
                              summary));
   calibrate_per_hop_overhead();
   calibrate_script_overhead();

@@ -19,7 +19,8 @@ namespace cachewise::probe::gpu {
 using kernels::check_cuda;
 
 /// A typed device array freed on scope exit.
-template <typename T> class DeviceArray {
+template <typename T>
+class DeviceArray {
 public:
   explicit DeviceArray(std::size_t count) : count_(std::max<std::size_t>(count, 1)) {
     check_cuda(cudaMalloc(&data_, count_ * sizeof(T)), "cudaMalloc (probe scratch)");
@@ -30,7 +31,8 @@ public:
   DeviceArray& operator=(const DeviceArray&) = delete;
   T* get() const { return data_; }
   void upload(const std::vector<T>& values) {
-    check_cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+    check_cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice),
+               "cudaMemcpy (upload)");
   }
   std::vector<T> download(std::size_t count) const {
     std::vector<T> values(count);
@@ -57,7 +59,8 @@ inline void finish_launch(const char* what) {
 }
 
 /// Runs `launch` (a pinned latency kernel writing `out`) until the block landed on SM `sm`.
-template <typename Launch> ChaseOutput launch_pinned(int sm, Launch launch, const char* what) {
+template <typename Launch>
+ChaseOutput launch_pinned(int sm, Launch launch, const char* what) {
   DeviceArray<unsigned> claimed(1);
   DeviceArray<ChaseOutput> out(1);
   constexpr int kAttempts = 4;

@@ -9,7 +9,7 @@ namespace cachewise::probe::detail {
 
 /// Script-measured latencies of the second of two loads at offsets 0 and d of fresh lines.
 std::vector<Point> Probe::partial_line_curve(std::uint64_t region, const std::vector<double>& offsets, bool through_l1,
-                                      int lines) {
+                                             int lines) {
   std::vector<Point> curve;
   std::uint64_t line_base = region;
   for (double d : offsets) {
@@ -17,13 +17,13 @@ std::vector<Point> Probe::partial_line_curve(std::uint64_t region, const std::ve
     for (int i = 0; i < lines; ++i, line_base += 4 * kKiB) {
       const auto offset = static_cast<std::uint64_t>(d);
       if (through_l1) {
-        steps.push_back({gpu::Op::load_cg, line_base, false});           // bring the line into L2
-        steps.push_back({gpu::Op::load_cg, line_base + offset, false});  // and the tested part too
-        steps.push_back({gpu::Op::load_ca, line_base, false});           // L1 miss: fills from L2
-        steps.push_back({gpu::Op::load_ca, line_base + offset, true});   // hit iff it came with the fill
+        steps.push_back({gpu::Op::load_cg, line_base, false});          // bring the line into L2
+        steps.push_back({gpu::Op::load_cg, line_base + offset, false}); // and the tested part too
+        steps.push_back({gpu::Op::load_ca, line_base, false});          // L1 miss: fills from L2
+        steps.push_back({gpu::Op::load_ca, line_base + offset, true});  // hit iff it came with the fill
       } else {
-        steps.push_back({gpu::Op::load_cg, line_base, false});           // L2 miss: fills from DRAM
-        steps.push_back({gpu::Op::load_cg, line_base + offset, true});   // hit iff it came with the fill
+        steps.push_back({gpu::Op::load_cg, line_base, false});         // L2 miss: fills from DRAM
+        steps.push_back({gpu::Op::load_cg, line_base + offset, true}); // hit iff it came with the fill
       }
     }
     const std::vector<std::uint32_t> cycles = gpu::run_script(*buffer_, steps, home_sm_);
@@ -79,11 +79,12 @@ void Probe::l1_line() {
 
   // Line: the block test (see smallest_saturating_block).
   const double capacity = profile_.l1.capacity_bytes.value;
-  const std::vector<double> blocks = quick() ? std::vector<double>{32, 64, 128, 256}
-                                             : std::vector<double>{32, 64, 128, 256, 512};
-  const std::vector<double> fractions = quick() ? std::vector<double>{0.125, 0.25, 0.375, 0.5, 0.75, 1, 1.25, 2}
-                                                : std::vector<double>{0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.5,
-                                                                      0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.5, 2};
+  const std::vector<double> blocks =
+      quick() ? std::vector<double>{32, 64, 128, 256} : std::vector<double>{32, 64, 128, 256, 512};
+  const std::vector<double> fractions =
+      quick() ? std::vector<double>{0.125, 0.25, 0.375, 0.5, 0.75, 1, 1.25, 2}
+              : std::vector<double>{0.0625, 0.125, 0.1875, 0.25,  0.3125, 0.375, 0.5, 0.625,
+                                    0.75,   0.875, 1,      1.125, 1.25,   1.5,   2};
   std::vector<Point> knees;
   for (double block : blocks) {
     std::vector<Point> curve;
@@ -118,9 +119,9 @@ void Probe::l2_line() {
   if (granularity) {
     profile_.l2.fill_granularity_bytes =
         measured(*granularity, {fill_method, 16 * static_cast<std::int64_t>(offsets.size()), 0.0, Confidence::high});
-    profile_.dram.fetch_granularity_bytes = measured(
-        *granularity, {"same test as l2.fill_granularity_bytes: the bytes one DRAM access brings into L2",
-                       16 * static_cast<std::int64_t>(offsets.size()), 0.0, Confidence::medium});
+    profile_.dram.fetch_granularity_bytes =
+        measured(*granularity, {"same test as l2.fill_granularity_bytes: the bytes one DRAM access brings into L2",
+                                16 * static_cast<std::int64_t>(offsets.size()), 0.0, Confidence::medium});
   }
   // L2 serves L1 misses in sectors: the L1 partial-line test measures that unit.
   profile_.l2.sector_bytes = measured(
@@ -130,9 +131,10 @@ void Probe::l2_line() {
 
   // Line: the block test with L2 (warm by gathering every node, then sample).
   const double capacity = profile_.l2.capacity_bytes.value;
-  const std::vector<double> blocks = quick() ? std::vector<double>{64, 128, 256}
-                                             : std::vector<double>{32, 64, 128, 256, 512};
-  const std::vector<double> fractions = quick() ? std::vector<double>{0.5, 1, 2} : std::vector<double>{0.25, 0.5, 1, 2, 4};
+  const std::vector<double> blocks =
+      quick() ? std::vector<double>{64, 128, 256} : std::vector<double>{32, 64, 128, 256, 512};
+  const std::vector<double> fractions =
+      quick() ? std::vector<double>{0.5, 1, 2} : std::vector<double>{0.25, 0.5, 1, 2, 4};
   std::vector<Point> knees;
   for (double block : blocks) {
     std::vector<Point> hit_curve;

@@ -69,9 +69,9 @@ void write_chains(const DeviceBuffer& buffer, const std::vector<std::uint64_t>& 
   DeviceArray<Address> device_offsets(offsets.size());
   device_offsets.upload(std::vector<Address>(offsets.begin(), offsets.end()));
   constexpr unsigned kThreads = 256;
-  write_chain_kernel<<<blocks_for(offsets.size(), kThreads), kThreads>>>(
-      base_of(buffer), device_offsets.get(), static_cast<long long>(offsets.size()),
-      static_cast<long long>(chain_length));
+  write_chain_kernel<<<blocks_for(offsets.size(), kThreads), kThreads>>>(base_of(buffer), device_offsets.get(),
+                                                                         static_cast<long long>(offsets.size()),
+                                                                         static_cast<long long>(chain_length));
   finish_launch("write_chain_kernel");
 }
 

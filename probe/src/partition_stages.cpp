@@ -68,12 +68,15 @@ void Probe::record_partitions(const TwoClusters& clusters, const std::vector<int
   const bool two_groups = clusters.separation > 1.5;
   const bool swapped_elsewhere = most_flipped > 0.7;
   partition_method_ = "self-pointer test from SM " + std::to_string(home_sm_) + " (block pinned by %smid): each of " +
-                      std::to_string(classes.size()) + " addresses 32 B apart holds a self-pointer, 16 dependent "
+                      std::to_string(classes.size()) +
+                      " addresses 32 B apart holds a self-pointer, 16 dependent "
                       "ld.global.cg after 2 warming loads, timing frame included: " +
                       format_number(clusters.low.median) + " / " + format_number(clusters.high.median) +
                       " cycles, two-means split at " + format_number(clusters.threshold) + " (separation " +
-                      format_number(clusters.separation) + "); share of addresses whose class flips when timed "
-                      "from other SMs (each split at its own threshold): " + other_sms;
+                      format_number(clusters.separation) +
+                      "); share of addresses whose class flips when timed "
+                      "from other SMs (each split at its own threshold): " +
+                      other_sms;
   auto provenance_of = [&](const Summary& summary) {
     Provenance provenance = provenance_from(partition_method_, summary);
     provenance.confidence = Confidence::low; // levels of the near copy, timing frame included
@@ -128,16 +131,17 @@ void Probe::l2_first_touch() {
   const TwoClusters clusters = split_two_clusters(first);
   std::vector<double> second_near;
   std::vector<double> second_far;
-  for (std::size_t i = 0; i < first.size(); ++i) (first[i] <= clusters.threshold ? second_near : second_far).push_back(second[i]);
+  for (std::size_t i = 0; i < first.size(); ++i)
+    (first[i] <= clusters.threshold ? second_near : second_far).push_back(second[i]);
   std::ostringstream method;
   method << "first-touch test from SM " << home_sm_ << ": L2 evicted, whole 32 B sectors of " << lines.size()
          << " random 128 B lines of a 2 MiB region stored (st.global.cg, all SMs), then one timed ld.global.cg of "
-         << "each line, minus the timing frame (the same frame around a register move: "
-         << format_number(empty) << " cycles, median, corrected by an L1 hit in the frame: " << format_number(residual)
-         << " cycles against the L1 chase's " << format_number(l1_hit_) << "); two-means split: near " << format_number(clusters.low.median)
-         << ", far " << format_number(clusters.high.median) << " cycles (" << format_number(100 * clusters.low_fraction, 0)
-         << "% near, separation " << format_number(clusters.separation) << "); a second load right after: "
-         << format_number(second_near.empty() ? 0.0 : median(second_near)) << " / "
+         << "each line, minus the timing frame (the same frame around a register move: " << format_number(empty)
+         << " cycles, median, corrected by an L1 hit in the frame: " << format_number(residual)
+         << " cycles against the L1 chase's " << format_number(l1_hit_) << "); two-means split: near "
+         << format_number(clusters.low.median) << ", far " << format_number(clusters.high.median) << " cycles ("
+         << format_number(100 * clusters.low_fraction, 0) << "% near, separation " << format_number(clusters.separation)
+         << "); a second load right after: " << format_number(second_near.empty() ? 0.0 : median(second_near)) << " / "
          << format_number(second_far.empty() ? 0.0 : median(second_far)) << " cycles (the far lines' near copy)";
   first_touch_ = clusters;
   first_touch_method_ = method.str();
@@ -186,7 +190,8 @@ void Probe::sm_placement() {
   if (profile_.l2.partitions < 2 || near_far_classes_.empty()) return; // one partition: all near
   const std::size_t compared = std::min<std::size_t>(near_far_addresses_.size(), quick() ? 256 : 512);
   const Offsets head(near_far_addresses_.begin(), near_far_addresses_.begin() + static_cast<std::ptrdiff_t>(compared));
-  const std::vector<int> home_classes(near_far_classes_.begin(), near_far_classes_.begin() + static_cast<std::ptrdiff_t>(compared));
+  const std::vector<int> home_classes(near_far_classes_.begin(),
+                                      near_far_classes_.begin() + static_cast<std::ptrdiff_t>(compared));
   std::vector<std::vector<int>> classes_by_sm;
   for (int sm : sm_ids_) {
     std::optional<std::vector<int>> classes = near_far_classes_from(sm, head);
@@ -211,24 +216,35 @@ void Probe::sm_placement() {
   std::vector<double> same_side_shares;
   for (int launch = 0; launch < repeats(); ++launch) {
     SmPlacement this_launch{gpu::block_dispatch_order(), placement.near_partition_by_sm, {}};
-    if (!one_per_sm(this_launch.dispatch_sm_ids)) return; // blocks shared an SM: no order to read, the model keeps its default
+    if (!one_per_sm(this_launch.dispatch_sm_ids))
+      return; // blocks shared an SM: no order to read, the model keeps its default
     const std::size_t pairs = this_launch.dispatch_sm_ids.size() - 1;
-    same_side_shares.push_back(pairs == 0 ? 1.0 : neighbours_sharing_a_partition(this_launch) / static_cast<double>(pairs));
+    same_side_shares.push_back(pairs == 0 ? 1.0
+                                          : neighbours_sharing_a_partition(this_launch) / static_cast<double>(pairs));
     if (launch == 0) placement.dispatch_sm_ids = std::move(this_launch.dispatch_sm_ids);
   }
   const Summary same_side = summarize(same_side_shares);
   const std::int64_t others = static_cast<std::int64_t>(sm_ids_.size());
   placement.provenance = {
-      "per-SM near/far classes of the first " + std::to_string(compared) + " near/far addresses (self-pointers 32 B apart, "
-      "16 dependent ld.global.cg each after 2 warming loads, every SM split at its own two-means threshold): an SM "
-      "whose classes differ from SM " + std::to_string(home_sm_) + "'s on more than half is near to the other "
-      "partition (" + std::to_string(std::ranges::count(sides.side, 1)) + " of " + std::to_string(others) +
-      " SMs; largest share of addresses against an SM's own side " + format_number(100 * sides.ambiguity) +
-      "%); dispatch order: %smid of each block of a launch of one block per SM (the block takes the most "
-      "dynamic shared memory allowed), the first of " + std::to_string(repeats()) + " launches; consecutive blocks "
-      "on the same near partition: " + format_number(100 * same_side.median) + "% (median of the launches)",
+      "per-SM near/far classes of the first " + std::to_string(compared) +
+          " near/far addresses (self-pointers 32 B apart, "
+          "16 dependent ld.global.cg each after 2 warming loads, every SM split at its own two-means threshold): an SM "
+          "whose classes differ from SM " +
+          std::to_string(home_sm_) +
+          "'s on more than half is near to the other "
+          "partition (" +
+          std::to_string(std::ranges::count(sides.side, 1)) + " of " + std::to_string(others) +
+          " SMs; largest share of addresses against an SM's own side " + format_number(100 * sides.ambiguity) +
+          "%); dispatch order: %smid of each block of a launch of one block per SM (the block takes the most "
+          "dynamic shared memory allowed), the first of " +
+          std::to_string(repeats()) +
+          " launches; consecutive blocks "
+          "on the same near partition: " +
+          format_number(100 * same_side.median) + "% (median of the launches)",
       others, same_side.spread,
-      sides.ambiguity < 0.2 ? Confidence::high : sides.ambiguity < 0.35 ? Confidence::medium : Confidence::low};
+      sides.ambiguity < 0.2    ? Confidence::high
+      : sides.ambiguity < 0.35 ? Confidence::medium
+                               : Confidence::low};
   profile_.l2.sm_placement = std::move(placement);
 }
 

@@ -151,15 +151,15 @@ private:
   struct EvictionLevel {
     const char* label = "L1";
     CacheOp op = CacheOp::ca;
-    std::uint64_t region = 0;   ///< candidates and targets are random 128 B lines of [region, region + span)
+    std::uint64_t region = 0; ///< candidates and targets are random 128 B lines of [region, region + span)
     std::uint64_t span = 0;
-    double capacity_bytes = 0;  ///< candidates: 2x it, then 4x if that does not evict
-    std::string capacity_source; ///< where capacity_bytes comes from (method text)
-    bool parallel_walk = false; ///< kMaxWalkers threads walk the candidates (else one thread, in order)
-    bool flush_l2_first = false; ///< evict L2 after writing the chains (L2: the writes filled it)
-    int targets = 1;            ///< at most this many targets, in a fixed order
+    double capacity_bytes = 0;       ///< candidates: 2x it, then 4x if that does not evict
+    std::string capacity_source;     ///< where capacity_bytes comes from (method text)
+    bool parallel_walk = false;      ///< kMaxWalkers threads walk the candidates (else one thread, in order)
+    bool flush_l2_first = false;     ///< evict L2 after writing the chains (L2: the writes filled it)
+    int targets = 1;                 ///< at most this many targets, in a fixed order
     std::size_t enough_agreeing = 3; ///< stop once this many minimal sets share one size
-    double budget_s = 1;        ///< for the whole level; targets left when it runs out are skipped
+    double budget_s = 1;             ///< for the whole level; targets left when it runs out are skipped
     std::size_t max_calls_per_target = 1;
   };
   /// One target's search: its calibration and reduction.
@@ -232,13 +232,13 @@ private:
   double l2_far_ = 0;
   double l2_slowest_hit_ = 0; ///< the slower of the far levels found (the chase's, the first-touch test's)
   double dram_ = 0;
-  double overhead_ = 0;       ///< extra cycles of per-hop timing over a plain chase
+  double overhead_ = 0;        ///< extra cycles of per-hop timing over a plain chase
   double script_overhead_ = 0; ///< extra cycles of a script's timed load over a plain chase
   double near_fraction_ = 0.5;
-  std::vector<int> sm_ids_; ///< SM ids blocks ran on
-  Offsets near_far_addresses_; ///< the near/far test's addresses, timed from the home SM
+  std::vector<int> sm_ids_;           ///< SM ids blocks ran on
+  Offsets near_far_addresses_;        ///< the near/far test's addresses, timed from the home SM
   std::vector<int> near_far_classes_; ///< their classes there: 0 near, 1 far
-  int home_sm_ = 0;         ///< the SM the per-SM latency tests run on
+  int home_sm_ = 0;                   ///< the SM the per-SM latency tests run on
   // The first-touch per-address test (partition_stages.cpp), cross-checked by the chase.
   std::string partition_method_; ///< the self-pointer test's text
   std::optional<TwoClusters> first_touch_;

@@ -56,7 +56,8 @@ double log_position(double value, double low, double high) {
 std::string latency_svg(const DeviceProfile& profile) {
   std::vector<const Curve*> curves;
   for (const Curve& curve : profile.curves) {
-    if (curve.x_unit == kWorkingSetUnit && curve.y_unit == kLatencyUnit && !curve.points.empty()) curves.push_back(&curve);
+    if (curve.x_unit == kWorkingSetUnit && curve.y_unit == kLatencyUnit && !curve.points.empty())
+      curves.push_back(&curve);
   }
   if (curves.empty()) throw InputError("profile has no latency-vs-working-set curve to plot");
 
@@ -131,7 +132,8 @@ std::string latency_svg(const DeviceProfile& profile) {
     }
     svg << "\"/>\n";
     for (const auto& [x, y] : points) {
-      if (x > 0 && y > 0) svg << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"2.5\" fill=\"" << color << "\"/>\n";
+      if (x > 0 && y > 0)
+        svg << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"2.5\" fill=\"" << color << "\"/>\n";
     }
     const double legend_y = kTop + 14 + 20 * static_cast<double>(i);
     svg << "<line x1=\"" << kWidth - kRight + 15 << "\" y1=\"" << legend_y - 4 << "\" x2=\"" << kWidth - kRight + 35

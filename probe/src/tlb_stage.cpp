@@ -68,7 +68,8 @@ std::string Probe::tlb_method(const std::vector<StrideCurve>& curves, const TlbR
   std::ostringstream method;
   method << "chase ld.global.cg through one random line per stride s over growing regions (nodes stay in L2), "
             "regions up to "
-         << format_bytes(static_cast<double>(largest)) << " (device buffer " << format_bytes(static_cast<double>(buffer_bytes))
+         << format_bytes(static_cast<double>(largest)) << " (device buffer "
+         << format_bytes(static_cast<double>(buffer_bytes))
          << "); steps found by find_rise (25% of the rise, top/base >= 1.1):";
   for (std::size_t i = 0; i < curves.size(); ++i) {
     method << ' ' << format_bytes(curves[i].stride_bytes) << ": ";
@@ -102,29 +103,28 @@ void Probe::tlb() {
   const std::string method = tlb_method(curves, found, largest, buffer_bytes);
   const auto samples = static_cast<std::int64_t>(curves.front().region_to_latency.size());
   if (found.lower_bound) {
-    profile_.tlb.reach_bytes = measured(
-        found.reach_bytes, low("LOWER BOUND: no step at the smallest stride up to " + format_bytes(found.reach_bytes) +
-                                   "; " + method,
-                               samples));
+    profile_.tlb.reach_bytes = measured(found.reach_bytes, low("LOWER BOUND: no step at the smallest stride up to " +
+                                                                   format_bytes(found.reach_bytes) + "; " + method,
+                                                               samples));
     return;
   }
   const double reach = found.reach_bytes;
   profile_.tlb.reach_bytes = measured(
       reach, {"reach = last region before the smallest stride's latency step (power-of-two regions); " + method,
               samples, 0.0, Confidence::medium});
-  profile_.tlb.miss_penalty_cycles = measured(
-      found.miss_penalty_cycles,
-      {"latency after the reach step minus before it (same curve)", samples, 0.0, Confidence::medium});
+  profile_.tlb.miss_penalty_cycles =
+      measured(found.miss_penalty_cycles,
+               {"latency after the reach step minus before it (same curve)", samples, 0.0, Confidence::medium});
   // Neighbouring power-of-two strides on both sides of the coverage pin it: that is the page
   // (translation granule) a TLB entry maps, and the reach holds reach / page of them.
   if (found.entry_covers_less_than_bytes > 0 &&
       found.entry_covers_less_than_bytes == 2 * found.entry_covers_at_least_bytes) {
     const double page = found.entry_covers_at_least_bytes;
-    profile_.tlb.page_bytes = measured(
-        page, {"stride test (same curves): strides up to " + format_bytes(page) + " step at the reach, " +
-                   format_bytes(2 * page) + " does not, so one entry covers " + format_bytes(page) +
-                   " (power-of-two granules)",
-               samples, 0.0, Confidence::medium});
+    profile_.tlb.page_bytes =
+        measured(page, {"stride test (same curves): strides up to " + format_bytes(page) + " step at the reach, " +
+                            format_bytes(2 * page) + " does not, so one entry covers " + format_bytes(page) +
+                            " (power-of-two granules)",
+                        samples, 0.0, Confidence::medium});
     profile_.tlb.entries = measured(reach / page, {"reach / page size", samples, 0.0, Confidence::medium});
     return;
   }
@@ -141,14 +141,15 @@ void Probe::tlb_page_block_test(double reach, std::uint64_t largest) {
   for (std::uint64_t block = 256 * kKiB; block <= 8 * kMiB; block *= 2) {
     std::vector<Point> block_curve;
     for (double fraction : {1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.5, 1.0, 2.0}) {
-      const std::uint64_t count = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(reach * fraction) / block, 1,
-                                                            largest / (2 * block));
+      const std::uint64_t count =
+          std::clamp<std::uint64_t>(static_cast<std::uint64_t>(reach * fraction) / block, 1, largest / (2 * block));
       const Offsets nodes = random_blocks(0, largest, block, count, std::min<std::uint64_t>(block, 64 * kKiB));
       block_curve.emplace_back(static_cast<double>(count * block), chase_cycle(shuffled(nodes), CacheOp::cg));
     }
     add_curve("TLB block test, " + format_bytes(static_cast<double>(block)) + " blocks", "bytes (footprint)",
               kLatencyUnit, block_curve);
-    if (const std::optional<Rise> knee = find_rise(block_curve, 0.25, 1.1)) knees.emplace_back(block, knee->last_flat_x);
+    if (const std::optional<Rise> knee = find_rise(block_curve, 0.25, 1.1))
+      knees.emplace_back(block, knee->last_flat_x);
   }
   const std::optional<double> page = smallest_saturating_block(knees, 0.3);
   if (!page) return;
@@ -156,8 +157,8 @@ void Probe::tlb_page_block_test(double reach, std::uint64_t largest) {
   page_method << "block test: random aligned blocks of B bytes (a node every 64 KiB), footprint at the TLB knee "
                  "grows with B until B reaches the page. Knees:";
   for (const auto& [block, knee] : knees) page_method << ' ' << format_bytes(block) << "->" << format_bytes(knee);
-  profile_.tlb.page_bytes = measured(*page, {page_method.str(), static_cast<std::int64_t>(knees.size()), 0.0,
-                                             Confidence::medium});
+  profile_.tlb.page_bytes =
+      measured(*page, {page_method.str(), static_cast<std::int64_t>(knees.size()), 0.0, Confidence::medium});
   profile_.tlb.entries = measured(reach / *page, {"reach / page size", 0, 0.0, Confidence::medium});
 }
 

@@ -9,7 +9,7 @@ namespace cachewise::probe::detail {
 
 /// Runs a store-then-load script and turns its timed loads into a flag: set when most hit.
 MeasuredFlag Probe::store_then_load(const std::vector<gpu::ScriptStep>& steps, double threshold, int lines,
-                             const std::string& test, const char* level) {
+                                    const std::string& test, const char* level) {
   const std::vector<std::uint32_t> cycles = gpu::run_script(*buffer_, steps, home_sm_);
   const auto hits = static_cast<int>(std::ranges::count_if(cycles, [&](std::uint32_t c) { return c < threshold; }));
   return {hits * 2 > lines,

@@ -38,8 +38,10 @@ TEST(Explain, PadThatRemovesABankConflict) {
   // Every column read of a 32x32 f32 tile hits one bank: 32 wavefronts where 1 would do.
   unpadded.prediction.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = 32000;
   unpadded.prediction.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = 31000;
-  EXPECT_EQ(explain_against(padded, unpadded), "pad=1 (vs 0): removes the 32-way bank conflict of shared loads; 1.9x faster");
-  EXPECT_EQ(explain_against(unpadded, padded), "pad=0 (vs 1): 32-way bank conflict on shared loads (vs 1-way); 1.9x slower");
+  EXPECT_EQ(explain_against(padded, unpadded),
+            "pad=1 (vs 0): removes the 32-way bank conflict of shared loads; 1.9x faster");
+  EXPECT_EQ(explain_against(unpadded, padded),
+            "pad=0 (vs 1): 32-way bank conflict on shared loads (vs 1-way); 1.9x slower");
 }
 
 TEST(Explain, UncoalescedStoresNameSectorsAndDramTraffic) {
@@ -62,8 +64,7 @@ TEST(Explain, PrefersTheCounterFeedingTheBottleneck) {
   Candidate narrow = candidate("vector=1", 13.0, "l1");
   narrow.prediction.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = 4000;
   narrow.prediction.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 4000; // same sectors, 1 per request
-  EXPECT_EQ(explain_against(wide, narrow),
-            "vector=4 (vs 1): 4.0x fewer global load requests; 1.3x faster");
+  EXPECT_EQ(explain_against(wide, narrow), "vector=4 (vs 1): 4.0x fewer global load requests; 1.3x faster");
 }
 
 TEST(Explain, CountersAgainstTheTimeDifferenceAreNotReasons) {
@@ -116,7 +117,8 @@ TEST(Explain, EqualTimesNameTheResourceTieBreak) {
   EXPECT_EQ(explain_against(b, a),
             "block_y=16 (vs 8): same predicted time (10 µs); ranked lower for threads per block 512 vs 256");
   b.prediction.time_us = 10.02; // within 0.5%, but not equal: the times are shown
-  EXPECT_EQ(explain_against(b, a), "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 µs); threads per block 512 vs 256");
+  EXPECT_EQ(explain_against(b, a),
+            "block_y=16 (vs 8): within 0.5% (10.020 vs 10.000 µs); threads per block 512 vs 256");
 }
 
 TEST(Explain, AloneReportsTheSalientNumbers) {
@@ -134,7 +136,8 @@ TEST(Explain, AloneReportsTheSalientNumbers) {
   profile.device.sm_count = 132;
   EXPECT_EQ(explain_alone(c, profile),
             "bottleneck shared, 2400 GB/s useful (50% of DRAM read bandwidth), 4 sectors per load request, 4 per store "
-            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM (32 blocks on 132 SMs: 100 SMs idle)");
+            "request, 32-way bank conflict on shared loads, up to 8 resident blocks per SM (32 blocks on 132 SMs: 100 "
+            "SMs idle)");
 }
 
 TEST(Explain, IssueBoundKernelsLeadWithTheirFlopRate) {
@@ -149,9 +152,10 @@ TEST(Explain, IssueBoundKernelsLeadWithTheirFlopRate) {
   profile.device.sm_clock_mhz_after = 1980;
   profile.device.compute_capability_major = 9;
   profile.device.compute_capability_minor = 0;
-  EXPECT_EQ(explain_alone(c, profile),
-            "bottleneck compute, 240 GB/s useful (5% of DRAM read bandwidth), 33454 GFLOP/s (50% of FP32 peak), 4 sectors "
-            "per load request, 4 per store request, up to 8 resident blocks per SM");
+  EXPECT_EQ(
+      explain_alone(c, profile),
+      "bottleneck compute, 240 GB/s useful (5% of DRAM read bandwidth), 33454 GFLOP/s (50% of FP32 peak), 4 sectors "
+      "per load request, 4 per store request, up to 8 resident blocks per SM");
   // Bound elsewhere, the FLOP rate is not the headline.
   c.prediction.bottleneck = "dram";
   EXPECT_EQ(explain_alone(c, profile).find("GFLOP/s"), std::string::npos);

@@ -31,7 +31,8 @@ TEST_P(ScreeningRanks, ScreenedShortlistHoldsTheBestThreeAndThePickIsTheBest) {
   full.top = 100000;
   const Suggestion reference = suggest(c.problem, profile, full);
   std::map<std::string, double> full_time_us;
-  for (const Candidate& candidate : reference.ranked) full_time_us[candidate.config.to_string()] = candidate.prediction.time_us;
+  for (const Candidate& candidate : reference.ranked)
+    full_time_us[candidate.config.to_string()] = candidate.prediction.time_us;
 
   SuggestOptions screening_only;
   screening_only.fixed = full.fixed;

@@ -58,11 +58,14 @@ TEST(SearchSpace, ConstraintIsCheckedAsSoonAsItsParametersAreBound) {
   space.add_parameter("b", range(1, 10));
   int calls = 0;
   std::size_t most_keys_seen = 0;
-  space.add_constraint({"a", "b"}, [&](const Config& config) {
-    ++calls;
-    most_keys_seen = std::max(most_keys_seen, config.values().size());
-    return config.get("a") == config.get("b");
-  }, "a == b");
+  space.add_constraint(
+      {"a", "b"},
+      [&](const Config& config) {
+        ++calls;
+        most_keys_seen = std::max(most_keys_seen, config.values().size());
+        return config.get("a") == config.get("b");
+      },
+      "a == b");
   const std::vector<Config> configs = space.enumerate();
   EXPECT_EQ(calls, 100);
   EXPECT_EQ(most_keys_seen, 2U); // only what is bound so far
@@ -101,15 +104,19 @@ TEST(SearchSpace, MixedArityConstraintsEqualBruteForce) {
   space.add_parameter("block_y", {1, 2, 4, 8, 16});
   space.add_parameter("pad", {0, 1, 2});
   space.add_parameter("smem", {0, 1});
-  space.add_constraint({"tile", "block_x"}, [](const Config& c) { return c.get("tile") % c.get("block_x") == 0; },
-                       "tile % block_x == 0");
-  space.add_constraint({"tile", "block_y"}, [](const Config& c) { return c.get("tile") % c.get("block_y") == 0; },
-                       "tile % block_y == 0");
-  space.add_constraint({"block_x", "block_y"},
-                       [](const Config& c) { return c.get("block_x") * c.get("block_y") % 32 == 0; }, "whole warps");
-  space.add_constraint({"pad", "smem"}, [](const Config& c) { return c.get("smem") == 1 || c.get("pad") == 0; },
-                       "pad needs smem");
-  space.add_constraint({"block_y"}, [](const Config& c) { return c.get("block_y") != 2; }, "unary");
+  space.add_constraint(
+      {"tile", "block_x"}, [](const Config& c) { return c.get("tile") % c.get("block_x") == 0; },
+      "tile % block_x == 0");
+  space.add_constraint(
+      {"tile", "block_y"}, [](const Config& c) { return c.get("tile") % c.get("block_y") == 0; },
+      "tile % block_y == 0");
+  space.add_constraint(
+      {"block_x", "block_y"}, [](const Config& c) { return c.get("block_x") * c.get("block_y") % 32 == 0; },
+      "whole warps");
+  space.add_constraint(
+      {"pad", "smem"}, [](const Config& c) { return c.get("smem") == 1 || c.get("pad") == 0; }, "pad needs smem");
+  space.add_constraint(
+      {"block_y"}, [](const Config& c) { return c.get("block_y") != 2; }, "unary");
   const std::vector<Config> expected = brute_force(space);
   EXPECT_EQ(space.enumerate(), expected);
   EXPECT_FALSE(expected.empty());
@@ -120,7 +127,8 @@ TEST(SearchSpace, ConstraintThatNeverHoldsGivesNothing) {
   SearchSpace space;
   space.add_parameter("x", {1, 2});
   space.add_parameter("y", {1, 2});
-  space.add_constraint({"x"}, [](const Config&) { return false; }, "never");
+  space.add_constraint(
+      {"x"}, [](const Config&) { return false; }, "never");
   EXPECT_TRUE(space.enumerate().empty());
   EXPECT_TRUE(SearchSpace{}.enumerate().empty());
 }

@@ -21,9 +21,10 @@ const DeviceProfile& example_profile() {
 /// One real prediction (transpose n=1024, tile 32, block 32x8), its time replaced per config:
 /// the reasons then read real counters.
 const Prediction& base_prediction() {
-  static const Prediction prediction = simulate(
-      build_pattern({"transpose", 1024}, Config::parse("tile=32,block_x=32,block_y=8,pad=0,smem=1"), example_profile().calibration),
-      example_profile());
+  static const Prediction prediction =
+      simulate(build_pattern({"transpose", 1024}, Config::parse("tile=32,block_x=32,block_y=8,pad=0,smem=1"),
+                             example_profile().calibration),
+               example_profile());
   return prediction;
 }
 
@@ -39,7 +40,8 @@ PredictableCandidate candidate(std::int64_t a, std::int64_t b) {
     Prediction prediction = base_prediction();
     prediction.sampled = true;
     const bool refining = simulation.work_budget != SuggestOptions{}.screening.work_budget;
-    if (refining && a == 3) throw TraceLimitError("k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
+    if (refining && a == 3)
+      throw TraceLimitError("k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
     prediction.time_us = screened_us + (refining ? static_cast<double>(a % 7) / 10.0 : 0.0);
     return prediction;
   };
@@ -58,7 +60,8 @@ CandidatePool pool_of(std::int64_t a_count, std::int64_t b_count) {
 }
 
 /// The same candidates in batches of `batch`, rebuilt from their config when needed.
-Suggestion streamed(std::int64_t a_count, std::int64_t b_count, std::size_t batch, const SuggestOptions& options, std::size_t& peak_held) {
+Suggestion streamed(std::int64_t a_count, std::int64_t b_count, std::size_t batch, const SuggestOptions& options,
+                    std::size_t& peak_held) {
   const auto count = static_cast<std::size_t>(a_count * b_count);
   CandidateRanking ranking(example_profile(), options, count);
   std::vector<PredictableCandidate> pending;

@@ -117,9 +117,11 @@ struct TooLongPredictor {
   ThreadCountPredictor count;
   std::int64_t threads_too_long = 32;
   std::int64_t refinement_budget = -1; ///< too long only with this work budget; -1: always
-  Prediction operator()(const KernelPattern& pattern, const DeviceProfile& profile, const SimulationOptions& simulation) const {
+  Prediction operator()(const KernelPattern& pattern, const DeviceProfile& profile,
+                        const SimulationOptions& simulation) const {
     const Prediction prediction = count(pattern, profile, simulation);
-    if (pattern.block.count() == threads_too_long && (refinement_budget < 0 || simulation.work_budget == refinement_budget))
+    if (pattern.block.count() == threads_too_long &&
+        (refinement_budget < 0 || simulation.work_budget == refinement_budget))
       throw TraceLimitError("k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
     return prediction;
   }
@@ -187,7 +189,9 @@ TEST(Suggest, EveryCandidateTooLongToTraceIsAProblemError) {
     suggest({"transpose", 1024}, example_profile(), options);
     FAIL() << "expected InputError";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "transpose n=1024 f32: k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
+    EXPECT_STREQ(
+        error.what(),
+        "transpose n=1024 f32: k.cu:7: a block makes more than 1048576 warp memory accesses: too long to trace");
   }
 }
 

@@ -34,7 +34,8 @@ TEST(Notes, AGridSmallerThanTheSmsLeavesTheRestIdle) {
 }
 
 TEST(Notes, CopysNIsAnElementCount) {
-  EXPECT_EQ(size_warning({"copy", 4096}).value_or(""), "copy n=4096 elements = 16 KiB per array (--n counts elements for copy)");
+  EXPECT_EQ(size_warning({"copy", 4096}).value_or(""),
+            "copy n=4096 elements = 16 KiB per array (--n counts elements for copy)");
   EXPECT_EQ(size_warning({"copy", 4096, 0, 0, DataType::f64}).value_or(""),
             "copy n=4096 elements = 32 KiB per array (--n counts elements for copy)");
   EXPECT_FALSE(size_warning({"transpose", 4096}));

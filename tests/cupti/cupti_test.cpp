@@ -54,10 +54,12 @@ TEST(Cupti, UserReplayStartsEveryPassFromTheHook) {
   std::vector<std::string> metrics = kCopyMetrics;
   metrics.insert(metrics.end(), {"dram__bytes_write.sum", "lts__t_sectors_op_read.sum", "lts__t_sector_hit_rate.pct",
                                  "l1tex__t_sector_hit_rate.pct"});
-  const auto values = measure(metrics, [&] { kernels::launch(problem, config, workload); }, 0, [&] {
-    ++passes;
-    kernels::evict_l2();
-  });
+  const auto values = measure(
+      metrics, [&] { kernels::launch(problem, config, workload); }, 0,
+      [&] {
+        ++passes;
+        kernels::evict_l2();
+      });
   EXPECT_GE(passes, 1);
   EXPECT_EQ(values.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), (1 << 20) / 32.0);
   EXPECT_NEAR(values.at("dram__bytes_read.sum"), 4.0 * (1 << 20), 0.1 * 4.0 * (1 << 20));

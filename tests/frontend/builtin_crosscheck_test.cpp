@@ -94,9 +94,12 @@ TEST(BuiltinCrossCheck, CopyStridedCountsDerivedByHand) {
 TEST(BuiltinCrossCheck, TransposeBankConflictsDerivedByHand) {
   const std::string counter = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
   const double requests = 2048.0 * 2048.0 / 32.0;
-  EXPECT_NEAR(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=0 f32 2048x2048"), counter),
+  EXPECT_NEAR(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=0 f32 2048x2048"),
+                               counter),
               31.0 * requests, 31.0 * requests * 0.01);
-  EXPECT_EQ(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=1 f32 2048x2048"), counter), 0.0);
+  EXPECT_EQ(frontend_counter(find_case(transpose_cases(), "smem=1,tile=32,block_x=32,block_y=8,pad=1 f32 2048x2048"),
+                             counter),
+            0.0);
 }
 
 // stencil2d radius 1, f32, 1024^2, 32 x 8 threads, one row each: the 1022 interior rows are
@@ -118,10 +121,12 @@ TEST(BuiltinCrossCheck, Stencil2dDramBytesDerivedByHand) {
 // in 1 and 2: 232 sectors in 30 requests.
 TEST(BuiltinCrossCheck, Stencil3dBlockedSectorsPerRequestDerivedByHand) {
   const std::string counter = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio";
-  EXPECT_NEAR(frontend_counter(find_case(stencil3d_cases(), "mode=0,block_x=32,block_y=4,block_z=2 f32 128^3"), counter),
-              120.0 / 30, 1e-9);
-  EXPECT_NEAR(frontend_counter(find_case(stencil3d_cases(), "mode=0,block_x=32,block_y=4,block_z=4 f64 128^3"), counter),
-              232.0 / 30, 1e-9);
+  EXPECT_NEAR(
+      frontend_counter(find_case(stencil3d_cases(), "mode=0,block_x=32,block_y=4,block_z=2 f32 128^3"), counter),
+      120.0 / 30, 1e-9);
+  EXPECT_NEAR(
+      frontend_counter(find_case(stencil3d_cases(), "mode=0,block_x=32,block_y=4,block_z=4 f64 128^3"), counter),
+      232.0 / 30, 1e-9);
 }
 
 } // namespace

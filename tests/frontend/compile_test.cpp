@@ -27,7 +27,9 @@ std::string read(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-bool have_nvcc() { return std::filesystem::exists("/usr/local/cuda/bin/nvcc") || std::getenv("CACHEWISE_NVCC") != nullptr; }
+bool have_nvcc() {
+  return std::filesystem::exists("/usr/local/cuda/bin/nvcc") || std::getenv("CACHEWISE_NVCC") != nullptr;
+}
 
 TEST(PtxasReport, ReadsARealLog) {
   // tests/frontend/data/spill.cu: nvcc -ptx -arch=sm_90, then ptxas -v --maxrregcount=16.
@@ -39,16 +41,17 @@ TEST(PtxasReport, ReadsARealLog) {
 
 TEST(PtxasReport, ReadsNvrtcStyleLines) {
   // NVRTC's log indents the properties line with "ptxas         ." (seen with NVRTC 13.0).
-  const std::string log = "ptxas info    : Compiling entry function '_Z1kILi32EEvPfPKf' for 'sm_90'\n"
-                          "ptxas info    : Function properties for _Z1kILi32EEvPfPKf\n"
-                          "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                          "ptxas info    : Used 12 registers, used 1 barriers, 4224 bytes smem\n";
+  const std::string log =
+      "ptxas info    : Compiling entry function '_Z1kILi32EEvPfPKf' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z1kILi32EEvPfPKf\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, used 1 barriers, 4224 bytes smem\n";
   EXPECT_EQ(parse_ptxas_resources(log, "_Z1kILi32EEvPfPKf"), (CompilerResources{12, 0, 0, 0, 4224}));
 }
 
 TEST(FindEntry, MatchesDemangledNames) {
-  const std::vector<std::string> entries = {"_Z15transpose_tiledILi32ELi8ELi1EEvPfPKfii", "_Z15transpose_tiledILi16ELi4ELi0EEvPfPKfii",
-                                            "_Z5naivePfPKfii", "plain_c"};
+  const std::vector<std::string> entries = {"_Z15transpose_tiledILi32ELi8ELi1EEvPfPKfii",
+                                            "_Z15transpose_tiledILi16ELi4ELi0EEvPfPKfii", "_Z5naivePfPKfii", "plain_c"};
   EXPECT_EQ(find_entry(entries, "transpose_tiled", {"16", "4", "0"}), entries[1]);
   EXPECT_EQ(find_entry(entries, "naive", {}), entries[2]);
   EXPECT_EQ(find_entry(entries, "plain_c", {}), entries[3]);
@@ -56,7 +59,9 @@ TEST(FindEntry, MatchesDemangledNames) {
     find_entry(entries, "transpose", {});
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "entry 'transpose' not found (entries: transpose_tiled<32, 8, 1>, transpose_tiled<16, 4, 0>, naive, plain_c)");
+    EXPECT_STREQ(
+        error.what(),
+        "entry 'transpose' not found (entries: transpose_tiled<32, 8, 1>, transpose_tiled<16, 4, 0>, naive, plain_c)");
   }
 }
 
@@ -68,8 +73,10 @@ TEST(FindEntry, OverloadsNeedASignature) {
     find_entry(entries, "scale", {});
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "entry 'scale' is ambiguous: 2 kernels match (scale(float*, float const*), scale(double*, double const*)); "
-                               "name one with its parameters, e.g. --entry \"scale(float*, float const*)\"");
+    EXPECT_STREQ(
+        error.what(),
+        "entry 'scale' is ambiguous: 2 kernels match (scale(float*, float const*), scale(double*, double const*)); "
+        "name one with its parameters, e.g. --entry \"scale(float*, float const*)\"");
   }
   EXPECT_EQ(find_entry(entries, "scale", {}, "(double*, double const*)"), entries[1]);
   EXPECT_EQ(find_entry(entries, "scale", {}, "( double *, const double * )"), entries[1]);
@@ -80,7 +87,8 @@ TEST(FindEntry, OverloadsNeedASignature) {
 // Type and bool arguments: pair_sum<float, 256, true> and <double, 128, false>; tiled<unsigned
 // int, 32u>, asked for as "unsigned" and "uint32_t". Listed as --entry takes them.
 TEST(FindEntry, TypeAndBoolArguments) {
-  const std::vector<std::string> entries = {"_Z8pair_sumIfLi256ELb1EEvPKT_PS0_", "_Z8pair_sumIdLi128ELb0EEvPKT_PS0_", "_Z5tiledIjLj32EEvPT_"};
+  const std::vector<std::string> entries = {"_Z8pair_sumIfLi256ELb1EEvPKT_PS0_", "_Z8pair_sumIdLi128ELb0EEvPKT_PS0_",
+                                            "_Z5tiledIjLj32EEvPT_"};
   EXPECT_EQ(find_entry(entries, "pair_sum", {"float", "256", "true"}), entries[0]);
   EXPECT_EQ(find_entry(entries, "pair_sum", {"double", "128", "0"}), entries[1]);
   EXPECT_EQ(find_entry(entries, "tiled", {"unsigned", "32"}), entries[2]);
@@ -91,16 +99,18 @@ TEST(FindEntry, TypeAndBoolArguments) {
     find_entry(entries, "pair_sum", {"float", "128", "true"});
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "entry 'pair_sum<float, 128, true>' not found (entries: pair_sum<float, 256, true>, "
-                               "pair_sum<double, 128, false>, tiled<unsigned int, 32>)");
+    EXPECT_STREQ(error.what(),
+                 "entry 'pair_sum<float, 128, true>' not found (entries: pair_sum<float, 256, true>, "
+                 "pair_sum<double, 128, false>, tiled<unsigned int, 32>)");
   }
 }
 
 // The name the model's builtin_kernel() gives an instantiation: no return type, scope or
 // parameters; a plain function is its bare name.
 TEST(EntryInstanceName, DropsReturnTypeScopeAndParameters) {
-  EXPECT_EQ(entry_instance_name("_ZN9cachewise7kernels39_GLOBAL__N__564f33a2_7_copy_cu_f0ce098910copy_wordsIjEEvPKT_PS3_xxi"),
-            "copy_words<unsigned int>");
+  EXPECT_EQ(
+      entry_instance_name("_ZN9cachewise7kernels39_GLOBAL__N__564f33a2_7_copy_cu_f0ce098910copy_wordsIjEEvPKT_PS3_xxi"),
+      "copy_words<unsigned int>");
   EXPECT_EQ(entry_instance_name("_Z16stencil2d_globalI6__halfLi1ELi1EEvv"), "stencil2d_global<__half, 1, 1>");
   EXPECT_EQ(entry_instance_name("_Z6kernelPfi"), "kernel");
 }
@@ -179,7 +189,8 @@ TEST(Compiler, CompileErrorsGiveTheFirstErrorLineAndAreNeverCached) {
       FAIL() << "no error";
     } catch (const InputError& error) {
       const std::string message = error.what();
-      EXPECT_NE(message.find("broken.cu(3): error: identifier \"undefined_name\" is undefined"), std::string::npos) << message;
+      EXPECT_NE(message.find("broken.cu(3): error: identifier \"undefined_name\" is undefined"), std::string::npos)
+          << message;
       EXPECT_EQ(message.find('\n'), std::string::npos);
     }
   }
@@ -210,7 +221,8 @@ TEST(Compiler, AHostCodeFileCompilesToItsKernelOnlyTwinsPtx) {
 #endif
     // The same kernel four lines further down: the same PTX but for its line numbers and file.
     EXPECT_EQ(without_source_lines(host.ptx), without_source_lines(twin.ptx));
-    EXPECT_EQ(parse_ptxas_resources(host.ptxas_log, "_Z12jacobi_sweepPfPKfi"), parse_ptxas_resources(twin.ptxas_log, "_Z12jacobi_sweepPfPKfi"));
+    EXPECT_EQ(parse_ptxas_resources(host.ptxas_log, "_Z12jacobi_sweepPfPKfi"),
+              parse_ptxas_resources(twin.ptxas_log, "_Z12jacobi_sweepPfPKfi"));
   }
   EXPECT_EQ(compiler.compilations(), 4);
 }
@@ -220,15 +232,21 @@ TEST(Compiler, HostCodeErrorsAreNvccsFirstErrorLine) {
   const auto directory = fresh_cache("host-errors");
   std::filesystem::create_directories(directory);
   // The device side of the first compiles; its host code does not. The second's kernel does not.
-  std::ofstream(directory / "host_error.cu") << "#include <cstdio>\n__global__ void store(float* out) { out[0] = 1.0f; }\n"
-                                                "int main() { undefined_host_call(); }\n";
-  std::ofstream(directory / "device_error.cu") << "#include <cstdio>\n__global__ void store(float* out) { out[0] = missing; }\n"
-                                                  "int main() { std::puts(\"x\"); }\n";
+  std::ofstream(directory / "host_error.cu")
+      << "#include <cstdio>\n__global__ void store(float* out) { out[0] = 1.0f; }\n"
+         "int main() { undefined_host_call(); }\n";
+  std::ofstream(directory / "device_error.cu")
+      << "#include <cstdio>\n__global__ void store(float* out) { out[0] = missing; }\n"
+         "int main() { std::puts(\"x\"); }\n";
   Compiler compiler(directory / "cache");
   for (int attempt = 0; attempt < 2; ++attempt) {
-    EXPECT_EQ(test_support::error_of([&] { compiler.compile({directory / "host_error.cu", 90, {}, {}, {}}); }),
+    EXPECT_EQ(test_support::error_of([&] {
+                compiler.compile({directory / "host_error.cu", 90, {}, {}, {}});
+              }),
               (directory / "host_error.cu").string() + "(3): error: identifier \"undefined_host_call\" is undefined");
-    EXPECT_EQ(test_support::error_of([&] { compiler.compile({directory / "device_error.cu", 90, {}, {}, {}}); }),
+    EXPECT_EQ(test_support::error_of([&] {
+                compiler.compile({directory / "device_error.cu", 90, {}, {}, {}});
+              }),
               (directory / "device_error.cu").string() + "(2): error: identifier \"missing\" is undefined");
   }
   EXPECT_EQ(compiler.compilations(), 4); // failures are compiled again, never cached
@@ -238,7 +256,8 @@ TEST(Compiler, HostCodeErrorsAreNvccsFirstErrorLine) {
 
 /// A file that must not exist after the compile: a shell that ran the payload would create it.
 std::filesystem::path marker(const std::string& name) {
-  const auto path = std::filesystem::temp_directory_path() / ("cachewise-pwned-" + name + "-" + std::to_string(::getpid()));
+  const auto path =
+      std::filesystem::temp_directory_path() / ("cachewise-pwned-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove(path);
   return path;
 }
@@ -280,19 +299,24 @@ TEST(CompilerSecurity, UnsafeDefinesOptionsAndPathsAreRefused) {
   request.defines = {{"A", "1 \\"}};
   EXPECT_EQ(error_of([&] { check_compile_request(request); }), "--define A: a macro value must not end in a backslash");
   request.defines = {{"E; int injected = 0; //", "1"}};
-  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "--define 'E; int injected = 0; //': a macro name must be an identifier");
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }),
+            "--define 'E; int injected = 0; //': a macro name must be an identifier");
   request.defines = {};
   request.language_standard = "c++17 -Xcompiler=$(id)";
-  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("--std 'c++17 -Xcompiler=$(id)': expected one of"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("--std 'c++17 -Xcompiler=$(id)': expected one of"),
+            std::string::npos);
   request.language_standard = {};
   request.compiler_options = {"-Xcompiler=$(touch x)"};
-  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"),
+            std::string::npos);
   request.compiler_options = {"-maxrregcount=$(x)"}; // a known option with a value a shell reads
-  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_compile_request(request); }).find("not an option cachewise passes on"),
+            std::string::npos);
   request.compiler_options = {"-maxrregcount=64", "--use_fast_math"};
   EXPECT_EQ(error_of([&] { check_compile_request(request); }), "no error");
   request.source = "/tmp/a\"b.cu";
-  EXPECT_EQ(error_of([&] { check_compile_request(request); }), "/tmp/a\"b.cu: a source path must not hold a double quote or a line break");
+  EXPECT_EQ(error_of([&] { check_compile_request(request); }),
+            "/tmp/a\"b.cu: a source path must not hold a double quote or a line break");
 }
 
 // --- The cache: per user, atomic, checked on read ---------------------------------------------
@@ -352,7 +376,8 @@ TEST(CompilerCache, NoSharedTemporaryFallback) {
   const std::filesystem::path directory = Compiler::default_cache_directory();
   if (!home.empty()) ::setenv("HOME", home.c_str(), 1);
   // The account's home from the password database, or no cache at all; never the shared /tmp.
-  EXPECT_EQ(directory.string().rfind(std::filesystem::temp_directory_path().string(), 0), std::string::npos) << directory;
+  EXPECT_EQ(directory.string().rfind(std::filesystem::temp_directory_path().string(), 0), std::string::npos)
+      << directory;
   if (!directory.empty()) {
     EXPECT_EQ(directory.filename(), "cachewise");
   }
@@ -369,11 +394,18 @@ TEST(CompilerLimits, IncludesOfDevicesAndPipesAreRefusedUnread) {
   std::ofstream(directory / "fifo.cu") << "#  include \"pipe\"\n";
   std::ofstream(directory / "long.cu") << "#include \"" << std::string(40000, 'a') << "\"\n";
   using test_support::error_of;
-  EXPECT_EQ(error_of([&] { compiler.compile({directory / "zero.cu", 90, {}, {}, {}}); }),
+  EXPECT_EQ(error_of([&] {
+              compiler.compile({directory / "zero.cu", 90, {}, {}, {}});
+            }),
             (directory / "zero.cu").string() + ":2: #include /dev/zero: not a regular file");
-  EXPECT_EQ(error_of([&] { compiler.compile({directory / "fifo.cu", 90, {}, {}, {}}); }),
-            (directory / "fifo.cu").string() + ":1: #include " + (directory / "pipe").string() + ": not a regular file");
-  EXPECT_EQ(error_of([&] { compiler.compile({directory / "long.cu", 90, {}, {}, {}}); }),
+  EXPECT_EQ(
+      error_of([&] {
+        compiler.compile({directory / "fifo.cu", 90, {}, {}, {}});
+      }),
+      (directory / "fifo.cu").string() + ":1: #include " + (directory / "pipe").string() + ": not a regular file");
+  EXPECT_EQ(error_of([&] {
+              compiler.compile({directory / "long.cu", 90, {}, {}, {}});
+            }),
             (directory / "long.cu").string() + ":1: #include names a path longer than 4096 characters");
   EXPECT_EQ(compiler.compilations(), 0);
 }
@@ -386,7 +418,8 @@ TEST(CompilerLimits, ACompilerPastItsTimeoutIsKilledAndNotCached) {
   const std::filesystem::path slow_nvcc = directory / "nvcc";
   std::ofstream(slow_nvcc) << "#!/bin/sh\nexec sleep 60\n";
   std::filesystem::permissions(slow_nvcc, std::filesystem::perms::owner_all);
-  std::ofstream(directory / "host.cu") << "#include <cstdio>\n__global__ void store(float* out) { out[0] = 1.0f; }\nint main() { std::puts(\"x\"); }\n";
+  std::ofstream(directory / "host.cu")
+      << "#include <cstdio>\n__global__ void store(float* out) { out[0] = 1.0f; }\nint main() { std::puts(\"x\"); }\n";
   ::setenv("CACHEWISE_NVCC", slow_nvcc.c_str(), 1);
   ::setenv("CACHEWISE_COMPILE_TIMEOUT_S", "1", 1);
   Compiler compiler(directory / "cache");

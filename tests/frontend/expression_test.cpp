@@ -25,14 +25,14 @@ std::string error_of(std::string_view text, const Bindings& bindings = {}) {
 TEST(Expression, PrecedenceFollowsCpp) {
   EXPECT_EQ(eval("2 + 3 * 4"), 14);
   EXPECT_EQ(eval("(2 + 3) * 4"), 20);
-  EXPECT_EQ(eval("20 / 4 / 5"), 1);        // left-associative: (20/4)/5
+  EXPECT_EQ(eval("20 / 4 / 5"), 1); // left-associative: (20/4)/5
   EXPECT_EQ(eval("20 - 4 - 5"), 11);
-  EXPECT_EQ(eval("7 % 4 * 2"), 6);         // (7%4)*2
+  EXPECT_EQ(eval("7 % 4 * 2"), 6); // (7%4)*2
   EXPECT_EQ(eval("-3 * -2"), 6);
   EXPECT_EQ(eval("- (1 + 2)"), -3);
   EXPECT_EQ(eval("1 + 2 == 3 && 4 < 5"), 1);
   EXPECT_EQ(eval("0 || 2 > 3"), 0);
-  EXPECT_EQ(eval("1 < 2 == 1"), 1);        // comparisons left to right: (1<2)==1
+  EXPECT_EQ(eval("1 < 2 == 1"), 1); // comparisons left to right: (1<2)==1
   EXPECT_EQ(eval("!0 + 1"), 2);
   EXPECT_EQ(eval("3 != 3"), 0);
   EXPECT_EQ(eval("3 >= 3 && 2 <= 1"), 0);
@@ -99,10 +99,12 @@ TEST(Expression, ErrorsNameTheProblem) {
   EXPECT_EQ(error_of("4 % 0"), "--test: division by zero in '4 % 0'");
   EXPECT_EQ(error_of("9223372036854775807 + 1"), "--test: integer overflow in '9223372036854775807 + 1'");
   EXPECT_EQ(error_of("4294967296 * 4294967296"), "--test: integer overflow in '4294967296 * 4294967296'");
-  EXPECT_EQ(error_of("99999999999999999999"), "--test: integer literal overflows 64 bits at column 19 of '99999999999999999999'");
+  EXPECT_EQ(error_of("99999999999999999999"),
+            "--test: integer literal overflows 64 bits at column 19 of '99999999999999999999'");
   EXPECT_EQ(error_of("1 +"), "--test: expected a value at column 4 of '1 +'");
   EXPECT_EQ(error_of("(1 + 2"), "--test: expected ')' at column 7 of '(1 + 2'");
-  EXPECT_EQ(error_of("pow(2, 3)"), "--test: unknown function 'pow' (known: ceil_div, max, min) at column 5 of 'pow(2, 3)'");
+  EXPECT_EQ(error_of("pow(2, 3)"),
+            "--test: unknown function 'pow' (known: ceil_div, max, min) at column 5 of 'pow(2, 3)'");
   EXPECT_EQ(error_of("1 $ 2"), "--test: unexpected '$' at column 3 of '1 $ 2'");
   EXPECT_EQ(error_of("ceil_div(1)"), "--test: ceil_div takes 2 arguments, got 1 at column 12 of 'ceil_div(1)'");
   EXPECT_EQ(error_of("ceil_div(4, -2)"), "--test: ceil_div divisor must be positive, got -2 in 'ceil_div(4, -2)'");

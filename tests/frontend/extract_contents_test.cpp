@@ -14,9 +14,12 @@ const PtxModule& spmv_module() {
 }
 
 /// `buffer`'s contents from `value` (an expression over i and `bindings`), as the kernel advisor declares them.
-KnownContents declare(const TraceBuffer& buffer, const std::string& value, const Bindings& bindings, ElementType type = {4, true}) {
-  const DeclaredContents contents(buffer.name, Expression::parse(value, "contents of '" + buffer.name + "'"), type, bindings);
-  return {buffer.name, buffer.base_address, buffer.bytes, type.bytes, [contents](std::int64_t i) { return contents.element(i); }};
+KnownContents declare(const TraceBuffer& buffer, const std::string& value, const Bindings& bindings,
+                      ElementType type = {4, true}) {
+  const DeclaredContents contents(buffer.name, Expression::parse(value, "contents of '" + buffer.name + "'"), type,
+                                  bindings);
+  return {buffer.name, buffer.base_address, buffer.bytes, type.bytes,
+          [contents](std::int64_t i) { return contents.element(i); }};
 }
 
 BlockTrace trace(const std::string& entry, const LaunchArgs& args, std::int64_t block) {
@@ -37,7 +40,8 @@ std::vector<TraceStep> loads_of(const WarpTrace& warp, const TraceBuffer& buffer
   std::vector<TraceStep> out;
   for (const TraceStep& step : accesses(warp, TraceSpace::global, TraceOp::load)) {
     const std::uint64_t first = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
-    if (first >= buffer.base_address && first < buffer.base_address + static_cast<std::uint64_t>(buffer.bytes)) out.push_back(step);
+    if (first >= buffer.base_address && first < buffer.base_address + static_cast<std::uint64_t>(buffer.bytes))
+      out.push_back(step);
   }
   return out;
 }
@@ -62,7 +66,8 @@ TEST(ExtractContents, IdentityGatherIsACopy) {
   const BlockTrace block = trace("gather", args, 5);
   const std::vector<TraceStep> in = loads_of(block.warps[0], b[0]);
   ASSERT_EQ(in.size(), 1u);
-  for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(in[0].address[lane], b[0].base_address + 4 * (160 + static_cast<std::uint64_t>(lane)));
+  for (int lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(in[0].address[lane], b[0].base_address + 4 * (160 + static_cast<std::uint64_t>(lane)));
   EXPECT_EQ(sectors(in[0]), 4);
   EXPECT_EQ(lines(in[0]), 1);
   ASSERT_EQ(loads_of(block.warps[0], b[1]).size(), 1u);
@@ -82,7 +87,8 @@ TEST(ExtractContents, StridedGatherTouchesASectorPerLane) {
   const BlockTrace block = trace("gather", args, 5);
   const std::vector<TraceStep> in = loads_of(block.warps[0], b[0]);
   ASSERT_EQ(in.size(), 1u);
-  for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(in[0].address[lane], b[0].base_address + 128 * static_cast<std::uint64_t>(lane));
+  for (int lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(in[0].address[lane], b[0].base_address + 128 * static_cast<std::uint64_t>(lane));
   EXPECT_EQ(sectors(in[0]), 32);
   EXPECT_EQ(lines(in[0]), 32);
 }
@@ -95,11 +101,12 @@ struct Csr {
   LaunchArgs args;
   Csr(std::int64_t max_row_entries, const std::string& row_ptr, const std::string& col) {
     nnz = rows * max_row_entries;
-    b = place_buffers({{"row_ptr", (rows + 1) * 4}, {"col", nnz * 4}, {"val", nnz * 4}, {"x", rows * 4}, {"y", rows * 4}});
+    b = place_buffers(
+        {{"row_ptr", (rows + 1) * 4}, {"col", nnz * 4}, {"val", nnz * 4}, {"x", rows * 4}, {"y", rows * 4}});
     args.grid = {rows / 32, 1, 1};
     args.block = {32, 1, 1};
-    args.params = {b[0].base_address, b[1].base_address, b[2].base_address, b[3].base_address, b[4].base_address,
-                   static_cast<std::uint64_t>(rows)};
+    args.params = {b[0].base_address, b[1].base_address, b[2].base_address,
+                   b[3].base_address, b[4].base_address, static_cast<std::uint64_t>(rows)};
     args.buffers = b;
     const Bindings bindings{{"rows", rows}};
     args.contents = {declare(b[0], row_ptr, bindings), declare(b[1], col, bindings)};
@@ -108,7 +115,8 @@ struct Csr {
 
 /// How many of `steps` lane `lane` is active in.
 int active_in(const std::vector<TraceStep>& steps, int lane) {
-  return static_cast<int>(std::count_if(steps.begin(), steps.end(), [&](const TraceStep& s) { return (s.active_mask >> lane) & 1; }));
+  return static_cast<int>(
+      std::count_if(steps.begin(), steps.end(), [&](const TraceStep& s) { return (s.active_mask >> lane) & 1; }));
 }
 
 // row_ptr[r] = 4 r: every row has 4 entries, k = 4 r + t (t = 0..3). col[k] = k / 4 = r: row r
@@ -119,7 +127,8 @@ TEST(ExtractContents, CsrSpmvFixedRowLength) {
     const Csr csr(4, "i * 4", col);
     const BlockTrace block = trace("csr_spmv", csr.args, 1);
     const WarpTrace& warp = block.warps[0];
-    const std::vector<TraceStep> cols = loads_of(warp, csr.b[1]), xs = loads_of(warp, csr.b[3]), vals = loads_of(warp, csr.b[2]);
+    const std::vector<TraceStep> cols = loads_of(warp, csr.b[1]), xs = loads_of(warp, csr.b[3]),
+                                 vals = loads_of(warp, csr.b[2]);
     ASSERT_EQ(cols.size(), 4u) << col;
     ASSERT_EQ(xs.size(), 4u) << col;
     ASSERT_EQ(vals.size(), 4u) << col;
@@ -136,7 +145,8 @@ TEST(ExtractContents, CsrSpmvFixedRowLength) {
                                                       csr.b[1].base_address + 520, csr.b[1].base_address + 524}));
     if (col == "i / 4") {
       for (const TraceStep& x : xs)
-        for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(x.address[lane], csr.b[3].base_address + 4 * (32 + static_cast<std::uint64_t>(lane)));
+        for (int lane = 0; lane < 32; ++lane)
+          EXPECT_EQ(x.address[lane], csr.b[3].base_address + 4 * (32 + static_cast<std::uint64_t>(lane)));
     }
     EXPECT_EQ(accesses(warp, TraceSpace::global, TraceOp::store).size(), 1u);
   }
@@ -154,7 +164,8 @@ TEST(ExtractContents, CsrSpmvTriangularTripCounts) {
     std::set<std::uint64_t> read, expected;
     for (const TraceStep& step : cols)
       if ((step.active_mask >> lane) & 1) read.insert(step.address[lane]);
-    for (int t = 0; t <= lane; ++t) expected.insert(csr.b[1].base_address + 4 * static_cast<std::uint64_t>(lane * (lane + 1) / 2 + t));
+    for (int t = 0; t <= lane; ++t)
+      expected.insert(csr.b[1].base_address + 4 * static_cast<std::uint64_t>(lane * (lane + 1) / 2 + t));
     EXPECT_EQ(read, expected) << "lane " << lane;
   }
   EXPECT_EQ(active_in(loads_of(warp, csr.b[3]), 31), 32);
@@ -165,14 +176,20 @@ TEST(ExtractContents, FloatLoadOfADeclaredBuffer) {
   LaunchArgs args = gather_launch(b, 1024);
   args.contents = {declare(b[1], "i", {}), declare(b[0], "i", {})};
   const std::string error = error_of("gather", args, 0);
-  EXPECT_EQ(error.rfind("spmv.cu:13: buffer 'in' has declared integer contents but is read as floating point (ld.global.f32 ", 0), 0u) << error;
+  EXPECT_EQ(
+      error.rfind("spmv.cu:13: buffer 'in' has declared integer contents but is read as floating point (ld.global.f32 ",
+                  0),
+      0u)
+      << error;
 }
 
 TEST(ExtractContents, StoreToADeclaredBuffer) {
   const std::vector<TraceBuffer> b = place_buffers({{"in", 1024 * 4}, {"index", 1024 * 4}, {"out", 1024 * 4}});
   LaunchArgs args = gather_launch(b, 1024);
   args.contents = {declare(b[1], "i", {}), declare(b[2], "0", {})};
-  EXPECT_EQ(error_of("gather", args, 0).rfind("spmv.cu:13: a store to buffer 'out', whose contents are declared, is not supported", 0), 0u);
+  EXPECT_EQ(error_of("gather", args, 0)
+                .rfind("spmv.cu:13: a store to buffer 'out', whose contents are declared, is not supported", 0),
+            0u);
 }
 
 // Block 1 reads index[32 .. 63]: i = 40 divides by zero, i * 2^62 overflows at i = 32, and
@@ -182,7 +199,8 @@ TEST(ExtractContents, InvalidValuesNameBufferAndElement) {
   LaunchArgs args = gather_launch(b, 1024);
   const std::pair<std::string, std::string> cases[] = {
       {"n / (i - 40)", "spmv.cu:13: contents of 'index': division by zero in 'n / (i - 40)' at element i = 40"},
-      {"i * 4611686018427387904", "spmv.cu:13: contents of 'index': integer overflow in 'i * 4611686018427387904' at element i = 32"},
+      {"i * 4611686018427387904",
+       "spmv.cu:13: contents of 'index': integer overflow in 'i * 4611686018427387904' at element i = 32"},
       {"i * 100000000", "spmv.cu:13: contents of 'index': element i = 32 is 3200000000, outside i32"}};
   for (const auto& [value, message] : cases) {
     args.contents = {declare(b[1], value, {{"n", 1024}})};
@@ -195,7 +213,10 @@ TEST(ExtractContents, LoadWidthMustMatchTheDeclaredElements) {
   const std::vector<TraceBuffer> b = place_buffers({{"in", 1024 * 4}, {"index", 1024 * 8}, {"out", 1024 * 4}});
   LaunchArgs args = gather_launch(b, 1024);
   args.contents = {declare(b[1], "i", {}, {8, true})};
-  EXPECT_EQ(error_of("gather", args, 0).rfind("spmv.cu:13: a 4-byte load of buffer 'index', whose declared elements are 8 bytes (ld.global.u32 ", 0), 0u);
+  EXPECT_EQ(
+      error_of("gather", args, 0)
+          .rfind("spmv.cu:13: a 4-byte load of buffer 'index', whose declared elements are 8 bytes (ld.global.u32 ", 0),
+      0u);
 }
 
 // cp.async (async_copy.cu) copies a declared buffer into shared memory: nothing is loaded into

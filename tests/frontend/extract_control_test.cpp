@@ -26,7 +26,8 @@ Traced trace(const std::string& entry, LaunchArgs args) {
 int index_of_buffer(const TraceStep& step, const std::vector<TraceBuffer>& buffers) {
   const std::uint64_t a = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
   for (std::size_t i = 0; i < buffers.size(); ++i)
-    if (a >= buffers[i].base_address && a < buffers[i].base_address + static_cast<std::uint64_t>(buffers[i].bytes)) return static_cast<int>(i);
+    if (a >= buffers[i].base_address && a < buffers[i].base_address + static_cast<std::uint64_t>(buffers[i].bytes))
+      return static_cast<int>(i);
   return -1;
 }
 
@@ -74,7 +75,8 @@ TEST(ExtractControl, PerLaneTripCounts) {
   for (std::size_t i = 0; i + 1 < stores.size(); ++i)
     for (const auto& [lane, address] : lane_addresses(stores[i])) stored.insert({lane, address});
   for (int t = 0; t < 32; ++t)
-    for (int k = 0; k <= t; ++k) expected.insert({t, buffers[0].base_address + static_cast<std::uint64_t>((k * 32 + t) * 4)});
+    for (int k = 0; k <= t; ++k)
+      expected.insert({t, buffers[0].base_address + static_cast<std::uint64_t>((k * 32 + t) * 4)});
   EXPECT_EQ(stored, expected);
   EXPECT_EQ(stores.back().active_mask, 0xffffffffu);
   EXPECT_EQ(stores.back().address[0], buffers[0].base_address + 1024 * 4);
@@ -95,7 +97,8 @@ TEST(ExtractControl, BreakAndContinue) {
   for (std::size_t i = 0; i + 1 < stores.size(); ++i)
     for (const auto& [lane, address] : lane_addresses(stores[i])) stored.insert({lane, address});
   for (int t = 0; t < 32; ++t)
-    for (int k = 0; k < t % 8; k += 2) expected.insert({t, buffers[0].base_address + static_cast<std::uint64_t>((k * 32 + t) * 4)});
+    for (int k = 0; k < t % 8; k += 2)
+      expected.insert({t, buffers[0].base_address + static_cast<std::uint64_t>((k * 32 + t) * 4)});
   EXPECT_EQ(stored, expected);
   EXPECT_EQ(stores.back().active_mask, 0xffffffffu);
   EXPECT_EQ(stores.back().address[5], buffers[0].base_address + (1024 + 5) * 4);
@@ -115,7 +118,8 @@ TEST(ExtractControl, RuntimeIndexedLocalArray) {
     std::set<std::uint64_t> written;
     for (const TraceStep& step : accesses(warp, TraceSpace::local, TraceOp::store)) {
       EXPECT_EQ(step.active_mask, 0xffffffffu);
-      for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(step.address[lane], step.address[0]); // the same frame offset in every lane
+      for (int lane = 0; lane < 32; ++lane)
+        EXPECT_EQ(step.address[lane], step.address[0]); // the same frame offset in every lane
       for (std::uint64_t b = 0; b < step.bytes_per_lane; ++b) written.insert(step.address[0] + b);
     }
     EXPECT_EQ(written.size(), 64u);

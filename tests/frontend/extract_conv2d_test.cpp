@@ -9,7 +9,7 @@ namespace {
 constexpr std::int64_t kSize = 256;
 
 struct Conv {
-  std::vector<TraceBuffer> buffers = place_buffers({{"in", kSize * kSize * 4}, {"out", kSize * kSize * 4}});
+  std::vector<TraceBuffer> buffers = place_buffers({{"in", kSize* kSize * 4}, {"out", kSize* kSize * 4}});
   BlockTrace block;
 };
 
@@ -77,7 +77,8 @@ TEST(ExtractConv2d, StencilReadsAndOutput) {
     for (const TraceStep& step : reads) EXPECT_EQ(bank_ways(step), 1);
     const std::vector<TraceStep> stores = accesses(warp, TraceSpace::global, TraceOp::store);
     ASSERT_EQ(stores.size(), 1u);
-    EXPECT_EQ(stores[0].address[0], run.buffers[1].base_address + static_cast<std::uint64_t>(((8 + w) * kSize + 32) * 4));
+    EXPECT_EQ(stores[0].address[0],
+              run.buffers[1].base_address + static_cast<std::uint64_t>(((8 + w) * kSize + 32) * 4));
     EXPECT_EQ(sectors(stores[0]), 4);
     EXPECT_EQ(warp.flops, 25.0 * 2 * 32);
   }

@@ -10,7 +10,7 @@ constexpr std::int64_t kRows = 100;
 constexpr std::int64_t kCols = 64;
 
 struct Gemv {
-  std::vector<TraceBuffer> buffers = place_buffers({{"A", kRows * kCols * 4}, {"x", kCols * 4}, {"y", kRows * 4}});
+  std::vector<TraceBuffer> buffers = place_buffers({{"A", kRows* kCols * 4}, {"x", kCols * 4}, {"y", kRows * 4}});
   BlockTrace block;
   ExtractedFacts facts;
 };
@@ -34,7 +34,8 @@ std::vector<TraceStep> in_buffer(const std::vector<TraceStep>& steps, const Trac
   std::vector<TraceStep> out;
   for (const TraceStep& step : steps) {
     const int lane = std::countr_zero(step.active_mask);
-    if (step.address[lane] >= buffer.base_address && step.address[lane] < buffer.base_address + buffer.bytes) out.push_back(step);
+    if (step.address[lane] >= buffer.base_address && step.address[lane] < buffer.base_address + buffer.bytes)
+      out.push_back(step);
   }
   return out;
 }
@@ -55,7 +56,8 @@ TEST(ExtractGemv, ThreadPerRowStridesAcrossLines) {
     std::set<std::map<int, std::uint64_t>> expected;
     for (int c = 0; c < kCols; ++c) {
       std::map<int, std::uint64_t> step;
-      for (int lane = 0; lane < lanes; ++lane) step[lane] = run.buffers[0].base_address + static_cast<std::uint64_t>(((32 * w + lane) * kCols + c) * 4);
+      for (int lane = 0; lane < lanes; ++lane)
+        step[lane] = run.buffers[0].base_address + static_cast<std::uint64_t>(((32 * w + lane) * kCols + c) * 4);
       expected.insert(step);
     }
     EXPECT_EQ(address_sets(a_loads), expected);
@@ -93,7 +95,8 @@ TEST(ExtractGemv, WarpPerRowCoalescesAndShuffles) {
     std::set<std::map<int, std::uint64_t>> expected;
     for (int c0 : {0, 32}) {
       std::map<int, std::uint64_t> step;
-      for (int lane = 0; lane < 32; ++lane) step[lane] = run.buffers[0].base_address + static_cast<std::uint64_t>((w * kCols + c0 + lane) * 4);
+      for (int lane = 0; lane < 32; ++lane)
+        step[lane] = run.buffers[0].base_address + static_cast<std::uint64_t>((w * kCols + c0 + lane) * 4);
       expected.insert(step);
     }
     EXPECT_EQ(address_sets(a_loads), expected);

@@ -23,7 +23,7 @@ constexpr std::int64_t kRows = 64;
 constexpr std::int64_t kCols = 4096;
 
 struct GemvRun {
-  std::vector<TraceBuffer> buffers = place_buffers({{"A", kRows * kCols * 4}, {"x", kCols * 4}, {"y", kRows * 4}});
+  std::vector<TraceBuffer> buffers = place_buffers({{"A", kRows* kCols * 4}, {"x", kCols * 4}, {"y", kRows * 4}});
   BlockTrace block;
   ExtractedFacts facts;
 };
@@ -44,14 +44,16 @@ GemvRun trace_thread_per_row(bool summarise) {
 }
 
 double weighted(const std::vector<TraceStep>& steps) {
-  return std::accumulate(steps.begin(), steps.end(), 0.0, [](double sum, const TraceStep& step) { return sum + step.weight; });
+  return std::accumulate(steps.begin(), steps.end(), 0.0,
+                         [](double sum, const TraceStep& step) { return sum + step.weight; });
 }
 
 std::vector<TraceStep> reading(const WarpTrace& warp, const TraceBuffer& buffer) {
   std::vector<TraceStep> out;
   for (const TraceStep& step : accesses(warp, TraceSpace::global, TraceOp::load)) {
     const std::uint64_t first = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
-    if (first >= buffer.base_address && first < buffer.base_address + static_cast<std::uint64_t>(buffer.bytes)) out.push_back(step);
+    if (first >= buffer.base_address && first < buffer.base_address + static_cast<std::uint64_t>(buffer.bytes))
+      out.push_back(step);
   }
   return out;
 }
@@ -79,13 +81,14 @@ TEST(LoopSummary, GemvRowLoopStandsForEveryTripWithFewSteps) {
     const TraceStep& last = a.back();
     for (int lane = 0; lane < 32; ++lane) {
       const std::uint64_t row = w * 32 + static_cast<std::uint64_t>(lane);
-      EXPECT_EQ(last.address[static_cast<std::size_t>(lane)], summary.buffers[0].base_address + (row * kCols + kCols - 1) * 4);
+      EXPECT_EQ(last.address[static_cast<std::size_t>(lane)],
+                summary.buffers[0].base_address + (row * kCols + kCols - 1) * 4);
     }
   }
   ASSERT_EQ(summary.facts.summarised_loops.size(), 1u);
   const SummarisedLoop& loop = summary.facts.summarised_loops.front();
   EXPECT_NE(loop.location.find("gemv.cu:"), std::string::npos);
-  EXPECT_EQ(loop.runs, 2);                                            // one run in each of the 2 warps
+  EXPECT_EQ(loop.runs, 2);                                               // one run in each of the 2 warps
   EXPECT_EQ(loop.trips_interpreted + loop.trips_skipped, 2 * kCols / 4); // 1024 unrolled trips a warp
   EXPECT_GT(loop.trips_skipped, 9 * loop.trips_interpreted);
   EXPECT_TRUE(replay.facts.summarised_loops.empty());
@@ -114,7 +117,8 @@ double largest_difference_pct(const Prediction& a, const Prediction& b, std::str
   return largest;
 }
 
-void expect_exact(const std::string& label, const std::function<TracedKernel(bool)>& kernel, double tolerance_pct = 0.5) {
+void expect_exact(const std::string& label, const std::function<TracedKernel(bool)>& kernel,
+                  double tolerance_pct = 0.5) {
   const Prediction summary = simulate_traced(kernel(true), h200());
   const Prediction replay = simulate_traced(kernel(false), h200());
   std::string which;
@@ -123,21 +127,24 @@ void expect_exact(const std::string& label, const std::function<TracedKernel(boo
 
 TEST(LoopSummary, BuiltinFamiliesMatchTheReplay) {
   using namespace builtin;
-  const std::vector<std::vector<CrossCase>> families = {copy_cases(), transpose_cases(), stencil2d_cases(), stencil3d_cases(), gemm_cases()};
+  const std::vector<std::vector<CrossCase>> families = {copy_cases(), transpose_cases(), stencil2d_cases(),
+                                                        stencil3d_cases(), gemm_cases()};
   for (const std::vector<CrossCase>& cases : families) {
     for (std::size_t i : {std::size_t{0}, cases.size() / 2}) {
       const CrossCase& c = cases[i];
       const KernelPattern pattern = build_pattern(c.problem, c.config);
       const auto module = load_builtin_ptx(CACHEWISE_TEST_PTX_DIR, "builtin_" + c.problem.family);
-      expect_exact(c.problem.family + " " + c.label, [&](bool summarise) { return builtin_traced_kernel(c, pattern, module, summarise); });
+      expect_exact(c.problem.family + " " + c.label,
+                   [&](bool summarise) { return builtin_traced_kernel(c, pattern, module, summarise); });
     }
   }
 }
 
 /// A kernel of a test PTX with its launch: `params` in order, buffers placed as fe-spec does.
-TracedKernel test_kernel(const std::string& ptx, const std::string& entry, Dim3 grid, Dim3 block, std::int64_t shared_bytes,
-                         const std::vector<std::pair<std::string, std::int64_t>>& buffer_sizes, const std::vector<std::uint64_t>& scalars,
-                         bool summarise) {
+TracedKernel test_kernel(const std::string& ptx, const std::string& entry, Dim3 grid, Dim3 block,
+                         std::int64_t shared_bytes,
+                         const std::vector<std::pair<std::string, std::int64_t>>& buffer_sizes,
+                         const std::vector<std::uint64_t>& scalars, bool summarise) {
   const auto module = std::make_shared<const PtxModule>(load_test_ptx(ptx));
   TracedKernel kernel;
   kernel.name = entry;
@@ -156,7 +163,9 @@ TracedKernel test_kernel(const std::string& ptx, const std::string& entry, Dim3 
   args.summarise_loops = summarise;
   auto extractor = std::make_shared<const Extractor>(*module, entry_containing(*module, entry), args);
   kernel.shared_bytes_per_block += extractor->facts().static_shared_bytes;
-  kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) {
+    return extractor->trace_block(index);
+  };
   return kernel;
 }
 
@@ -164,19 +173,24 @@ TEST(LoopSummary, TestKernelsMatchTheReplay) {
   // The known exception: each lane walks its own row, 16 KB from the next, so a warp's 32 lines
   // share few L1 sets, whose replacement state does not repeat every 8 trips (when the lanes lie
   // alike again relative to lines): the summary reads 2.4% fewer L2 sectors than the replay.
-  expect_exact("gemv thread per row", [](bool s) {
-    return test_kernel("gemv", "gemv_thread_per_row", {4, 1, 1}, {128, 1, 1}, 0, {{"A", 512 * 4096 * 4}, {"x", 4096 * 4}, {"y", 512 * 4}},
-                       {512, 4096}, s);
-  }, 3.0);
+  expect_exact(
+      "gemv thread per row",
+      [](bool s) {
+        return test_kernel("gemv", "gemv_thread_per_row", {4, 1, 1}, {128, 1, 1}, 0,
+                           {{"A", 512 * 4096 * 4}, {"x", 4096 * 4}, {"y", 512 * 4}}, {512, 4096}, s);
+      },
+      3.0);
   expect_exact("gemv warp per row", [](bool s) {
-    return test_kernel("gemv", "gemv_warp_per_row", {64, 1, 1}, {256, 1, 1}, 0, {{"A", 512 * 4096 * 4}, {"x", 4096 * 4}, {"y", 512 * 4}},
-                       {512, 4096}, s);
+    return test_kernel("gemv", "gemv_warp_per_row", {64, 1, 1}, {256, 1, 1}, 0,
+                       {{"A", 512 * 4096 * 4}, {"x", 4096 * 4}, {"y", 512 * 4}}, {512, 4096}, s);
   });
   expect_exact("reduce sequential", [](bool s) {
-    return test_kernel("reduce", "reduce_sequential", {256, 1, 1}, {256, 1, 1}, 1024, {{"in", 65536 * 4}, {"out", 256 * 4}}, {}, s);
+    return test_kernel("reduce", "reduce_sequential", {256, 1, 1}, {256, 1, 1}, 1024,
+                       {{"in", 65536 * 4}, {"out", 256 * 4}}, {}, s);
   });
   expect_exact("conv2d", [](bool s) {
-    return test_kernel("conv2d", "conv2d", {32, 128, 1}, {32, 8, 1}, 0, {{"in", 1024 * 1024 * 4}, {"out", 1024 * 1024 * 4}}, {1024, 1024}, s);
+    return test_kernel("conv2d", "conv2d", {32, 128, 1}, {32, 8, 1}, 0,
+                       {{"in", 1024 * 1024 * 4}, {"out", 1024 * 1024 * 4}}, {1024, 1024}, s);
   });
 }
 
@@ -188,13 +202,13 @@ TEST(LoopSummary, BenchmarkKernelsMatchTheReplay) {
   });
   // Grid-stride float4 sum over 2^23 floats by 64 blocks of 256: 128 trips a thread.
   expect_exact("grid-stride sum", [](bool s) {
-    return test_kernel("bench_sum", "sum_grid_stride", {64, 1, 1}, {256, 1, 1}, 0, {{"result", 4}, {"input", (1 << 23) * 4}},
-                       {std::uint64_t{1} << 23}, s);
+    return test_kernel("bench_sum", "sum_grid_stride", {64, 1, 1}, {256, 1, 1}, 0,
+                       {{"result", 4}, {"input", (1 << 23) * 4}}, {std::uint64_t{1} << 23}, s);
   });
   // 17x17 convolution, 32x8 blocks of 2x2 tiles, 512^2 output.
   expect_exact("convolution 17x17", [](bool s) {
-    return test_kernel("bench_conv", "convolution", {8, 32, 1}, {32, 8, 1}, 0, {{"output", 512 * 512 * 4}, {"input", 528 * 528 * 4}},
-                       {512, 512}, s);
+    return test_kernel("bench_conv", "convolution", {8, 32, 1}, {32, 8, 1}, 0,
+                       {{"output", 512 * 512 * 4}, {"input", 528 * 528 * 4}}, {512, 512}, s);
   });
 }
 

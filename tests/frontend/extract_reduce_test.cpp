@@ -14,7 +14,8 @@ namespace {
 constexpr std::int64_t kBlocks = 64;
 constexpr std::int64_t kThreads = 256;
 
-BlockTrace trace_reduction(const std::string& entry, std::array<std::int64_t, 3> block_index, std::vector<TraceBuffer>& buffers) {
+BlockTrace trace_reduction(const std::string& entry, std::array<std::int64_t, 3> block_index,
+                           std::vector<TraceBuffer>& buffers) {
   static const PtxModule module = load_test_ptx("reduce");
   buffers = place_buffers({{"in", kBlocks * kThreads * 4}, {"out", kBlocks * 4}});
   LaunchArgs args;
@@ -34,7 +35,8 @@ struct MaskAndWays {
 
 std::vector<MaskAndWays> shared_stores(const WarpTrace& warp) {
   std::vector<MaskAndWays> out;
-  for (const TraceStep& step : accesses(warp, TraceSpace::shared, TraceOp::store)) out.push_back({step.active_mask, bank_ways(step)});
+  for (const TraceStep& step : accesses(warp, TraceSpace::shared, TraceOp::store))
+    out.push_back({step.active_mask, bank_ways(step)});
   return out;
 }
 
@@ -46,8 +48,9 @@ TEST(ExtractReduce, InterleavedAddressingBankConflictsPerStride) {
   std::vector<TraceBuffer> buffers;
   const BlockTrace block = trace_reduction("reduce_interleaved", {5, 0, 0}, buffers);
   ASSERT_EQ(block.warps.size(), 8u);
-  const std::vector<MaskAndWays> warp0 = {{0xffffffffu, 1}, {0xffffffffu, 2}, {0xffffffffu, 4}, {0xffffffffu, 8}, {0xffffu, 8},
-                                          {0xffu, 8},       {0xfu, 4},        {0x3u, 2},        {0x1u, 1}};
+  const std::vector<MaskAndWays> warp0 = {{0xffffffffu, 1}, {0xffffffffu, 2}, {0xffffffffu, 4},
+                                          {0xffffffffu, 8}, {0xffffu, 8},     {0xffu, 8},
+                                          {0xfu, 4},        {0x3u, 2},        {0x1u, 1}};
   EXPECT_EQ(shared_stores(block.warps[0]), warp0);
   const std::vector<MaskAndWays> warp1 = {{0xffffffffu, 1}, {0xffffffffu, 2}, {0xffffffffu, 4}};
   EXPECT_EQ(shared_stores(block.warps[1]), warp1);
@@ -70,8 +73,9 @@ TEST(ExtractReduce, InterleavedAddressingBankConflictsPerStride) {
 TEST(ExtractReduce, SequentialAddressingIsConflictFree) {
   std::vector<TraceBuffer> buffers;
   const BlockTrace block = trace_reduction("reduce_sequential", {5, 0, 0}, buffers);
-  const std::vector<MaskAndWays> warp0 = {{0xffffffffu, 1}, {0xffffffffu, 1}, {0xffffffffu, 1}, {0xffffffffu, 1}, {0xffffu, 1},
-                                          {0xffu, 1},       {0xfu, 1},        {0x3u, 1},        {0x1u, 1}};
+  const std::vector<MaskAndWays> warp0 = {{0xffffffffu, 1}, {0xffffffffu, 1}, {0xffffffffu, 1},
+                                          {0xffffffffu, 1}, {0xffffu, 1},     {0xffu, 1},
+                                          {0xfu, 1},        {0x3u, 1},        {0x1u, 1}};
   EXPECT_EQ(shared_stores(block.warps[0]), warp0);
   const std::vector<MaskAndWays> warp1 = {{0xffffffffu, 1}, {0xffffffffu, 1}, {0xffffffffu, 1}};
   EXPECT_EQ(shared_stores(block.warps[1]), warp1);
@@ -177,11 +181,14 @@ TEST(ExtractReduce, DivergentReductionIsPredictedSlowerThanTheStridedIndex) {
   for (const std::int64_t threads : {128, 256, 512}) {
     TracedFacts divergent_facts;
     TracedFacts strided_facts;
-    const Prediction divergent = simulate_traced(traced_reduction("reduce_divergent", threads), h200, {}, &divergent_facts);
-    const Prediction strided = simulate_traced(traced_reduction("reduce_interleaved", threads), h200, {}, &strided_facts);
+    const Prediction divergent =
+        simulate_traced(traced_reduction("reduce_divergent", threads), h200, {}, &divergent_facts);
+    const Prediction strided =
+        simulate_traced(traced_reduction("reduce_interleaved", threads), h200, {}, &strided_facts);
     EXPECT_GT(divergent.time_us, 1.15 * strided.time_us) << threads << " threads";
     EXPECT_EQ(divergent.bottleneck, "issue") << threads << " threads";
-    EXPECT_LT(simulate_traced(traced_reduction("reduce_divergent", threads), ptx_count).time_us, strided.time_us) << threads << " threads";
+    EXPECT_LT(simulate_traced(traced_reduction("reduce_divergent", threads), ptx_count).time_us, strided.time_us)
+        << threads << " threads";
     if (threads == 256) {
       EXPECT_NEAR(divergent_facts.warp_instructions, 65536.0 * 1966, 1e-6 * 65536 * 1966);
       EXPECT_NEAR(strided_facts.warp_instructions, 65536.0 * 768, 1e-6 * 65536 * 768);

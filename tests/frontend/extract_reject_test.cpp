@@ -17,7 +17,8 @@ std::string extraction_error(const std::string& entry, LaunchArgs args) {
   return "no error";
 }
 
-constexpr const char* kContentsHint = " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
+constexpr const char* kContentsHint =
+    " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)";
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 bool ends_with(const std::string& text, const std::string& suffix) {
@@ -26,7 +27,8 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 // Line 7: for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k): the loop test compares loaded values.
 TEST(ExtractReject, CsrSpmvLoopBoundFromMemory) {
-  const std::vector<TraceBuffer> b = place_buffers({{"row_ptr", 1 << 12}, {"col", 1 << 12}, {"val", 1 << 12}, {"x", 1 << 12}, {"y", 1 << 12}});
+  const std::vector<TraceBuffer> b =
+      place_buffers({{"row_ptr", 1 << 12}, {"col", 1 << 12}, {"val", 1 << 12}, {"x", 1 << 12}, {"y", 1 << 12}});
   LaunchArgs args;
   args.block = {32, 1, 1};
   args.params = {b[0].base_address, b[1].base_address, b[2].base_address, b[3].base_address, b[4].base_address, 32};
@@ -56,8 +58,10 @@ TEST(ExtractReject, GatherHintNamesTheIndexBuffer) {
   args.buffers = b;
   const std::string error = extraction_error("gather", args);
   EXPECT_TRUE(starts_with(error, "spmv.cu:13: address depends on a value loaded from memory (ld.global.u32 ")) << error;
-  EXPECT_TRUE(ends_with(error, "data-dependent accesses are not supported unless what buffer 'index' holds is declared "
-                               "(\"contents\", --contents index=EXPR)")) << error;
+  EXPECT_TRUE(ends_with(error,
+                        "data-dependent accesses are not supported unless what buffer 'index' holds is declared "
+                        "(\"contents\", --contents index=EXPR)"))
+      << error;
 }
 
 // The gather without index loads in range is fine until n exceeds the out buffer: 64 threads, 32 floats.
@@ -88,7 +92,8 @@ TEST(ExtractReject, CallThatWasNotInlined) {
     (void)Extractor(module, entry_containing(module, "not_inlined"), args);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_TRUE(starts_with(e.what(), "spmv.cu:20: calls to functions that were not inlined are not supported")) << e.what();
+    EXPECT_TRUE(starts_with(e.what(), "spmv.cu:20: calls to functions that were not inlined are not supported"))
+        << e.what();
   }
 }
 

@@ -55,7 +55,8 @@ inline std::vector<TraceStep> accesses(const WarpTrace& warp, TraceSpace space, 
 }
 
 inline int count_kind(const WarpTrace& warp, TraceStep::Kind kind) {
-  return static_cast<int>(std::count_if(warp.steps.begin(), warp.steps.end(), [&](const TraceStep& s) { return s.kind == kind; }));
+  return static_cast<int>(
+      std::count_if(warp.steps.begin(), warp.steps.end(), [&](const TraceStep& s) { return s.kind == kind; }));
 }
 
 /// The active lanes' byte ranges, as sets of `granule`-byte blocks.
@@ -63,7 +64,8 @@ inline int distinct_granules(const TraceStep& step, std::uint64_t granule) {
   std::set<std::uint64_t> granules;
   for (int lane = 0; lane < 32; ++lane)
     if ((step.active_mask >> lane) & 1)
-      for (std::uint64_t a = step.address[lane]; a < step.address[lane] + step.bytes_per_lane; a += 4) granules.insert(a / granule);
+      for (std::uint64_t a = step.address[lane]; a < step.address[lane] + step.bytes_per_lane; a += 4)
+        granules.insert(a / granule);
   return static_cast<int>(granules.size());
 }
 inline int lines(const TraceStep& step) { return distinct_granules(step, 128); }
@@ -73,7 +75,8 @@ inline int sectors(const TraceStep& step) { return distinct_granules(step, 32); 
 inline int bank_ways(const TraceStep& step) {
   std::map<int, std::set<std::uint64_t>> words;
   for (int lane = 0; lane < 32; ++lane)
-    if ((step.active_mask >> lane) & 1) words[static_cast<int>(step.address[lane] / 4 % 32)].insert(step.address[lane] / 4);
+    if ((step.active_mask >> lane) & 1)
+      words[static_cast<int>(step.address[lane] / 4 % 32)].insert(step.address[lane] / 4);
   std::size_t ways = 0;
   for (const auto& [bank, set] : words) ways = std::max(ways, set.size());
   return static_cast<int>(ways);

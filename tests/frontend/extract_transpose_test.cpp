@@ -9,7 +9,7 @@ constexpr std::int64_t kN = 4096;
 
 struct TransposeRun {
   PtxModule module;
-  std::vector<TraceBuffer> buffers = place_buffers({{"odata", kN * kN * 4}, {"idata", kN * kN * 4}});
+  std::vector<TraceBuffer> buffers = place_buffers({{"odata", kN* kN * 4}, {"idata", kN* kN * 4}});
   BlockTrace block;
   ExtractedFacts facts;
 };
@@ -41,8 +41,9 @@ TEST(ExtractTranspose, Tile32Rows8AddressesPerWarp) {
       for (int lane = 0; lane < 32; ++lane) {
         load[lane] = idata + static_cast<std::uint64_t>(((by * 32 + w + j) * kN + bx * 32 + lane) * 4);
         store[lane] = odata + static_cast<std::uint64_t>(((bx * 32 + w + j) * kN + by * 32 + lane) * 4);
-        shared_store[lane] = static_cast<std::uint64_t>(((w + j) * 33 + lane) * 4); // tile[ty + j][tx], rows of 33 floats
-        shared_load[lane] = static_cast<std::uint64_t>((lane * 33 + w + j) * 4);    // tile[tx][ty + j]
+        shared_store[lane] =
+            static_cast<std::uint64_t>(((w + j) * 33 + lane) * 4);               // tile[ty + j][tx], rows of 33 floats
+        shared_load[lane] = static_cast<std::uint64_t>((lane * 33 + w + j) * 4); // tile[tx][ty + j]
       }
       loads.insert(load);
       stores.insert(store);
@@ -138,8 +139,10 @@ TEST(ExtractTranspose, Tile16Rows4TwoRowsPerWarp) {
       EXPECT_EQ(lines(step), 2);
       EXPECT_EQ(sectors(step), 4);
     }
-    for (const TraceStep& step : accesses(run.block.warps[w], TraceSpace::shared, TraceOp::load)) EXPECT_EQ(bank_ways(step), 8);
-    for (const TraceStep& step : accesses(run.block.warps[w], TraceSpace::shared, TraceOp::store)) EXPECT_EQ(bank_ways(step), 1);
+    for (const TraceStep& step : accesses(run.block.warps[w], TraceSpace::shared, TraceOp::load))
+      EXPECT_EQ(bank_ways(step), 8);
+    for (const TraceStep& step : accesses(run.block.warps[w], TraceSpace::shared, TraceOp::store))
+      EXPECT_EQ(bank_ways(step), 1);
   }
 }
 

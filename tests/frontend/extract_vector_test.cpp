@@ -11,7 +11,8 @@ const PtxModule& vectors_module() {
 }
 
 BlockTrace trace(const std::string& entry, LaunchArgs args, std::array<std::int64_t, 3> block_index) {
-  return Extractor(vectors_module(), entry_containing(vectors_module(), entry), std::move(args)).trace_block(block_index);
+  return Extractor(vectors_module(), entry_containing(vectors_module(), entry), std::move(args))
+      .trace_block(block_index);
 }
 
 // n4 = 1000 float4, 128 threads, block 7: i = 896 + tid < 1000 leaves warp 3 lanes 0-7.
@@ -38,7 +39,8 @@ TEST(ExtractVectors, Float4CopyWithRuntimeRepeatsAndEarlyReturn) {
         firsts.insert(step.address[0]);
       }
       std::set<std::uint64_t> expected;
-      for (int r = 0; r < repeats; ++r) expected.insert(buffers[0].base_address + static_cast<std::uint64_t>((r * 1000 + 896 + 32 * w) * 16));
+      for (int r = 0; r < repeats; ++r)
+        expected.insert(buffers[0].base_address + static_cast<std::uint64_t>((r * 1000 + 896 + 32 * w) * 16));
       EXPECT_EQ(firsts, expected);
     }
   }
@@ -92,7 +94,8 @@ TEST(ExtractVectors, ShuffleBroadcastsAnIndex) {
   const BlockTrace block = trace("broadcast_base", args, {2, 0, 0});
   const std::vector<TraceStep> stores = accesses(block.warps[1], TraceSpace::global, TraceOp::store);
   ASSERT_EQ(stores.size(), 1u);
-  for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(stores[0].address[lane], buffers[1].base_address + static_cast<std::uint64_t>((163 * 64 + lane) * 4));
+  for (int lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(stores[0].address[lane], buffers[1].base_address + static_cast<std::uint64_t>((163 * 64 + lane) * 4));
 }
 
 // atomicAdd(&counters[blockIdx.x], 1) by even threads: one atomic step, mask 0x55555555, one address.
@@ -125,7 +128,8 @@ TEST(ExtractVectors, BallotCountPicksTheRow) {
     ASSERT_EQ(stores.size(), 1u);
     const int votes = w == 0 ? 7 : 6;
     for (int lane = 0; lane < 32; ++lane)
-      EXPECT_EQ(stores[0].address[lane], buffers[0].base_address + static_cast<std::uint64_t>((votes * 32 + 32 * w + lane) * 4));
+      EXPECT_EQ(stores[0].address[lane],
+                buffers[0].base_address + static_cast<std::uint64_t>((votes * 32 + 32 * w + lane) * 4));
   }
 }
 

@@ -23,7 +23,8 @@ inline std::string error_of(const std::function<void()>& run) {
 
 /// An empty directory of its own for one test's compile cache, so its compilations are its own.
 inline std::filesystem::path fresh_cache(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-test-" + name + "-" + std::to_string(::getpid()));
+  const auto directory =
+      std::filesystem::temp_directory_path() / ("cachewise-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(directory);
   return directory;
 }

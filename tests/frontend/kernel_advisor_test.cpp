@@ -75,7 +75,8 @@ TEST(SuggestKernel, PaddingRemovesTheSharedLoadConflict) {
   EXPECT_EQ(with_pad(suggestion, 0).compiled->static_shared_bytes, 4096);
   EXPECT_EQ(with_pad(suggestion, 1).shared_bytes_per_block, 4224);
   EXPECT_EQ(with_pad(suggestion, 0).compiled->spill_store_bytes, 0);
-  EXPECT_NE(suggestion.ranked.front().reason.find("removes the 32-way bank conflict of shared loads"), std::string::npos)
+  EXPECT_NE(suggestion.ranked.front().reason.find("removes the 32-way bank conflict of shared loads"),
+            std::string::npos)
       << suggestion.ranked.front().reason;
   EXPECT_EQ(result.builds, 2);
   EXPECT_EQ(result.compilations, 2);
@@ -101,7 +102,8 @@ TEST(SuggestKernel, ChunksDoNotChangeTheRanking) {
   KernelSuggestion chunked = suggest_kernel(spec, example_profile(), compiler, one_at_a_time);
   KernelSuggestion whole = suggest_kernel(spec, example_profile(), compiler);
   chunked.suggestion.elapsed = whole.suggestion.elapsed = {};
-  EXPECT_EQ(advisor::suggestion_to_json(chunked.suggestion).dump(), advisor::suggestion_to_json(whole.suggestion).dump());
+  EXPECT_EQ(advisor::suggestion_to_json(chunked.suggestion).dump(),
+            advisor::suggestion_to_json(whole.suggestion).dump());
   EXPECT_EQ(chunked.builds, whole.builds);
   EXPECT_EQ(chunked.suggestion.enumerated, whole.suggestion.enumerated);
   EXPECT_LE(chunked.peak_held_candidates, 12);
@@ -141,8 +143,10 @@ TEST(SuggestKernel, AHostCodeFileRanksLikeItsKernelOnlyTwin) {
     return spec;
   };
   Compiler compiler(fresh_cache("jacobi-twins"));
-  const advisor::Suggestion host = suggest_kernel(jacobi("jacobi_with_host.cu"), example_profile(), compiler).suggestion;
-  const advisor::Suggestion twin = suggest_kernel(jacobi("jacobi_kernel_only.cu"), example_profile(), compiler).suggestion;
+  const advisor::Suggestion host =
+      suggest_kernel(jacobi("jacobi_with_host.cu"), example_profile(), compiler).suggestion;
+  const advisor::Suggestion twin =
+      suggest_kernel(jacobi("jacobi_kernel_only.cu"), example_profile(), compiler).suggestion;
   ASSERT_EQ(host.ranked.size(), 4u);
   ASSERT_EQ(twin.ranked.size(), 4u);
   for (std::size_t i = 0; i < host.ranked.size(); ++i) {
@@ -171,14 +175,16 @@ TEST(SuggestKernel, AParameterMayShapeOnlyTheLaunch) {
     FAIL() << "no error";
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
-                 "parameter 'BLOCK_ROWS' is used neither by the source (its values compile to identical PTX) nor by a launch expression");
+                 "parameter 'BLOCK_ROWS' is used neither by the source (its values compile to identical PTX) nor by a "
+                 "launch expression");
   }
 }
 
 // The template entry, instantiated per candidate: <32, 8, PAD> in a file whose main() only
 // instantiates <32, 8, 1>.
 TEST(SuggestKernel, TemplateEntryPerCandidate) {
-  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") && std::getenv("CACHEWISE_NVCC") == nullptr) GTEST_SKIP() << "no nvcc";
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") && std::getenv("CACHEWISE_NVCC") == nullptr)
+    GTEST_SKIP() << "no nvcc";
   KernelSpec spec = transpose(kExamples / "transpose_template.cu", "transpose_tiled<32, BLOCK_ROWS, PAD>");
   spec.parameters = {{"BLOCK_ROWS", {8}}, {"PAD", {0, 1}}};
   Compiler compiler(fresh_cache("template"));
@@ -193,7 +199,8 @@ TEST(SuggestKernel, TemplateEntryPerCandidate) {
     FAIL() << "no error";
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
-                 "parameter 'UNUSED' is used neither by the source (its values compile to identical PTX) nor by a launch expression");
+                 "parameter 'UNUSED' is used neither by the source (its values compile to identical PTX) nor by a "
+                 "launch expression");
   }
 }
 
@@ -255,8 +262,9 @@ TEST(SuggestKernel, SeveralEntriesMacroNamesAnotherEntrysTemplateParameter) {
     (void)suggest_kernel_entries(spec, {"tile_sum", "pair_sum<float, THREADS, false>"}, example_profile(), compiler);
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "several.cu:48: --param THREADS reaches tile_sum as a macro, which rewrites the template parameter "
-                               "THREADS of 'pair_sum': give the --param a name no entry's template declares");
+    EXPECT_STREQ(error.what(),
+                 "several.cu:48: --param THREADS reaches tile_sum as a macro, which rewrites the template parameter "
+                 "THREADS of 'pair_sum': give the --param a name no entry's template declares");
   }
   EXPECT_EQ(compiler.compilations(), 0);
 }

@@ -73,17 +73,25 @@ TEST(LaunchModel, BadExpressionsNameTheProblem) {
             "--grid: unknown name 'widht' (known: BLOCK_ROWS, PAD, TILE_DIM, height, width)");
   spec = transpose_spec();
   spec.block = "TILE_DIM, BLOCK_ROWS / (PAD - PAD)";
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
+  EXPECT_EQ(error_of([&] {
+              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+            }),
             "--block: division by zero in 'BLOCK_ROWS / (PAD - PAD)'");
   spec = transpose_spec();
   spec.buffers[1].bytes = "width * height * 4 - 2 * width * height * 4";
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
-            "--buffer idata: 'width * height * 4 - 2 * width * height * 4' is -33554432 bytes for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; "
+  EXPECT_EQ(error_of([&] {
+              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+            }),
+            "--buffer idata: 'width * height * 4 - 2 * width * height * 4' is -33554432 bytes for "
+            "BLOCK_ROWS=4,PAD=0,TILE_DIM=16; "
             "a buffer needs at least 1 byte");
   spec = transpose_spec();
   spec.grid = "width / TILE_DIM - 300";
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}}); }),
-            "--grid: x = 'width / TILE_DIM - 300' is -44 for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; launch dimensions must be at least 1");
+  EXPECT_EQ(error_of([&] {
+              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+            }),
+            "--grid: x = 'width / TILE_DIM - 300' is -44 for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; launch dimensions must be "
+            "at least 1");
   spec = transpose_spec();
   spec.constraints = {"width > 0"};
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
@@ -94,7 +102,8 @@ TEST(LaunchModel, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
   KernelSpec spec = transpose_spec();
   spec.constraints = {};
   const std::vector<std::int64_t> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  spec.parameters = {{"TILE_DIM", ten}, {"BLOCK_ROWS", ten}, {"A", ten}, {"B", ten}, {"C", ten}, {"D", ten}, {"E", ten}};
+  spec.parameters = {{"TILE_DIM", ten}, {"BLOCK_ROWS", ten}, {"A", ten}, {"B", ten},
+                     {"C", ten},        {"D", ten},          {"E", ten}};
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
             "kernel spec: the parameters span 10000000 candidates, more than the cap of 10000 "
             "(give fewer values, or raise the cap with --max-candidates N)");
@@ -111,7 +120,8 @@ TEST(LaunchModel, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
   EXPECT_EQ(LaunchModel(spec).search_space().enumerate().size(), 16U);
   spec.max_candidates = 17;
   EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
-            "kernel spec: the parameters span 18 candidates, more than the cap of 17 (give fewer values, or raise the cap with --max-candidates N)");
+            "kernel spec: the parameters span 18 candidates, more than the cap of 17 (give fewer values, or raise the "
+            "cap with --max-candidates N)");
 }
 
 // "((n" has no closing parenthesis: an error, never an empty list taken as one block.
@@ -160,12 +170,14 @@ TEST(LaunchModel, BadContentsNameTheProblem) {
   EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "contents of 'col': unknown name 'j' (known: NNZ, i, rows)");
   spec = csr_spec();
   spec.args.push_back({"i", 1});
-  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "--contents: 'i' is the element index there; rename the parameter or arg 'i'");
+  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }),
+            "--contents: 'i' is the element index there; rename the parameter or arg 'i'");
   spec = csr_spec();
   spec.contents[0].type = "u32";
   spec.contents[0].value = "i - NNZ";
   const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"NNZ", 2}});
-  EXPECT_EQ(error_of([&] { (void)launch.contents_of("row_ptr")->bytes(16); }), "contents of 'row_ptr': element i = 0 is -2, outside u32");
+  EXPECT_EQ(error_of([&] { (void)launch.contents_of("row_ptr")->bytes(16); }),
+            "contents of 'row_ptr': element i = 0 is -2, outside u32");
 }
 
 TEST(KernelSource, ReadsParameterNames) {
@@ -201,7 +213,8 @@ TEST(KernelParameters, BuffersFromOneGibWithGuardGapsAsLongAsThemselves) {
 /// The compiled parameters (PTX types and sizes) of a signature: "u64" 8, "u32" 4, "f32" 4 ...
 std::vector<PtxParam> compiled(std::initializer_list<std::pair<const char*, std::int64_t>> types) {
   std::vector<PtxParam> params;
-  for (const auto& [type, bytes] : types) params.push_back({"p" + std::to_string(params.size()), type, bytes, std::min<std::int64_t>(bytes, 8)});
+  for (const auto& [type, bytes] : types)
+    params.push_back({"p" + std::to_string(params.size()), type, bytes, std::min<std::int64_t>(bytes, 8)});
   return params;
 }
 
@@ -215,18 +228,27 @@ TEST(KernelParameters, ByNameOrInOrder) {
   const KernelSpec spec = transpose_spec();
   const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}});
   const std::vector<std::uint64_t> bases = {1000, 2000}; // odata, idata
-  const std::vector<SourceParameter> signature = {{"idata", true}, {"odata", true}, {"height", false}, {"TILE_DIM", false}};
+  const std::vector<SourceParameter> signature = {
+      {"idata", true}, {"odata", true}, {"height", false}, {"TILE_DIM", false}};
   const auto four = compiled({{"u64", 8}, {"u64", 8}, {"u32", 4}, {"u32", 4}});
   EXPECT_EQ(kernel_parameter_values(four, signature, spec, launch, bases),
-            (std::vector<std::vector<std::uint8_t>>{little_endian(2000, 8), little_endian(1000, 8), little_endian(2048, 4), little_endian(32, 4)}));
+            (std::vector<std::vector<std::uint8_t>>{little_endian(2000, 8), little_endian(1000, 8),
+                                                    little_endian(2048, 4), little_endian(32, 4)}));
   // Unknown signature: 8-byte parameters take the buffers in order, the rest the args in order.
   EXPECT_EQ(kernel_parameter_values(four, std::nullopt, spec, launch, bases),
-            (std::vector<std::vector<std::uint8_t>>{little_endian(1000, 8), little_endian(2000, 8), little_endian(4096, 4), little_endian(2048, 4)}));
-  const std::vector<SourceParameter> extra_pointer = {{"odata", true}, {"idata", true}, {"scratch", true}, {"width", false}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(compiled({{"u64", 8}, {"u64", 8}, {"u64", 8}, {"u32", 4}}), extra_pointer, spec, launch, bases); }),
+            (std::vector<std::vector<std::uint8_t>>{little_endian(1000, 8), little_endian(2000, 8),
+                                                    little_endian(4096, 4), little_endian(2048, 4)}));
+  const std::vector<SourceParameter> extra_pointer = {
+      {"odata", true}, {"idata", true}, {"scratch", true}, {"width", false}};
+  EXPECT_EQ(error_of([&] {
+              kernel_parameter_values(compiled({{"u64", 8}, {"u64", 8}, {"u64", 8}, {"u32", 4}}), extra_pointer, spec,
+                                      launch, bases);
+            }),
             "kernel parameter 'scratch' is a pointer with no buffer: give --buffer scratch=BYTES");
   const std::vector<SourceParameter> no_idata = {{"odata", true}, {"width", false}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(compiled({{"u64", 8}, {"u32", 4}}), no_idata, spec, launch, bases); }),
+  EXPECT_EQ(error_of([&] {
+              kernel_parameter_values(compiled({{"u64", 8}, {"u32", 4}}), no_idata, spec, launch, bases);
+            }),
             "--buffer idata: the entry has no pointer parameter 'idata' (parameters: odata, width)");
 }
 
@@ -279,8 +301,9 @@ TEST(KernelSource, UnguardedDefines) {
 }
 
 TEST(KernelSource, KernelTemplateParameters) {
-  const std::string source = "#include <x.h>\ntemplate <typename T, int BLOCK_SIZE = 16, bool F>\n__global__ void mm(T* c) {}\n"
-                             "__global__ void plain(float* c) {}\n";
+  const std::string source =
+      "#include <x.h>\ntemplate <typename T, int BLOCK_SIZE = 16, bool F>\n__global__ void mm(T* c) {}\n"
+      "__global__ void plain(float* c) {}\n";
   const auto declaration = kernel_template(source, "mm");
   ASSERT_TRUE(declaration.has_value());
   EXPECT_EQ(declaration->line, 3);
@@ -343,8 +366,11 @@ TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
   spec.args.push_back({"gamma", 3});
   const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
   // 2.5f = 0x40200000; -0.125 as a double = 0xBFC0000000000000; the integer 3 given to a float = 3.0f = 0x40400000.
-  const std::vector<SourceParameter> signature = {{"out", true, "float"}, {"alpha", false, "float"}, {"beta", false, "double"},
-                                                  {"gamma", false, "float"}, {"n", false, "int"}};
+  const std::vector<SourceParameter> signature = {{"out", true, "float"},
+                                                  {"alpha", false, "float"},
+                                                  {"beta", false, "double"},
+                                                  {"gamma", false, "float"},
+                                                  {"n", false, "int"}};
   const auto params = compiled({{"u64", 8}, {"f32", 4}, {"f64", 8}, {"f32", 4}, {"u32", 4}});
   const auto values = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30});
   EXPECT_EQ(values[1], little_endian(0x40200000, 4));
@@ -352,17 +378,21 @@ TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
   EXPECT_EQ(values[3], little_endian(0x40400000, 4));
   EXPECT_EQ(values[4], little_endian(32, 4));
   // A template's `T alpha` is read by its compiled type: .f32.
-  const std::vector<SourceParameter> templated = {{"out", true, "T"}, {"alpha", false, "T"}, {"beta", false, "double"},
-                                                  {"gamma", false, "T"}, {"n", false, "int"}};
+  const std::vector<SourceParameter> templated = {
+      {"out", true, "T"}, {"alpha", false, "T"}, {"beta", false, "double"}, {"gamma", false, "T"}, {"n", false, "int"}};
   EXPECT_EQ(kernel_parameter_values(params, templated, spec, launch, {1ULL << 30})[1], little_endian(0x40200000, 4));
   // A non-integer for an integer parameter, and an integer that does not fit: each names the fix.
   spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}, {"n", "2.5"}};
   spec.args = {{"gamma", 3}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] {
+              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+            }),
             "kernel parameter 'n' is int: give it an integer, not '2.5'");
   spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}};
   spec.args = {{"gamma", 3}, {"n", 1LL << 31}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] {
+              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+            }),
             "kernel parameter 'n': 2147483648 does not fit int");
 }
 
@@ -384,18 +414,21 @@ TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
   const std::vector<std::uint8_t> bytes = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30})[1];
   std::vector<std::uint8_t> expected(24, 0);
   auto put = [&](std::size_t at, std::uint64_t value, int size) {
-    for (int b = 0; b < size; ++b) expected[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(value >> (8 * b));
+    for (int b = 0; b < size; ++b)
+      expected[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(value >> (8 * b));
   };
-  put(0, 2048, 4);                   // w / 2
-  put(8, 0x3FE0000000000000ULL, 8);  // 0.5 as a double
-  put(16, 0xFFFE, 2);                // -2 as a short
-  put(20, 0x3F800000, 4);            // 1.0f
+  put(0, 2048, 4);                  // w / 2
+  put(8, 0x3FE0000000000000ULL, 8); // 0.5 as a double
+  put(16, 0xFFFE, 2);               // -2 as a short
+  put(20, 0x3F800000, 4);           // 1.0f
   EXPECT_EQ(bytes, expected);
 
   // A scalar for the struct, a missing field, an unknown field, a size the C rules do not give.
   spec.value_args = {};
   spec.args = {{"p", 1}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] {
+              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+            }),
             "kernel parameter 'p' (struct Params) is a struct passed by value, not a scalar: give its fields: "
             "--arg p.width=VALUE --arg p.scale=VALUE --arg p.tag=VALUE --arg p.alpha=VALUE");
   spec.args = {};
@@ -409,7 +442,8 @@ TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
   spec.value_args.pop_back();
   const std::vector<PtxParam> packed = {{"out", "u64", 8, 8}, {"p", "b8", 18, 1}};
   EXPECT_EQ(error_of([&] { kernel_parameter_values(packed, signature, spec, launch, {1ULL << 30}); }),
-            "kernel parameter 'p' (struct Params): its fields lay out to 24 bytes by the C rules, the compiled parameter has 18 "
+            "kernel parameter 'p' (struct Params): its fields lay out to 24 bytes by the C rules, the compiled "
+            "parameter has 18 "
             "(a packed struct, or one with an over-aligned field, cannot be placed)");
 }
 

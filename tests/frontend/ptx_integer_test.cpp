@@ -85,18 +85,19 @@ TEST(PtxIntegerOps, ResultsPerLane) {
   EXPECT_EQ(block.warps[0].flops, 0.0);
   for (int t = 0; t < 32; ++t) {
     const std::vector<std::int64_t> expected = {
-        (t >> 1) & 7,            // bfe: 3 bits from bit 1
-        (t & 15) << 4,           // bfi: t's low 4 bits into 0 at bit 4
-        t ^ 12 ^ 5,              // lop3 0x96: a ^ b ^ c
+        (t >> 1) & 7,  // bfe: 3 bits from bit 1
+        (t & 15) << 4, // bfi: t's low 4 bits into 0 at bit 4
+        t ^ 12 ^ 5,    // lop3 0x96: a ^ b ^ c
         __builtin_popcount(static_cast<unsigned>(t)),
         t == 0 ? 32 : __builtin_clz(static_cast<unsigned>(t)),
-        reverse5(t),             // brev of 32 bits, top 5 bits = t's low 5 reversed
-        0x5500 + t,              // prmt 0x3340: bytes {a0, b0, a3, a3} = {t, 0x55, 0, 0}
-        100 - t,                 // mul24.lo.s32 by 0xFFFFFF (-1 in 24 bits), + 100
+        reverse5(t),                    // brev of 32 bits, top 5 bits = t's low 5 reversed
+        0x5500 + t,                     // prmt 0x3340: bytes {a0, b0, a3, a3} = {t, 0x55, 0, 0}
+        100 - t,                        // mul24.lo.s32 by 0xFFFFFF (-1 in 24 bits), + 100
         (t > 16 ? t - 16 : 16 - t) + 3, // sad: |t - 16| + 3
     };
     for (std::size_t row = 0; row < expected.size(); ++row)
-      EXPECT_EQ(stores[row]->address[t], base + row * 262144 + static_cast<std::uint64_t>(expected[row] * 4)) << "row " << row << " lane " << t;
+      EXPECT_EQ(stores[row]->address[t], base + row * 262144 + static_cast<std::uint64_t>(expected[row] * 4))
+          << "row " << row << " lane " << t;
   }
 }
 

@@ -86,8 +86,9 @@ TEST(PtxParse, UndeclaredRegisterNamesLine) {
 TEST(PtxParse, OnlyTheSelectedBodiesAreParsed) {
   std::string text = kSmallModule;
   text.replace(text.find(".reg .b64"), 0, ".reg .f32 \t%f<3>;\n\t");
-  text.replace(text.find("\t.file"), 0, ".visible .entry other(\n\t.param .u64 other_param_0\n)\n{\n\t.reg .b32 %r<2>;\n"
-                                         "\tmov.u32 %r1, %bogus;\n\tret;\n}\n");
+  text.replace(text.find("\t.file"), 0,
+               ".visible .entry other(\n\t.param .u64 other_param_0\n)\n{\n\t.reg .b32 %r<2>;\n"
+               "\tmov.u32 %r1, %bogus;\n\tret;\n}\n");
   const PtxModule module = parse_ptx(text, [](std::string_view name) { return name == "copy_kernel"; });
   ASSERT_EQ(entry_names(module), (std::vector<std::string>{"copy_kernel", "other"}));
   EXPECT_TRUE(module.functions[0].body_parsed);
@@ -143,7 +144,8 @@ TEST(PtxParse, UnsupportedInstructionNamesSourceLine) {
     (void)Extractor(module, "copy_kernel", args);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("copy.cu:8: unsupported instruction 'tex' (tex.1d.v4.f32.s32 ", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("copy.cu:8: unsupported instruction 'tex' (tex.1d.v4.f32.s32 ", 0), 0u)
+        << e.what();
   }
 }
 
@@ -162,8 +164,12 @@ TEST(PtxParse, ExtractorRejectsWrongParameterCountAndUnknownEntry) {
 // parse_ptx: fuzz_extract's 0f and a byte that is no hex digit (std::stoull threw
 // std::invalid_argument), fuzz_ptx's 0d and 18 hex digits run into an opcode (std::out_of_range).
 TEST(PtxParse, FuzzFoundFloatLiterals) {
-  for (const std::string literal : {std::string("0f\xd1" "0000000"), std::string("0d3FF0000000000000bal.u64")}) {
-    EXPECT_THROW((void)parse_ptx(".visible .entry k() {\n .reg .f64 %fd<2>;\n mov.f64 %fd1, " + literal + ";\n}"), InputError) << literal;
+  for (const std::string literal : {std::string("0f\xd1"
+                                                "0000000"),
+                                    std::string("0d3FF0000000000000bal.u64")}) {
+    EXPECT_THROW((void)parse_ptx(".visible .entry k() {\n .reg .f64 %fd<2>;\n mov.f64 %fd1, " + literal + ";\n}"),
+                 InputError)
+        << literal;
   }
 }
 

@@ -16,7 +16,9 @@ namespace {
 
 using test_support::error_of;
 
-KernelSpec from_json(const char* text) { return kernel_spec_from_json(nlohmann::ordered_json::parse(text), "/specs", "t.json"); }
+KernelSpec from_json(const char* text) {
+  return kernel_spec_from_json(nlohmann::ordered_json::parse(text), "/specs", "t.json");
+}
 
 TEST(KernelSpecFlags, ParseNamesAndValues) {
   const ParameterValues tile = parse_parameter_flag("TILE_DIM=16,32, 64");
@@ -37,8 +39,9 @@ TEST(KernelSpecFlags, BadFlagsNameTheProblem) {
   EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,x"); }), "--param TILE_DIM: expected an integer, got 'x'");
   EXPECT_EQ(error_of([] { parse_parameter_flag("TILE_DIM=16,,32"); }), "--param TILE_DIM: expected an integer, got ''");
   EXPECT_EQ(error_of([] { parse_arg_flag("2w=4"); }), "--arg: '2w' is not a name");
-  EXPECT_EQ(error_of([] { parse_arg_flag("w=99999999999999999999"); }),
-            "--arg w: 99999999999999999999 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(
+      error_of([] { parse_arg_flag("w=99999999999999999999"); }),
+      "--arg w: 99999999999999999999 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
   EXPECT_EQ(error_of([] { parse_buffer_flag("odata="); }), "--buffer odata: expected a size expression after '='");
 }
 
@@ -61,12 +64,15 @@ TEST(KernelSpecFlags, ArgsByKind) {
   EXPECT_EQ(braces.values[1].name, "p.scale");
   EXPECT_EQ(braces.values[1].text, "2.0");
   EXPECT_EQ(error_of([] { parse_kernel_arg_flag("alpha=fast"); }), "--arg alpha: expected a number, got 'fast'");
-  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p.=1"); }), "--arg: expected NAME=VALUE or STRUCT.FIELD=VALUE, got 'p.=1'");
-  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p={width}"); }), "--arg p: expected FIELD=VALUE inside {...}, got 'width'");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p.=1"); }),
+            "--arg: expected NAME=VALUE or STRUCT.FIELD=VALUE, got 'p.=1'");
+  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("p={width}"); }),
+            "--arg p: expected FIELD=VALUE inside {...}, got 'width'");
 }
 
 TEST(KernelSpecJson, FloatAndStructArgs) {
-  const KernelSpec spec = from_json(R"({"args": {"n": 64, "alpha": 2.5, "p": {"width": 4096, "scale": 0.5, "height": "n * 2"}}})");
+  const KernelSpec spec =
+      from_json(R"({"args": {"n": 64, "alpha": 2.5, "p": {"width": 4096, "scale": 0.5, "height": "n * 2"}}})");
   ASSERT_EQ(spec.args.size(), 1U);
   ASSERT_EQ(spec.value_args.size(), 4U);
   EXPECT_EQ(spec.value_args[0].name, "alpha");
@@ -94,7 +100,8 @@ TEST(KernelSpecFlags, ContentsWithAnOptionalType) {
   EXPECT_EQ(wide.value, "i * 8");
   EXPECT_EQ(wide.type, "i64");
   EXPECT_EQ(error_of([] { parse_contents_flag("col"); }), "--contents: expected NAME=VALUE, got 'col'");
-  EXPECT_EQ(error_of([] { parse_contents_flag("col:i64="); }), "--contents col: expected an expression over i after '='");
+  EXPECT_EQ(error_of([] { parse_contents_flag("col:i64="); }),
+            "--contents col: expected an expression over i after '='");
 }
 
 TEST(KernelSpecJson, ContentsAsTextOrWithType) {
@@ -108,7 +115,8 @@ TEST(KernelSpecJson, ContentsAsTextOrWithType) {
   EXPECT_EQ(spec.contents[1].type, "u32");
   EXPECT_EQ(error_of([] { from_json(R"({"contents": {"col": {"valu": "i"}}})"); }),
             "t.json: contents of 'col': unknown key 'valu' (known: value, type)");
-  EXPECT_EQ(error_of([] { from_json(R"({"contents": {"col": {"type": "i64"}}})"); }), "t.json: contents of 'col': no \"value\"");
+  EXPECT_EQ(error_of([] { from_json(R"({"contents": {"col": {"type": "i64"}}})"); }),
+            "t.json: contents of 'col': no \"value\"");
 }
 
 TEST(KernelSpecValidate, ContentsNameABufferAndAType) {
@@ -116,7 +124,8 @@ TEST(KernelSpecValidate, ContentsNameABufferAndAType) {
   spec.contents = {{"colum", "i", "i32"}};
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "--contents colum: 'colum' is not a buffer (--buffer)");
   spec.contents = {{"col", "i", "f32"}};
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "--contents col: unknown element type 'f32' (known: i32, u32, i64, u64)");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }),
+            "--contents col: unknown element type 'f32' (known: i32, u32, i64, u64)");
   spec.contents = {{"col", "i", "i32"}, {"col", "0", "i32"}};
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: contents of buffer 'col' is given twice");
 }
@@ -151,8 +160,10 @@ TEST(KernelSpecJson, ReadsEveryField) {
 TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");
-  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }), "t.json: parameter 'T': 1.5 is not an integer or a type");
-  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }), "t.json: arg 'n' must be a number or, for a struct, an object of its fields, got \"big\"");
+  EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 1.5]}})"); }),
+            "t.json: parameter 'T': 1.5 is not an integer or a type");
+  EXPECT_EQ(error_of([] { from_json(R"({"args": {"n": "big"}})"); }),
+            "t.json: arg 'n' must be a number or, for a struct, an object of its fields, got \"big\"");
   EXPECT_EQ(error_of([] { from_json(R"([1, 2])"); }), "t.json: a kernel spec is a JSON object");
   EXPECT_EQ(error_of([] { load_kernel_spec("/nonexistent/k.json"); }), "/nonexistent/k.json: cannot open kernel spec");
 }
@@ -163,10 +174,12 @@ TEST(KernelSpecJson, IntegersPastInt64AreRefused) {
             "t.json: arg 'n': 18446744073709551615 is past the largest integer, 9223372036854775807");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": [16, 9223372036854775808]}})"); }),
             "t.json: parameter 'T': 9223372036854775808 is past the largest integer, 9223372036854775807");
-  EXPECT_EQ(error_of([] { parse_kernel_arg_flag("n=18446744073709551615"); }),
-            "--arg n: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(
+      error_of([] { parse_kernel_arg_flag("n=18446744073709551615"); }),
+      "--arg n: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
   EXPECT_EQ(error_of([] { parse_parameter_flag("T=18446744073709551615"); }),
-            "--param T: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, 9223372036854775807]");
+            "--param T: 18446744073709551615 is outside the 64-bit integer range [-9223372036854775808, "
+            "9223372036854775807]");
   EXPECT_EQ(from_json(R"({"args": {"n": 9223372036854775807}})").args.at(0).value, INT64_MAX);
 }
 
@@ -179,7 +192,8 @@ TEST(KernelSpecJson, DuplicateKeysAndDirectoriesAreRefused) {
             path.string() + ": not valid JSON ([json.exception.out_of_range.406] number overflow parsing '1e999')");
   std::filesystem::remove(path);
   const std::filesystem::path directory = std::filesystem::temp_directory_path();
-  EXPECT_EQ(error_of([&] { load_kernel_spec(directory); }), directory.string() + ": not a regular file (a kernel spec is a JSON file)");
+  EXPECT_EQ(error_of([&] { load_kernel_spec(directory); }),
+            directory.string() + ": not a regular file (a kernel spec is a JSON file)");
 }
 
 TEST(KernelSpecMerge, FlagsOverrideTheFileByName) {
@@ -212,7 +226,8 @@ TEST(KernelSpecValidate, MissingFieldsAndRepeatedNames) {
   spec.source = "k.cu";
   spec.entry = "k";
   spec.grid = "1";
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: no block (--block \"X[, Y[, Z]]\" or \"block\")");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }),
+            "kernel spec: no block (--block \"X[, Y[, Z]]\" or \"block\")");
   spec.block = "32";
   spec.parameters = {{"n", {1}}};
   spec.args = {{"n", 4}};
@@ -231,14 +246,18 @@ KernelSpec spec_with(const char* json) {
 
 // Names reach the generated source and the compiler as macros and parameters: C identifiers only.
 TEST(KernelSpecValidate, NamesAreIdentifiers) {
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"E; int injected = 0; //": [1, 2]}})")); }),
-            "kernel spec: parameter 'E; int injected = 0; //' is not a C identifier");
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"n m": 4}})")); }), "kernel spec: arg 'n m' is not a C identifier");
+  EXPECT_EQ(
+      error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"E; int injected = 0; //": [1, 2]}})")); }),
+      "kernel spec: parameter 'E; int injected = 0; //' is not a C identifier");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"n m": 4}})")); }),
+            "kernel spec: arg 'n m' is not a C identifier");
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"args": {"p": {"w-1": 4}}})")); }),
             "kernel spec: arg 'p.w-1' is not a C identifier (or STRUCT.FIELD)");
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out[0]": "4"}})")); }),
             "kernel spec: buffer 'out[0]' is not a C identifier");
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"T": [1]}, "args": {"p": {"w": 4}}})")); }), "no error");
+  EXPECT_EQ(
+      error_of([&] { validate_kernel_spec(spec_with(R"({"parameters": {"T": [1]}, "args": {"p": {"w": 4}}})")); }),
+      "no error");
 }
 
 // The ceiling on max_candidates (kLargestMaxCandidates = 100000) holds for a library caller as
@@ -246,7 +265,8 @@ TEST(KernelSpecValidate, NamesAreIdentifiers) {
 TEST(KernelSpecValidate, MaxCandidatesWithinTheCeiling) {
   KernelSpec spec = spec_with(R"({"parameters": {"T": [1, 2]}})");
   spec.max_candidates = 100001;
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: max_candidates must be 1 to 100000, got 100001");
+  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }),
+            "kernel spec: max_candidates must be 1 to 100000, got 100001");
   spec.max_candidates = 0;
   EXPECT_EQ(error_of([&] { validate_kernel_spec(spec); }), "kernel spec: max_candidates must be 1 to 100000, got 0");
   spec.max_candidates = 1;
@@ -259,15 +279,23 @@ TEST(KernelSpecValidate, MaxCandidatesWithinTheCeiling) {
 // type no comparison knows.
 TEST(KernelSpecValidate, OutputsAndTolerance) {
   EXPECT_EQ(error_of([&] {
-              validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f32"}, "tolerance": -5})"));
+              validate_kernel_spec(spec_with(
+                  R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f32"}, "tolerance": -5})"));
             }),
             "kernel spec: tolerance must be a finite number >= 0, got -5");
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f16"}})")); }),
+  EXPECT_EQ(error_of([&] {
+              validate_kernel_spec(
+                  spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "f16"}})"));
+            }),
             "kernel spec: output 'out' has type 'f16' (valid: f32, f64, i32, u8)");
-  EXPECT_EQ(error_of([&] { validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"in": "f32"}})")); }),
+  EXPECT_EQ(error_of([&] {
+              validate_kernel_spec(
+                  spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"in": "f32"}})"));
+            }),
             "kernel spec: output 'in' is not a buffer");
   EXPECT_EQ(error_of([&] {
-              validate_kernel_spec(spec_with(R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "u8"}, "tolerance": 0.5})"));
+              validate_kernel_spec(spec_with(
+                  R"({"buffers": {"out": "4"}, "reference": {"T": 1}, "outputs": {"out": "u8"}, "tolerance": 0.5})"));
             }),
             "no error");
 }
@@ -306,7 +334,8 @@ TEST(KernelSpecFlags, TypeParameters) {
   EXPECT_FALSE(parse_parameter_flag("N=1,2").is_type());
   EXPECT_EQ(error_of([] { parse_parameter_flag("T=float,4"); }),
             "--param T: mixes integers and types ('4'); a parameter's values are all integers or all types");
-  EXPECT_EQ(error_of([] { parse_parameter_flag("T=float,a+b"); }), "--param T: 'a+b' is neither an integer nor a type name");
+  EXPECT_EQ(error_of([] { parse_parameter_flag("T=float,a+b"); }),
+            "--param T: 'a+b' is neither an integer nor a type name");
   const KernelSpec spec = from_json(R"({"parameters": {"T": ["float", "double"], "N": [1]}})");
   EXPECT_EQ(spec.parameters[0].types, (std::vector<std::string>{"float", "double"}));
   EXPECT_FALSE(spec.parameters[1].is_type());
@@ -325,14 +354,16 @@ TEST(KernelSpecJson, IncludeDirectoriesAndCompilerOptions) {
   spec = merge_kernel_specs(spec, flags);
   EXPECT_EQ(spec.include_directories, (std::vector<std::filesystem::path>{"/specs/inc", "/abs", "more"}));
   EXPECT_EQ(spec.compiler_options, (std::vector<std::string>{"-maxrregcount=64", "--use_fast_math"}));
-  EXPECT_EQ(error_of([] { from_json(R"({"include_dirs": "inc"})"); }), "t.json: 'include_dirs' must be a list of directories");
+  EXPECT_EQ(error_of([] { from_json(R"({"include_dirs": "inc"})"); }),
+            "t.json: 'include_dirs' must be a list of directories");
 }
 
 // Template arguments may hold commas inside angle brackets and parentheses.
 TEST(EntryName, TypesAndNestedArguments) {
   const EntryName name = parse_entry_name("reduce6<float, THREADS, true, vec<int, 2>, min(A, B)>");
   EXPECT_EQ(name.function, "reduce6");
-  EXPECT_EQ(name.template_arguments, (std::vector<std::string>{"float", "THREADS", "true", "vec<int, 2>", "min(A, B)"}));
+  EXPECT_EQ(name.template_arguments,
+            (std::vector<std::string>{"float", "THREADS", "true", "vec<int, 2>", "min(A, B)"}));
 }
 
 } // namespace

@@ -38,9 +38,10 @@ ProblemSpec problem(std::string family, std::int64_t n, std::int64_t m, std::int
 
 TEST(Transpose, MatchesReferenceForEveryVariantAndRaggedSizes) {
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
-    for (const std::string config : {"smem=0,tile=32,block_x=32,block_y=8,pad=0", "smem=1,tile=32,block_x=32,block_y=8,pad=1",
-                                     "smem=1,tile=32,block_x=32,block_y=8,pad=0", "smem=1,tile=16,block_x=16,block_y=16,pad=0",
-                                     "smem=0,tile=8,block_x=8,block_y=4,pad=0", "smem=1,tile=64,block_x=32,block_y=16,pad=1"}) {
+    for (const std::string config :
+         {"smem=0,tile=32,block_x=32,block_y=8,pad=0", "smem=1,tile=32,block_x=32,block_y=8,pad=1",
+          "smem=1,tile=32,block_x=32,block_y=8,pad=0", "smem=1,tile=16,block_x=16,block_y=16,pad=0",
+          "smem=0,tile=8,block_x=8,block_y=4,pad=0", "smem=1,tile=64,block_x=32,block_y=16,pad=1"}) {
       expect_matches_reference({problem("transpose", 67, 45, 0, dtype), config});
       expect_matches_reference({problem("transpose", 128, 0, 0, dtype), config});
     }
@@ -77,8 +78,9 @@ TEST(Stencil2d, VectorsMatchReferenceIncludingEdgeVectorsAndRaggedRows) {
     const int widest = 16 / static_cast<int>(element_bytes(dtype));
     for (int vector = 2; vector <= widest; vector *= 2) {
       const std::string v = ",vector=" + std::to_string(vector);
-      for (const std::string config : {"radius=1,block_x=8,block_y=4,ept_y=4,smem=0", "radius=1,block_x=16,block_y=2,ept_y=3,smem=0",
-                                       "radius=3,block_x=8,block_y=4,ept_y=2,smem=0", "radius=1,block_x=4,block_y=8,ept_y=8,smem=0"}) {
+      for (const std::string config :
+           {"radius=1,block_x=8,block_y=4,ept_y=4,smem=0", "radius=1,block_x=16,block_y=2,ept_y=3,smem=0",
+            "radius=3,block_x=8,block_y=4,ept_y=2,smem=0", "radius=1,block_x=4,block_y=8,ept_y=8,smem=0"}) {
         expect_matches_reference({problem("stencil2d", 70, 96, 0, dtype), config + v});
       }
     }
@@ -93,7 +95,8 @@ TEST(Stencil3d, StreamingVectorsMatchReference) {
     const int widest = 16 / static_cast<int>(element_bytes(dtype));
     for (int vector = 2; vector <= widest; vector *= 2) {
       const std::string v = ",vector=" + std::to_string(vector);
-      for (const std::string config : {"mode=1,block_x=8,block_y=4,z_chunk=4", "mode=1,block_x=4,block_y=8,z_chunk=5"}) {
+      for (const std::string config :
+           {"mode=1,block_x=8,block_y=4,z_chunk=4", "mode=1,block_x=4,block_y=8,z_chunk=5"}) {
         expect_matches_reference({problem("stencil3d", 20, 40, 17, dtype), config + v});
       }
     }
@@ -105,10 +108,10 @@ TEST(Stencil3d, MatchesReferenceInBothModes) {
     // Streaming with k = 17: z_chunk 4 plane by plane; 8 a bottom chunk of 7 written planes (all
     // left over), a full batch of 8, a top chunk writing none; 64 one chunk of 15 (a batch of
     // 8 and 7 left over).
-    for (const std::string config : {"mode=0,block_x=32,block_y=4,block_z=2", "mode=0,block_x=8,block_y=8,block_z=8",
-                                     "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=4",
-                                     "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=8",
-                                     "mode=1,block_x=16,block_y=16,block_z=1,z_chunk=64"}) {
+    for (const std::string config :
+         {"mode=0,block_x=32,block_y=4,block_z=2", "mode=0,block_x=8,block_y=8,block_z=8",
+          "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=4", "mode=1,block_x=32,block_y=4,block_z=1,z_chunk=8",
+          "mode=1,block_x=16,block_y=16,block_z=1,z_chunk=64"}) {
       expect_matches_reference({problem("stencil3d", 20, 37, 17, dtype), config});
     }
   }
@@ -116,12 +119,12 @@ TEST(Stencil3d, MatchesReferenceInBothModes) {
 
 TEST(Gemm, MatchesReferenceForThreadTilesAndPads) {
   for (const DataType dtype : {DataType::f32, DataType::f64, DataType::f16}) {
-    for (const std::string config : {"bm=64,bn=64,bk=16,tm=4,tn=4,pad=0", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1",
-                                     "bm=32,bn=64,bk=8,tm=2,tn=8,pad=0", "bm=128,bn=64,bk=8,tm=8,tn=2,pad=4",
-                                     "bm=32,bn=32,bk=32,tm=1,tn=1,pad=1",
-                                     // 96 threads: A's sweep steps 1 row + 32 columns of 64 (a carry
-                                     // every other step) and ends after 21 or 22 elements per thread.
-                                     "bm=32,bn=96,bk=64,tm=8,tn=4,pad=1"}) {
+    for (const std::string config :
+         {"bm=64,bn=64,bk=16,tm=4,tn=4,pad=0", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1", "bm=32,bn=64,bk=8,tm=2,tn=8,pad=0",
+          "bm=128,bn=64,bk=8,tm=8,tn=2,pad=4", "bm=32,bn=32,bk=32,tm=1,tn=1,pad=1",
+          // 96 threads: A's sweep steps 1 row + 32 columns of 64 (a carry
+          // every other step) and ends after 21 or 22 elements per thread.
+          "bm=32,bn=96,bk=64,tm=8,tn=4,pad=1"}) {
       expect_matches_reference({problem("gemm", 128, 192, 64, dtype), config});
     }
   }
@@ -190,8 +193,9 @@ TEST(Launch, RejectsAWorkloadOfAnotherProblem) {
   const Config config = Config::parse("block=128,vector=1,ept=1,stride=1");
   Workload workload(problem("copy", 256, 0, 0, DataType::f32), config);
   EXPECT_THROW(launch(problem("copy", 512, 0, 0, DataType::f32), config, workload), InputError);
-  EXPECT_THROW(launch(problem("copy", 256, 0, 0, DataType::f32), Config::parse("block=128,vector=1,ept=1,stride=2"), workload),
-               InputError);
+  EXPECT_THROW(
+      launch(problem("copy", 256, 0, 0, DataType::f32), Config::parse("block=128,vector=1,ept=1,stride=2"), workload),
+      InputError);
 }
 
 TEST(Timing, ReportsOrderedQuantilesAndUsefulBandwidth) {
@@ -206,14 +210,15 @@ TEST(Timing, ReportsOrderedQuantilesAndUsefulBandwidth) {
   EXPECT_LE(timing.median_ms, timing.p75_ms);
   // 64 MiB read + 64 MiB written per launch.
   const double useful_bytes = 2.0 * 4.0 * (1 << 24);
-  EXPECT_NEAR(timing.bandwidth_gb_per_s, useful_bytes / (timing.median_ms * 1e-3) / 1e9, 1e-6 * timing.bandwidth_gb_per_s);
+  EXPECT_NEAR(timing.bandwidth_gb_per_s, useful_bytes / (timing.median_ms * 1e-3) / 1e9,
+              1e-6 * timing.bandwidth_gb_per_s);
 }
 
 TEST(Timing, RotatesThroughThreeTimesL2WithAtMostEightSets) {
   // The H200's 60 MiB L2: 3x is 180 MiB. copy f32 moves 8 bytes per element per set.
   const Config config = Config::parse("block=256,vector=1,ept=1,stride=1");
-  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 20, 0, 0, DataType::f32), config), 8);  // 8 MiB sets: 23, capped
-  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 26, 0, 0, DataType::f32), config), 1);  // 512 MiB: one set
+  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 20, 0, 0, DataType::f32), config), 8); // 8 MiB sets: 23, capped
+  EXPECT_EQ(timing_input_sets(problem("copy", 1 << 26, 0, 0, DataType::f32), config), 1); // 512 MiB: one set
   int l2_bytes = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), cudaSuccess);
   const std::int64_t set_bytes = std::int64_t{8} << 22; // n = 2^22: 32 MiB per set

@@ -19,7 +19,8 @@ std::string key_of(const ProblemSpec& problem, const char* config) {
 
 TEST(BuiltinKernels, TransposeRunsItsCompiledShapeOrTheBoundsCheckedWalk) {
   // tile 32 over 32x2: 1 column x 16 rows per thread, batch min(16, 16).
-  EXPECT_EQ(key_of({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"), "transpose_shared<unsigned int, 1, 16>");
+  EXPECT_EQ(key_of({"transpose", 1024}, "smem=1,tile=32,block_x=32,block_y=2,pad=1"),
+            "transpose_shared<unsigned int, 1, 16>");
   // tile 64 over 16x16, f64: 4 x 4 = 16 elements, 8-byte words.
   EXPECT_EQ(key_of({"transpose", 1024, 0, 0, DataType::f64}, "smem=0,tile=64,block_x=16,block_y=16"),
             "transpose_direct<uint2, 4, 16>");
@@ -28,7 +29,8 @@ TEST(BuiltinKernels, TransposeRunsItsCompiledShapeOrTheBoundsCheckedWalk) {
   // 3 columns (not a power of two) and 16 columns (more than 8): the walk, f16 as 2-byte words.
   EXPECT_EQ(key_of({"transpose", 1536, 0, 0, DataType::f16}, "smem=0,tile=48,block_x=16,block_y=6"),
             "transpose_direct<unsigned short, 0, 1>");
-  EXPECT_EQ(key_of({"transpose", 1024}, "smem=1,tile=64,block_x=4,block_y=64,pad=0"), "transpose_shared<unsigned int, 0, 1>");
+  EXPECT_EQ(key_of({"transpose", 1024}, "smem=1,tile=64,block_x=4,block_y=64,pad=0"),
+            "transpose_shared<unsigned int, 0, 1>");
 }
 
 TEST(BuiltinKernels, CopyRunsTheWordOfItsVector) {
@@ -39,12 +41,16 @@ TEST(BuiltinKernels, CopyRunsTheWordOfItsVector) {
 }
 
 TEST(BuiltinKernels, StencilsRunTheirCompiledRowsPlanesAndVectors) {
-  EXPECT_EQ(key_of({"stencil2d", 1024}, "radius=1,smem=0,block_x=32,block_y=4,ept_y=4,vector=4"), "stencil2d_vector<float, 1, 4, 4>");
-  EXPECT_EQ(key_of({"stencil2d", 1024}, "radius=1,smem=0,block_x=32,block_y=4,ept_y=3,vector=4"), "stencil2d_vector<float, 1, 0, 4>");
+  EXPECT_EQ(key_of({"stencil2d", 1024}, "radius=1,smem=0,block_x=32,block_y=4,ept_y=4,vector=4"),
+            "stencil2d_vector<float, 1, 4, 4>");
+  EXPECT_EQ(key_of({"stencil2d", 1024}, "radius=1,smem=0,block_x=32,block_y=4,ept_y=3,vector=4"),
+            "stencil2d_vector<float, 1, 0, 4>");
   EXPECT_EQ(key_of({"stencil2d", 1024, 0, 0, DataType::f64}, "radius=2,smem=0,block_x=32,block_y=4,ept_y=4"),
             "stencil2d_global<double, 0, 0>");
-  EXPECT_EQ(key_of({"stencil2d", 1024, 0, 0, DataType::f16}, "radius=3,smem=1,block_x=32,block_y=4,ept_y=4"), "stencil2d_shared<__half>");
-  EXPECT_EQ(key_of({"stencil3d", 64, 0, 0, DataType::f16}, "mode=0,block_x=32,block_y=4,block_z=2"), "stencil3d_blocked<__half>");
+  EXPECT_EQ(key_of({"stencil2d", 1024, 0, 0, DataType::f16}, "radius=3,smem=1,block_x=32,block_y=4,ept_y=4"),
+            "stencil2d_shared<__half>");
+  EXPECT_EQ(key_of({"stencil3d", 64, 0, 0, DataType::f16}, "mode=0,block_x=32,block_y=4,block_z=2"),
+            "stencil3d_blocked<__half>");
   EXPECT_EQ(key_of({"stencil3d", 64}, "mode=1,block_x=32,block_y=4,z_chunk=16"), "stencil3d_streaming<float, 8>");
   EXPECT_EQ(key_of({"stencil3d", 64}, "mode=1,block_x=32,block_y=4,z_chunk=12"), "stencil3d_streaming<float, 0>");
   // One vector kernel, two compiled paths by z_chunk's parity.
@@ -76,11 +82,13 @@ TEST(BuiltinKernels, EveryReachableKernelHasFacts) {
     }
     for (int vector = 1; vector * element_bytes(dtype) <= 16 && vector <= 8; vector *= 2) {
       for (const int rows : {1, 2, 3, 4, 8}) {
-        const std::string config = "radius=1,smem=0,block_x=32,block_y=4,ept_y=" + std::to_string(rows) + ",vector=" + std::to_string(vector);
+        const std::string config =
+            "radius=1,smem=0,block_x=32,block_y=4,ept_y=" + std::to_string(rows) + ",vector=" + std::to_string(vector);
         EXPECT_NO_THROW(builtin_kernel_facts({"stencil2d", 1024, 0, 0, dtype}, Config::parse(config))) << config;
       }
       for (const int z_chunk : {1, 8, 16, 32, 64}) {
-        const std::string config = "mode=1,block_x=32,block_y=4,z_chunk=" + std::to_string(z_chunk) + ",vector=" + std::to_string(vector);
+        const std::string config =
+            "mode=1,block_x=32,block_y=4,z_chunk=" + std::to_string(z_chunk) + ",vector=" + std::to_string(vector);
         EXPECT_NO_THROW(builtin_kernel_facts({"stencil3d", 256, 0, 0, dtype}, Config::parse(config))) << config;
       }
     }
@@ -93,7 +101,9 @@ TEST(BuiltinKernels, MaxnregHoldsTheVectorWalksRegisters) {
   int walks = 0;
   for (const CompiledKernelFacts& facts : builtin_kernel_facts_table()) {
     if (facts.key.rfind("stencil3d_streaming_vector<", 0) != 0) continue;
-    const int bytes = facts.key.find("double") != std::string::npos ? 8 : facts.key.find("__half") != std::string::npos ? 2 : 4;
+    const int bytes = facts.key.find("double") != std::string::npos   ? 8
+                      : facts.key.find("__half") != std::string::npos ? 2
+                                                                      : 4;
     const int vector = facts.key[facts.key.find(", ") + 2] - '0';
     EXPECT_LE(facts.registers_per_thread, stencil3d_vector_walk_registers(bytes, vector)) << facts.key;
     ++walks;
@@ -144,11 +154,13 @@ TEST(BuiltinKernels, GemmInnerProductLoadsAreTheCompiledOnes) {
   std::vector<int> as_widths(4, 0); // elements As row i loads per group
   for (const Access& access : inner.accesses) {
     if (access.array == "Bs") EXPECT_EQ(access.vector_elements, 1);
-    if (access.array == "As") as_widths.at(static_cast<std::size_t>(access.index.at(0).constant)) += access.vector_elements;
+    if (access.array == "As")
+      as_widths.at(static_cast<std::size_t>(access.index.at(0).constant)) += access.vector_elements;
   }
   EXPECT_EQ(as_widths, (std::vector<int>{4, 4, 4, 4}));
-  const auto widest = std::max_element(inner.accesses.begin(), inner.accesses.end(),
-                                       [](const Access& a, const Access& b) { return a.vector_elements < b.vector_elements; });
+  const auto widest =
+      std::max_element(inner.accesses.begin(), inner.accesses.end(),
+                       [](const Access& a, const Access& b) { return a.vector_elements < b.vector_elements; });
   EXPECT_EQ(widest->vector_elements, 4);
   EXPECT_EQ(widest->index.at(0).constant, 0);
 }
@@ -163,9 +175,11 @@ void expect_bad_facts(const std::string& text, const std::string& message) {
 }
 
 TEST(BuiltinKernels, MalformedFactsFilesAreNamed) {
-  const std::string head = R"({"schema": "cachewise kernel facts v1", "architecture": "sm_90", "compiler": "c", "command": "x",
+  const std::string head =
+      R"({"schema": "cachewise kernel facts v1", "architecture": "sm_90", "compiler": "c", "command": "x",
                                "sources_fnv1a64": "0", "sass_source": "", "kernels": )";
-  const std::string entry = R"({"kernel": "k<int>", "registers_per_thread": 40, "spill_store_bytes": 0, "spill_load_bytes": 0,
+  const std::string entry =
+      R"({"kernel": "k<int>", "registers_per_thread": 40, "spill_store_bytes": 0, "spill_load_bytes": 0,
                                 "stack_frame_bytes": 0, "static_shared_bytes": 0, "loads_per_round": 4, "stores_per_run": 4,
                                 "sass_loads_per_round": 0, "measured_with": "copy"})";
   EXPECT_EQ(parse_kernel_facts(head + "[" + entry + "]}").at(0).registers_per_thread, 40);
@@ -183,9 +197,10 @@ TEST(BuiltinKernels, MalformedFactsFilesAreNamed) {
   EXPECT_EQ(gemm.at(0).fragment_loads[1], (FragmentLoad{true, 1, 3, 1}));
   expect_bad_facts(head + "[" + gemm_entry + R"(["As[0][kk+2] x4"]}]})",
                    "kernel_facts.kernels[0].fragment_loads[0]: reaches past the group's kk_per_group kk");
-  expect_bad_facts(head + "[" + gemm_entry + R"(["Bs[kk+0][0] x2"]}]})",
-                   "kernel_facts.kernels[0].fragment_loads[0]: expected \"As[i][kk+o] xN\" or \"Bs[kk+o][j] x1\" (N 1, 2, "
-                   "4 or 8), got \"Bs[kk+0][0] x2\"");
+  expect_bad_facts(
+      head + "[" + gemm_entry + R"(["Bs[kk+0][0] x2"]}]})",
+      "kernel_facts.kernels[0].fragment_loads[0]: expected \"As[i][kk+o] xN\" or \"Bs[kk+o][j] x1\" (N 1, 2, "
+      "4 or 8), got \"Bs[kk+0][0] x2\"");
   try {
     parse_kernel_facts("{");
     FAIL() << "accepted malformed JSON";

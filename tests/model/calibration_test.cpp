@@ -47,7 +47,8 @@ TEST(Calibration, DefaultsAddNoFittedCost) {
   const Config config = Config::parse("bm=64,bn=32,bk=32,tm=2,tn=2,pad=1");
   EXPECT_EQ(build_pattern(gemm, config, plain.calibration).overhead_instructions, 0.0);
   EXPECT_GT(build_pattern(gemm, config, fitted.calibration).overhead_instructions, 0.0);
-  const Prediction prediction = simulate(build_pattern({"copy", 1 << 16}, Config::parse("block=256,vector=4,ept=1")), plain);
+  const Prediction prediction =
+      simulate(build_pattern({"copy", 1 << 16}, Config::parse("block=256,vector=4,ept=1")), plain);
   EXPECT_EQ(prediction.time_terms_us.at("launch"), 0.0);
 }
 
@@ -63,14 +64,19 @@ TEST(Calibration, MalformedValuesNameTheirPath) {
   expect_rejected(document, "profile.calibration.launch_overhead_us.source: missing");
   document = example_json();
   document["calibration"]["launch_overhead_us"]["source"] = "";
-  expect_rejected(document, "profile.calibration.launch_overhead_us.source: expected where the value came from, got an empty string");
+  expect_rejected(
+      document,
+      "profile.calibration.launch_overhead_us.source: expected where the value came from, got an empty string");
   document = example_json();
   document["calibration"]["write_run_neighbour_blocks"]["value"] = 2.5;
-  expect_rejected(document, "profile.calibration.write_run_neighbour_blocks.value: expected a whole number up to 1000000000, got 2.5");
+  expect_rejected(
+      document,
+      "profile.calibration.write_run_neighbour_blocks.value: expected a whole number up to 1000000000, got 2.5");
   document = example_json();
   document["calibration"]["gemm_overhead"]["inner_step_instructions"]["by_thread_tile"]["3x3"] = 1.0;
-  expect_rejected(document, "profile.calibration.gemm_overhead.inner_step_instructions.by_thread_tile.3x3: expected a thread "
-                            "tile TMxTN with TM, TN in 1, 2, 4, 8");
+  expect_rejected(document,
+                  "profile.calibration.gemm_overhead.inner_step_instructions.by_thread_tile.3x3: expected a thread "
+                  "tile TMxTN with TM, TN in 1, 2, 4, 8");
   document = example_json();
   document["calibration"]["loaded_cache_latency_factor"] = "2";
   expect_rejected(document, "profile.calibration.loaded_cache_latency_factor: expected an object, got a string");
@@ -85,16 +91,20 @@ TEST(Calibration, MalformedValuesNameTheirPath) {
 TEST(Calibration, ErrorBandsAreCheckedAndFallBackToAllFamilies) {
   json document = example_json();
   const json band = {{"low_ratio", 0.9}, {"high_ratio", 1.1}, {"residuals", 40}, {"source", "test"}};
-  document["calibration"]["time_error_bands"] = {{"copy", band}, {"all", {{"low_ratio", 0.8}, {"high_ratio", 1.3}, {"residuals", 9}, {"source", "t"}}}};
+  document["calibration"]["time_error_bands"] = {
+      {"copy", band}, {"all", {{"low_ratio", 0.8}, {"high_ratio", 1.3}, {"residuals", 9}, {"source", "t"}}}};
   const Calibration calibration = profile_from_json(document).calibration;
   EXPECT_EQ(time_error_band(calibration, "copy")->high_ratio, 1.1);
   EXPECT_EQ(time_error_band(calibration, "my_kernel")->high_ratio, 1.3); // a custom kernel: all families
   EXPECT_FALSE(time_error_band(default_calibration(), "copy").has_value());
   document["calibration"]["time_error_bands"]["copy"]["high_ratio"] = 0.5;
-  expect_rejected(document, "profile.calibration.time_error_bands.copy.high_ratio: expected a ratio >= low_ratio, got 0.5");
+  expect_rejected(document,
+                  "profile.calibration.time_error_bands.copy.high_ratio: expected a ratio >= low_ratio, got 0.5");
   document["calibration"]["time_error_bands"]["copy"]["high_ratio"] = 1.1;
   document["calibration"]["time_error_bands"]["copi"] = band;
-  expect_rejected(document, "profile.calibration.time_error_bands.copi: unknown pattern 'copi' (valid: copy, gemm, stencil2d, stencil3d, transpose)");
+  expect_rejected(document,
+                  "profile.calibration.time_error_bands.copi: unknown pattern 'copi' (valid: copy, gemm, stencil2d, "
+                  "stencil3d, transpose)");
 }
 
 TEST(Calibration, Fp32ThroughputAndSchedulersFollowTheComputeCapability) {
@@ -117,7 +127,8 @@ TEST(Calibration, ComputeTermHalvesOnAnSm90AgainstAnSm80) {
   sm80.device.compute_capability_minor = 0;
   KernelPattern pattern = build_pattern({"copy", 1 << 16}, Config::parse("block=256,vector=4,ept=1"));
   pattern.flops = 1.0e9;
-  EXPECT_DOUBLE_EQ(simulate(pattern, sm80).time_terms_us.at("compute"), 2.0 * simulate(pattern, sm90).time_terms_us.at("compute"));
+  EXPECT_DOUBLE_EQ(simulate(pattern, sm80).time_terms_us.at("compute"),
+                   2.0 * simulate(pattern, sm90).time_terms_us.at("compute"));
   sm80.device.compute_capability_major = 3;
   EXPECT_THROW(simulate(pattern, sm80), InputError);
 }

@@ -52,7 +52,8 @@ TEST(L2StoreAccounting, StreamingCopyHitRateIsOneHalf) {
   // partitions half of each side is far-home and counted twice: reads miss in both
   // lookups, writes hit in both -> hit rate 1.5W / (1.5R + 1.5W) = 50% (measured 50-52%).
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  const KernelPattern copy = build_pattern({"copy", std::int64_t{1} << 22}, Config::parse("block=256,vector=4,ept=4,stride=1"));
+  const KernelPattern copy =
+      build_pattern({"copy", std::int64_t{1} << 22}, Config::parse("block=256,vector=4,ept=4,stride=1"));
   const Prediction p = simulate(copy, profile, exact());
   EXPECT_NEAR(p.metric("lts__t_sector_hit_rate.pct"), 50.0, 1.0);
   const double stored = p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");

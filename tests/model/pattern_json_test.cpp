@@ -43,7 +43,8 @@ json minimal() {
 }
 
 TEST(PatternJson, HandWrittenTransposeEqualsTheBuiltInFamily) {
-  const KernelPattern built = build_pattern({"transpose", 256}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
+  const KernelPattern built =
+      build_pattern({"transpose", 256}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
   EXPECT_EQ(load_pattern(example_pattern("transpose-smem-256.json")), built);
 }
 
@@ -64,7 +65,8 @@ TEST(PatternJson, EveryFamilyRoundTrips) {
 TEST(PatternJson, RowSumReadsOneLinePerLane) {
   // Thread i walks row i: the 32 lanes of a warp read 32 rows 4 KiB apart -> 32 sectors per
   // request; 1024 rows x 1024 columns / 32 lanes = 32768 load requests.
-  const Prediction p = simulate(load_pattern(example_pattern("row-sum.json")), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
+  const Prediction p =
+      simulate(load_pattern(example_pattern("row-sum.json")), load_profile(CACHEWISE_EXAMPLE_PROFILE), exact());
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32768.0);
   EXPECT_EQ(p.metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"), 32.0);
   // Each line is then reused by the next 31 columns from L1 (one block per SM, 32 KiB rows in flight).

@@ -85,11 +85,14 @@ TEST(Profile, StoreBurstKeysAndValuesAreChecked) {
   expect_rejected(document, "profile.dram.store_burst_slowdown: expected an object, got a number");
   document = example_json();
   document["dram"]["block_walk_slowdown"] = json{{"1", slowdown}};
-  expect_rejected(document, "profile.dram.block_walk_slowdown.1: expected rounds per block as the key, an integer in [2, 1048576]");
+  expect_rejected(
+      document, "profile.dram.block_walk_slowdown.1: expected rounds per block as the key, an integer in [2, 1048576]");
   document["dram"]["block_walk_slowdown"] = json{{"64", slowdown}};
   EXPECT_DOUBLE_EQ(profile_from_json(document).dram.block_walk_slowdown.at(64).value, 1.05);
   document["dram"]["spread_write_slowdown"] = json{{"2097152", slowdown}};
-  expect_rejected(document, "profile.dram.spread_write_slowdown.2097152: expected run bytes as the key, an integer in [2, 1048576]");
+  expect_rejected(
+      document,
+      "profile.dram.spread_write_slowdown.2097152: expected run bytes as the key, an integer in [2, 1048576]");
   document["dram"]["spread_write_slowdown"] = json{{"256", slowdown}};
   EXPECT_DOUBLE_EQ(profile_from_json(document).dram.spread_write_slowdown.at(256).value, 1.05);
 }
@@ -119,15 +122,16 @@ TEST(Profile, SmPlacementRoundTripsAndIsChecked) {
   expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm[5]: expected an integer in [0, 1], got 2");
   bad = document;
   bad["l2"]["sm_placement"]["dispatch_sm_ids"].erase(0);
-  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids: expected one SM id per SM (" + std::to_string(sm_count) +
-                           "), got " + std::to_string(sm_count - 1));
+  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids: expected one SM id per SM (" +
+                           std::to_string(sm_count) + "), got " + std::to_string(sm_count - 1));
   bad = document;
   bad["l2"]["sm_placement"]["dispatch_sm_ids"][1] = sm_count - 1;
-  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids[1]: SM " + std::to_string(sm_count - 1) + " appears twice");
+  expect_rejected(bad,
+                  "profile.l2.sm_placement.dispatch_sm_ids[1]: SM " + std::to_string(sm_count - 1) + " appears twice");
   bad = document;
   bad["l2"]["sm_placement"]["dispatch_sm_ids"][0] = sm_count;
-  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids[0]: expected an integer in [0, " + std::to_string(sm_count - 1) +
-                           "], got " + std::to_string(sm_count));
+  expect_rejected(bad, "profile.l2.sm_placement.dispatch_sm_ids[0]: expected an integer in [0, " +
+                           std::to_string(sm_count - 1) + "], got " + std::to_string(sm_count));
   bad = document;
   bad["l2"]["sm_placement"]["near_partition_by_sm"] = "all near";
   expect_rejected(bad, "profile.l2.sm_placement.near_partition_by_sm: expected an array of integers, got a string");
@@ -181,7 +185,8 @@ TEST(Profile, ValuesOutsideTheirPhysicalRangeAreRejected) {
   expect_rejected(document, "profile.l1.ways.value: expected a value in [1, 65536], got 1e+18");
   document = example_json();
   document["dram"]["read_bandwidth_gb_per_s"]["value"] = 1e-300;
-  expect_rejected(document, "profile.dram.read_bandwidth_gb_per_s.value: expected a value in [0.001, 1000000], got 1e-300");
+  expect_rejected(document,
+                  "profile.dram.read_bandwidth_gb_per_s.value: expected a value in [0.001, 1000000], got 1e-300");
   document = example_json();
   document["l2"]["capacity_bytes"]["value"] = 1e30;
   expect_rejected(document, "profile.l2.capacity_bytes.value: expected a value in (0, 1073741824], got 1e+30");
@@ -203,7 +208,9 @@ TEST(Profile, DuplicateKeyInTheFileIsRejected) {
   // A second "ways" in l1, as a hand edit would leave it: the first would be silently dropped.
   const std::size_t l1 = text.find("\"l1\": {");
   ASSERT_NE(l1, std::string::npos);
-  text.insert(l1 + 7, "\"ways\": {\"value\": 8, \"method\": \"guess\", \"samples\": 0, \"spread\": 0, \"confidence\": \"assumed\"},");
+  text.insert(
+      l1 + 7,
+      "\"ways\": {\"value\": 8, \"method\": \"guess\", \"samples\": 0, \"spread\": 0, \"confidence\": \"assumed\"},");
   std::ofstream(path) << text;
   try {
     load_profile(path);
@@ -239,7 +246,8 @@ TEST(Profile, LineMustBeAMultipleOfSector) {
 TEST(Profile, NearPartitionCannotExceedTheWholeL2) {
   json document = example_json();
   document["l2"]["near_capacity_bytes"]["value"] = 1.0e9;
-  expect_rejected(document, "profile.l2.near_capacity_bytes: expected at most capacity_bytes (62914560.0), got 1000000000.0");
+  expect_rejected(document,
+                  "profile.l2.near_capacity_bytes: expected at most capacity_bytes (62914560.0), got 1000000000.0");
 }
 
 TEST(Profile, BadConfidenceAndPolicyAreNamed) {
@@ -248,14 +256,16 @@ TEST(Profile, BadConfidenceAndPolicyAreNamed) {
   expect_rejected(document, "profile.l1.ways.confidence: expected one of high, medium, low, assumed, got \"sure\"");
   document = example_json();
   document["l2"]["replacement"]["policy"] = "mru";
-  expect_rejected(document,
-                  "profile.l2.replacement.policy: expected one of lru, plru, fifo, random, adaptive, unknown, got \"mru\"");
+  expect_rejected(
+      document,
+      "profile.l2.replacement.policy: expected one of lru, plru, fifo, random, adaptive, unknown, got \"mru\"");
 }
 
 TEST(Profile, BadComputeCapabilityAndCurvePointsAreNamed) {
   json document = example_json();
   document["device"]["compute_capability"] = "nine";
-  expect_rejected(document, "profile.device.compute_capability: expected \"MAJOR.MINOR\" such as \"9.0\", got \"nine\"");
+  expect_rejected(document,
+                  "profile.device.compute_capability: expected \"MAJOR.MINOR\" such as \"9.0\", got \"nine\"");
   document = example_json();
   document["curves"] = json::array({{{"name", "c"}, {"x_unit", "B"}, {"y_unit", "cycles"}, {"points", {{1, 2}, {3}}}}});
   expect_rejected(document, "profile.curves[0].points[1]: expected an [x, y] pair of numbers, got [3]");

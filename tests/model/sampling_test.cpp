@@ -59,7 +59,8 @@ TEST(Sampling, Stencil3dSampleFindsTheLayerBelowInL2) {
   // simulation (H200 profile, n=192: 5.3% more at z_chunk=8, 2.0% at z_chunk=1). With it the
   // sample reads 1.0% less at z_chunk=8: 1.5% allowed (with unwritten border points the merge reads of the
   // rows' part-written border sectors, 8% of the bytes, padded the denominator under 1%).
-  for (const char* config : {"mode=1,block_x=64,block_y=4,vector=2,z_chunk=8", "mode=1,block_x=16,block_y=2,z_chunk=1"}) {
+  for (const char* config :
+       {"mode=1,block_x=64,block_y=4,vector=2,z_chunk=8", "mode=1,block_x=16,block_y=2,z_chunk=1"}) {
     const Prediction sampled = predict({"stencil3d", 192}, config, SimulationOptions{}.work_budget);
     ASSERT_TRUE(sampled.sampled) << config;
     const Prediction full = predict({"stencil3d", 192}, config, 0);
@@ -68,7 +69,8 @@ TEST(Sampling, Stencil3dSampleFindsTheLayerBelowInL2) {
         << config;
     EXPECT_NEAR(sampled.time_us, full.time_us, 0.02 * full.time_us) << config;
     // Those blocks ran long before the sample, on whatever SM: their lines are in L2 only.
-    EXPECT_NEAR(sampled.metric("l1tex__t_sector_hit_rate.pct"), full.metric("l1tex__t_sector_hit_rate.pct"), 1.0) << config;
+    EXPECT_NEAR(sampled.metric("l1tex__t_sector_hit_rate.pct"), full.metric("l1tex__t_sector_hit_rate.pct"), 1.0)
+        << config;
   }
 }
 
@@ -108,7 +110,8 @@ TEST(Sampling, SampledDramReadsNeverFallBelowTheCompulsoryBytes) {
   kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
     const auto block = static_cast<std::uint64_t>(index[0]);
     WarpTrace warp;
-    for (std::uint64_t line = 0; line < 512; ++line) warp.steps.push_back(warp_access(TraceOp::load, kTable + 128 * line));
+    for (std::uint64_t line = 0; line < 512; ++line)
+      warp.steps.push_back(warp_access(TraceOp::load, kTable + 128 * line));
     warp.steps.push_back(warp_access(TraceOp::load, kRows + 128 * block));
     warp.steps.push_back(warp_access(TraceOp::store, kOut + 128 * block));
     warp.warp_instructions = 514;
@@ -159,8 +162,8 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsItsShareAndOneWholeLatencyChain) {
   // copy, 256-thread blocks of 16 vectors per thread (no barrier, DRAM-bound): one and a half
   // waves cost one wave and half a wave's traffic, 1.5x one wave, not what two waves do.
   const char* copy_config = "block=256,vector=4,ept=16";
-  const std::int64_t copy_wave_elements =
-      static_cast<std::int64_t>(profile.device.sm_count) * predict({"copy", 1 << 24}, copy_config, 0).blocks_per_sm * 256 * 64;
+  const std::int64_t copy_wave_elements = static_cast<std::int64_t>(profile.device.sm_count) *
+                                          predict({"copy", 1 << 24}, copy_config, 0).blocks_per_sm * 256 * 64;
   const Prediction copy_one = predict({"copy", copy_wave_elements}, copy_config, 0);
   const Prediction copy_one_and_half = predict({"copy", 3 * copy_wave_elements / 2}, copy_config, 0);
   const Prediction copy_two = predict({"copy", 2 * copy_wave_elements}, copy_config, 0);
@@ -180,9 +183,11 @@ TEST(TimeEstimate, ATrailingPartialWaveCostsItsShareAndOneWholeLatencyChain) {
   EXPECT_EQ(gemm_one_and_half.waves, 2);
   const double wave_us = gemm_one.time_us - launch_us;
   const double chain_us = gemm_one.time_terms_us.at("latency"); // staged: the loaded chain
-  const double busiest_share = static_cast<double>((gemm_wave_blocks / 2 + sm_count - 1) / sm_count) / gemm_probe.blocks_per_sm;
+  const double busiest_share =
+      static_cast<double>((gemm_wave_blocks / 2 + sm_count - 1) / sm_count) / gemm_probe.blocks_per_sm;
   EXPECT_LT(busiest_share, 0.9);
-  EXPECT_NEAR(gemm_one_and_half.time_us - gemm_one.time_us, chain_us + busiest_share * (wave_us - chain_us), 0.02 * wave_us);
+  EXPECT_NEAR(gemm_one_and_half.time_us - gemm_one.time_us, chain_us + busiest_share * (wave_us - chain_us),
+              0.02 * wave_us);
   EXPECT_LT(gemm_one_and_half.time_us, gemm_two.time_us - 0.2 * wave_us);
 }
 
@@ -206,9 +211,9 @@ TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
   EXPECT_NEAR(t.at("exposed_latency"), loaded_us / (256.0 / 132.0), 1e-9 * loaded_us);
   EXPECT_NEAR(t.at("blocks"), 2 * 150.0 / 1980, 1e-12);
   const double slots_us = t.at("compute") + t.at("issue");
-  const double sm_us = t.at("latency") + std::pow(std::pow(slots_us, 4) + std::pow(t.at("shared"), 4) +
-                                                      std::pow(t.at("blocks"), 4),
-                                                  0.25);
+  const double sm_us =
+      t.at("latency") +
+      std::pow(std::pow(slots_us, 4) + std::pow(t.at("shared"), 4) + std::pow(t.at("blocks"), 4), 0.25);
   const double memory_us =
       std::pow(std::pow(t.at("dram"), 16) + std::pow(t.at("l2"), 16) + std::pow(t.at("l1"), 16), 1.0 / 16) +
       loaded_us / (256.0 / 132.0);
@@ -219,8 +224,10 @@ TEST(TimeEstimate, IssueSlotsAddWhileTheSharedPipeAndMemoryOverlap) {
   EXPECT_NEAR(t.at("sm"), sm_us, 1e-9 * sm_us);
   ASSERT_GT(sm_us, memory_us);
   const std::vector<std::pair<std::string, double>> parts = {
-      {"latency", t.at("latency")}, {"blocks", t.at("blocks")},
-      {t.at("compute") > t.at("issue") ? "compute" : "issue", slots_us}, {"shared", t.at("shared")}};
+      {"latency", t.at("latency")},
+      {"blocks", t.at("blocks")},
+      {t.at("compute") > t.at("issue") ? "compute" : "issue", slots_us},
+      {"shared", t.at("shared")}};
   EXPECT_EQ(p.bottleneck, std::ranges::max(parts, {}, &std::pair<std::string, double>::second).first);
   EXPECT_GT(p.time_us - 2.0, sm_us);
   EXPECT_GT(sm_us, slots_us + loaded_us); // the shared pipe still adds a little
@@ -319,7 +326,8 @@ TEST(TimeEstimate, StoreBurstsSlowMixedDramTrafficByTheProfilesFactor) {
   const double mixed = 2.0 * std::min(read_bytes, write_bytes) / (read_bytes + write_bytes);
   EXPECT_GT(mixed, 0.99); // a copy reads and writes the same bytes
   const auto dram_ratio = [&](const KernelPattern& pattern) {
-    return simulate(pattern, slowed, exact).time_terms_us.at("dram") / simulate(pattern, plain, exact).time_terms_us.at("dram");
+    return simulate(pattern, slowed, exact).time_terms_us.at("dram") /
+           simulate(pattern, plain, exact).time_terms_us.at("dram");
   };
   EXPECT_NEAR(dram_ratio(copy), 1.0 + 0.08 * mixed, 1e-9);
   copy.store_burst = 3;

@@ -64,7 +64,8 @@ TEST(Screening, InstructionCountsAndTimeWithinStatedBounds) {
 
 TEST(Screening, AsManySimulatedSmsAsTheDeviceHasIsNoScreening) {
   const DeviceProfile profile = load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  const KernelPattern pattern = build_pattern({"transpose", 256}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
+  const KernelPattern pattern =
+      build_pattern({"transpose", 256}, Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1"));
   const Prediction all = simulate(pattern, profile, {.work_budget = 0, .simulated_sm_count = profile.device.sm_count});
   const Prediction exact = simulate(pattern, profile, {.work_budget = 0});
   EXPECT_FALSE(all.sampled);

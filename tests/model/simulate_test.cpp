@@ -22,7 +22,8 @@ SimulationOptions exact() {
   return options;
 }
 
-Prediction run(const ProblemSpec& problem, const std::string& config, const DeviceProfile& profile = example_profile()) {
+Prediction run(const ProblemSpec& problem, const std::string& config,
+               const DeviceProfile& profile = example_profile()) {
   return simulate(build_pattern(problem, Config::parse(config)), profile, exact());
 }
 
@@ -232,7 +233,8 @@ TEST(Simulate, FarPartitionLookupsCountTwiceInTheL2HitRate) {
 
 /// The example profile with a measured placement: block i of a wave on SM i, whose near
 /// partition is `side(i)`.
-template <typename Side> DeviceProfile placed(Side side) {
+template <typename Side>
+DeviceProfile placed(Side side) {
   DeviceProfile profile = example_profile();
   SmPlacement placement;
   for (int sm = 0; sm < profile.device.sm_count; ++sm) {
@@ -261,14 +263,16 @@ TEST(Simulate, BlocksOnTheSameNearPartitionShareItsCopyOfAFarLine) {
   EXPECT_EQ(on_0.metric("dram__bytes_read.sum"), lines * 128.0);
 
   // A placement that alternates sides is the default's (block i near partition i % 2): 3 each.
-  const Prediction alternating = simulate(two_sms_read_the_same_lines(lines), placed([](int sm) { return sm % 2; }), exact());
+  const Prediction alternating =
+      simulate(two_sms_read_the_same_lines(lines), placed([](int sm) { return sm % 2; }), exact());
   EXPECT_EQ(alternating.metric("lts__t_sectors_op_read.sum"), 3.0 * sectors);
   // The dispatch order decides which SM's side a block gets. Only the last SM is near to
   // partition 1: blocks dealt to SMs 0 and 1 share partition 0 (as on_0), blocks dealt to the
   // last two SMs (ids in reverse) do not.
   const int last_sm = example_profile().device.sm_count - 1;
   DeviceProfile last_differs = placed([last_sm](int sm) { return sm == last_sm ? 1 : 0; });
-  EXPECT_EQ(simulate(two_sms_read_the_same_lines(lines), last_differs, exact()).metric("lts__t_sectors_op_read.sum"), lookups_0);
+  EXPECT_EQ(simulate(two_sms_read_the_same_lines(lines), last_differs, exact()).metric("lts__t_sectors_op_read.sum"),
+            lookups_0);
   std::ranges::reverse(last_differs.l2.sm_placement->dispatch_sm_ids);
   const Prediction split = simulate(two_sms_read_the_same_lines(lines), last_differs, exact());
   EXPECT_EQ(split.metric("lts__t_sectors_op_read.sum"), 3.0 * sectors);
@@ -487,7 +491,8 @@ TEST(ReversedLoops, OnlyABlockIndexOfAPhasesOwnLoopMayReverseIt) {
     simulate(by_thread, example_profile(), exact());
     FAIL() << "a loop reversed by thread_x was accepted";
   } catch (const InputError& error) {
-    EXPECT_EQ(std::string(error.what()), "pattern.phases[0].loops[0].reversed_where_odd: expected block_x, block_y or block_z");
+    EXPECT_EQ(std::string(error.what()),
+              "pattern.phases[0].loops[0].reversed_where_odd: expected block_x, block_y or block_z");
   }
   KernelPattern outer = walk_then_line_zero(std::nullopt);
   outer.phase_loops.push_back({loop("t", 2), 1, 1});
@@ -506,7 +511,8 @@ TEST(ReversedLoops, JsonNamesTheBlockIndexAndRejectsOtherNames) {
     pattern_from_json(typo);
     FAIL() << "accepted block_w";
   } catch (const InputError& error) {
-    EXPECT_EQ(std::string(error.what()), "pattern.phases[0].loops[0].reversed_where_odd: expected block_x, block_y or block_z, got 'block_w'");
+    EXPECT_EQ(std::string(error.what()),
+              "pattern.phases[0].loops[0].reversed_where_odd: expected block_x, block_y or block_z, got 'block_w'");
   }
 }
 
@@ -530,7 +536,8 @@ TEST(ReversedLoops, Stencil3dOddChunksWalkingDownReadEveryPlaneOnce) {
   // its planes in the same iteration: every plane once.
   const double plane_bytes = 256.0 * 256 * 4;
   const double input_bytes = 256 * plane_bytes;
-  const KernelPattern down = build_pattern({"stencil3d", 256}, Config::parse("mode=1,block_x=128,block_y=2,vector=2,z_chunk=32"));
+  const KernelPattern down =
+      build_pattern({"stencil3d", 256}, Config::parse("mode=1,block_x=128,block_y=2,vector=2,z_chunk=32"));
   ASSERT_EQ(down.grid.count(), 1024); // within one wave of 132 SMs x 8 blocks
   const auto dram_read = [&](const KernelPattern& pattern) {
     return simulate(pattern, example_profile(), exact()).metric("dram__bytes_read.sum");

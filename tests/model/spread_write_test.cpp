@@ -47,8 +47,12 @@ KernelPattern tile_copy(std::int64_t n, std::int64_t tile, const json& write_row
       {"phases",
        {{{"loops", {{{"name", "r"}, {"end", tile}, {"step", 8}}, {{"name", "c"}, {"end", tile}, {"step", 32}}}},
          {"accesses",
-          {{{"array", "in"}, {"op", "load"}, {"index", {at({{"block_y", 1}}, tile, "thread_y", "r"), at({{"block_x", 1}}, tile, "thread_x", "c")}}},
-           {{"array", "out"}, {"op", "store"}, {"index", {at(write_row, tile, "thread_y", "r"), at(write_column, tile, "thread_x", "c")}}}}}}}},
+          {{{"array", "in"},
+            {"op", "load"},
+            {"index", {at({{"block_y", 1}}, tile, "thread_y", "r"), at({{"block_x", 1}}, tile, "thread_x", "c")}}},
+           {{"array", "out"},
+            {"op", "store"},
+            {"index", {at(write_row, tile, "thread_y", "r"), at(write_column, tile, "thread_x", "c")}}}}}}}},
       {"loads_in_flight", 4},
       {"store_burst", 4}};
   return pattern_from_json(pattern);
@@ -75,7 +79,8 @@ double dram_ratio(const KernelPattern& pattern, const DeviceProfile& slowed) {
   SimulationOptions exact;
   exact.work_budget = 0;
   const DeviceProfile plain = profile_with({});
-  return simulate(pattern, slowed, exact).time_terms_us.at("dram") / simulate(pattern, plain, exact).time_terms_us.at("dram");
+  return simulate(pattern, slowed, exact).time_terms_us.at("dram") /
+         simulate(pattern, plain, exact).time_terms_us.at("dram");
 }
 
 TEST(SpreadWrites, ATransposesRowsCostTheSlowdownOfTheRunAWarpWritesPerRow) {
@@ -141,13 +146,16 @@ KernelPattern block_per_row_matvec(std::int64_t n) {
   const std::string size = std::to_string(n);
   return pattern_from_json(json::parse(R"({"name": "matvec, a block per row", "grid": {"x": )" + size +
                                        R"(}, "block": {"x": 128},
-    "arrays": [{"name": "a", "extents": [)" + size + ", " + size + R"(]}, {"name": "x", "extents": [)" + size +
+    "arrays": [{"name": "a", "extents": [)" +
+                                       size + ", " + size + R"(]}, {"name": "x", "extents": [)" + size +
                                        R"(]}, {"name": "y", "extents": [)" + size + R"(]}],
     "phases": [
-      {"loops": [{"name": "i", "end": )" + std::to_string(n / 128) + R"(}],
+      {"loops": [{"name": "i", "end": )" +
+                                       std::to_string(n / 128) + R"(}],
        "accesses": [{"array": "a", "op": "load", "index": [{"block_x": 1}, {"thread_x": 1, "i": 128}]},
                     {"array": "x", "op": "load", "index": [{"thread_x": 1, "i": 128}]}]},
-      {"accesses": [{"array": "y", "op": "store", "index": [{"block_x": 1, "thread_x": )" + size + R"(}]}]}]})"));
+      {"accesses": [{"array": "y", "op": "store", "index": [{"block_x": 1, "thread_x": )" +
+                                       size + R"(}]}]}]})"));
 }
 
 /// Each 32x8-thread block reads 32 rows of `width` f32 and writes one whole 128 B line in each
@@ -157,10 +165,13 @@ KernelPattern band_to_spread_lines(std::int64_t blocks, std::int64_t width) {
   const std::string rows = std::to_string(32 * blocks);
   return pattern_from_json(json::parse(R"({"name": "row band to spread lines", "grid": {"x": )" +
                                        std::to_string(blocks) + R"(}, "block": {"x": 32, "y": 8},
-    "arrays": [{"name": "in", "extents": [)" + rows + ", " + std::to_string(width) + R"(]},
-               {"name": "out", "extents": [)" + rows + R"(, 1024]}],
+    "arrays": [{"name": "in", "extents": [)" +
+                                       rows + ", " + std::to_string(width) + R"(]},
+               {"name": "out", "extents": [)" +
+                                       rows + R"(, 1024]}],
     "phases": [
-      {"loops": [{"name": "r", "end": 32, "step": 8}, {"name": "c", "end": )" + std::to_string(width) +
+      {"loops": [{"name": "r", "end": 32, "step": 8}, {"name": "c", "end": )" +
+                                       std::to_string(width) +
                                        R"(, "step": 32}],
        "accesses": [{"array": "in", "op": "load", "index": [{"block_x": 32, "thread_y": 1, "r": 1}, {"thread_x": 1, "c": 1}]}]},
       {"loops": [{"name": "k", "end": 32, "step": 8}],

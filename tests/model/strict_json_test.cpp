@@ -28,17 +28,18 @@ TEST(StrictJson, DuplicateKeyIsNamedByItsPath) {
 
 TEST(StrictJson, NestingIsBoundedAt256Levels) {
   EXPECT_EQ(error_of(std::string(256, '[') + std::string(256, ']')), "no error");
-  EXPECT_EQ(error_of(std::string(100000, '[') + std::string(100000, ']')),
-            "nested deeper than 256 levels at '" + [] {
-              std::string path;
-              for (int i = 0; i < 256; ++i) path += "[0]";
-              return path;
-            }() + "'");
-  EXPECT_EQ(error_of(R"({"a": )" + std::string(300, '[')), "nested deeper than 256 levels at 'a" + [] {
-              std::string path;
-              for (int i = 0; i < 255; ++i) path += "[0]";
-              return path;
-            }() + "'");
+  EXPECT_EQ(
+      error_of(std::string(100000, '[') + std::string(100000, ']')), "nested deeper than 256 levels at '" + [] {
+        std::string path;
+        for (int i = 0; i < 256; ++i) path += "[0]";
+        return path;
+      }() + "'");
+  EXPECT_EQ(
+      error_of(R"({"a": )" + std::string(300, '[')), "nested deeper than 256 levels at 'a" + [] {
+        std::string path;
+        for (int i = 0; i < 255; ++i) path += "[0]";
+        return path;
+      }() + "'");
 }
 
 TEST(StrictJson, SyntaxErrorsAreNlohmanns) {

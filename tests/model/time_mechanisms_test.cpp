@@ -26,7 +26,8 @@ SimulationOptions exact() {
 }
 
 /// A warp access: lane i at first + i * stride bytes.
-TraceStep access(TraceSpace space, TraceOp op, std::uint64_t first, std::uint64_t stride, std::uint32_t mask = 0xffffffffu) {
+TraceStep access(TraceSpace space, TraceOp op, std::uint64_t first, std::uint64_t stride,
+                 std::uint32_t mask = 0xffffffffu) {
   TraceStep step;
   step.space = space;
   step.op = op;
@@ -38,7 +39,8 @@ TraceStep access(TraceSpace space, TraceOp op, std::uint64_t first, std::uint64_
 
 /// Blocks of one warp running `steps` (each block the same), `instructions` executed by the
 /// warp and `flops` of its active lanes; one 1 MiB buffer.
-TracedKernel one_warp_blocks(std::vector<TraceStep> steps, std::int64_t blocks, double instructions = 0, double flops = 0) {
+TracedKernel one_warp_blocks(std::vector<TraceStep> steps, std::int64_t blocks, double instructions = 0,
+                             double flops = 0) {
   TracedKernel kernel;
   kernel.name = "hand";
   kernel.grid = {blocks, 1, 1};
@@ -69,13 +71,16 @@ TEST(IssueSlots, APartialWarpTakesAWholeIssueSlot) {
 TEST(Atomics, LanesOnOneSharedWordSerialise) {
   // 32 lanes on shared word 0: a store is one wavefront (the word written once), an atomic's
   // read-modify-writes go one lane per wavefront: 32, of which 31 conflicts.
-  const Prediction stored = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::store, 0, 0)}, 1), profile(), exact());
+  const Prediction stored =
+      simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::store, 0, 0)}, 1), profile(), exact());
   EXPECT_EQ(stored.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 1);
-  const Prediction atomic = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 0)}, 1), profile(), exact());
+  const Prediction atomic =
+      simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 0)}, 1), profile(), exact());
   EXPECT_EQ(atomic.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 32);
   EXPECT_EQ(atomic.metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 31);
   // Lanes on 32 distinct words in 32 banks (stride 4 B): no serialisation, one wavefront.
-  const Prediction spread = simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 4)}, 1), profile(), exact());
+  const Prediction spread =
+      simulate_traced(one_warp_blocks({access(TraceSpace::shared, TraceOp::atomic, 0, 4)}, 1), profile(), exact());
   EXPECT_EQ(spread.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 1);
   // Lanes 0-15 on word 0 and 16-31 on word 1 (banks 0 and 1): 16 lanes per bank, 16 wavefronts.
   TraceStep halves = access(TraceSpace::shared, TraceOp::atomic, 0, 0);
@@ -92,23 +97,24 @@ TEST(Atomics, GlobalAtomicsOnOneAddressSerialiseAtItsL2Slice) {
   DeviceProfile device = profile();
   device.calibration.same_address_atomic_cycles = {1.0, "test"};
   TracedFacts facts;
-  const Prediction hot =
-      simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact(), &facts);
+  const Prediction hot = simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224),
+                                         device, exact(), &facts);
   EXPECT_DOUBLE_EQ(facts.hottest_address_atomics, 32.0 * 4224);
   EXPECT_NEAR(hot.time_terms_us.at("atomics"), 32.0 * 4224 / kClockMhz, 1e-9);
   EXPECT_EQ(hot.bottleneck, "atomics");
   EXPECT_NEAR(hot.time_us, 2.0 + 32.0 * 4224 / kClockMhz, 0.01 * hot.time_us);
   // Each lane on its own word (the same 32 words in every block): 4224 operations on the
   // hottest, 2.13 us, 32x less.
-  const Prediction spread =
-      simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 4)}, 4224), device, exact(), &facts);
+  const Prediction spread = simulate_traced(
+      one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 4)}, 4224), device, exact(), &facts);
   EXPECT_DOUBLE_EQ(facts.hottest_address_atomics, 4224);
   EXPECT_NEAR(spread.time_terms_us.at("atomics"), 4224 / kClockMhz, 1e-9);
   // With the default value (0) atomics cost nothing beyond their traffic.
   device.calibration.same_address_atomic_cycles = default_calibration().same_address_atomic_cycles;
-  EXPECT_NEAR(simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact())
-                  .time_terms_us.at("atomics"),
-              0.0, 1e-12);
+  EXPECT_NEAR(
+      simulate_traced(one_warp_blocks({access(TraceSpace::global, TraceOp::atomic, kBase, 0)}, 4224), device, exact())
+          .time_terms_us.at("atomics"),
+      0.0, 1e-12);
 }
 
 /// The block-cost experiment's shape (measurements/block-costs): 132 x 16384 threads of

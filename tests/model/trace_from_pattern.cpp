@@ -15,7 +15,9 @@ using detail::LoweredPhase;
 class BlockExpander {
 public:
   BlockExpander(const KernelPattern& pattern, const LoweredPattern& lowered, const std::array<std::int64_t, 3>& index)
-      : pattern_(pattern), lowered_(lowered), loads_since_wait_(static_cast<std::size_t>(lowered.warps_per_block), 0),
+      : pattern_(pattern),
+        lowered_(lowered),
+        loads_since_wait_(static_cast<std::size_t>(lowered.warps_per_block), 0),
         issued_(static_cast<std::size_t>(lowered.warps_per_block), 0.0) {
     trace_.block_index = index;
     trace_.warps.resize(static_cast<std::size_t>(lowered.warps_per_block));
@@ -77,7 +79,9 @@ private:
       step.instruction = static_cast<std::int32_t>(access.id);
       step.active_mask = detail::lane_addresses(lowered_, access, warp, scalars_.data(), addresses.data());
       for (int lane = 0; lane < 32; ++lane) {
-        if ((step.active_mask >> lane & 1u) != 0) step.address[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(addresses[static_cast<std::size_t>(lane)]);
+        if ((step.active_mask >> lane & 1u) != 0)
+          step.address[static_cast<std::size_t>(lane)] =
+              static_cast<std::uint64_t>(addresses[static_cast<std::size_t>(lane)]);
       }
       std::vector<TraceStep>& steps = trace_.warps[static_cast<std::size_t>(warp)].steps;
       steps.push_back(step);

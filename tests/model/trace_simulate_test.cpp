@@ -50,7 +50,8 @@ TracedKernel kernel_of(std::vector<std::vector<TraceStep>> warps, Dim3 grid = {}
   kernel.trace_block = [warps](const std::array<std::int64_t, 3>& index) {
     BlockTrace trace;
     trace.block_index = index;
-    for (const std::vector<TraceStep>& steps : warps) trace.warps.push_back({steps, static_cast<double>(steps.size()), 0.0});
+    for (const std::vector<TraceStep>& steps : warps)
+      trace.warps.push_back({steps, static_cast<double>(steps.size()), 0.0});
     return trace;
   };
   return kernel;
@@ -60,15 +61,15 @@ TEST(TraceSimulate, ThirtyTwoConsecutiveWordsAreOneRequestOfFourSectors) {
   const Prediction p = simulate_traced(kernel_of({{load(kBase)}}), profile(), exact());
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1);
   EXPECT_EQ(p.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 4); // 128 B: one line, 4 sectors of 32 B
-  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 128);                       // cold: the whole line from DRAM
+  EXPECT_EQ(p.metric("dram__bytes_read.sum"), 128);                         // cold: the whole line from DRAM
   // Strided by 8 bytes, the same 32 words spread over two lines: 2 x 4 sectors, still one request.
   const Prediction strided =
       simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 8)}}), profile(), exact());
   EXPECT_EQ(strided.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1);
   EXPECT_EQ(strided.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 8);
   // Half the lanes: 64 B, 2 sectors.
-  const Prediction half =
-      simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 4, 0x0000ffffu)}}), profile(), exact());
+  const Prediction half = simulate_traced(
+      kernel_of({{access(TraceSpace::global, TraceOp::load, kBase, 4, 4, 0x0000ffffu)}}), profile(), exact());
   EXPECT_EQ(half.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 2);
 }
 
@@ -88,17 +89,17 @@ TEST(TraceSimulate, StrideOfThirtyTwoWordsInSharedIsAThirtyTwoWayConflict) {
 TEST(TraceSimulate, AWaitAfterFourLoadsClosesOneRoundOfFour) {
   const DeviceProfile device = profile();
   const double dram_cycles = device.dram.latency_cycles.value; // 650: each load a cold line
-  const double clock_mhz = device.device.sm_clock_mhz_after;  // 1980
+  const double clock_mhz = device.device.sm_clock_mhz_after;   // 1980
   TracedFacts facts;
   const Prediction one_round =
-      simulate_traced(kernel_of({{load(kBase), load(kBase + 128), load(kBase + 256), load(kBase + 384), wait()}}), device,
-                      exact(), &facts);
+      simulate_traced(kernel_of({{load(kBase), load(kBase + 128), load(kBase + 256), load(kBase + 384), wait()}}),
+                      device, exact(), &facts);
   EXPECT_DOUBLE_EQ(facts.loads_in_flight, 4.0);
   // The chain of the single block: one round, waiting for its slowest load (DRAM).
   EXPECT_NEAR(one_round.time_terms_us.at("latency"), dram_cycles / clock_mhz, 1e-12);
-  const Prediction two_rounds =
-      simulate_traced(kernel_of({{load(kBase), load(kBase + 128), wait(), load(kBase + 256), load(kBase + 384), wait()}}),
-                      device, exact(), &facts);
+  const Prediction two_rounds = simulate_traced(
+      kernel_of({{load(kBase), load(kBase + 128), wait(), load(kBase + 256), load(kBase + 384), wait()}}), device,
+      exact(), &facts);
   EXPECT_DOUBLE_EQ(facts.loads_in_flight, 2.0);
   EXPECT_NEAR(two_rounds.time_terms_us.at("latency"), 2 * dram_cycles / clock_mhz, 1e-12);
 }
@@ -109,8 +110,8 @@ TEST(TraceSimulate, ABarrierAlignsTheWarpsOfABlock) {
   // allocates on store): DRAM reads only lines Y, Z and W. Issued by step index alone, warp 1
   // would load X first and read it from DRAM too (512 B).
   const std::uint64_t x = kBase, y = kBase + 1024, z = kBase + 2048, w = kBase + 4096;
-  const Prediction p = simulate_traced(kernel_of({{load(y), load(z), store(x), barrier()}, {load(w), barrier(), load(x)}}),
-                                       profile(), exact());
+  const Prediction p = simulate_traced(
+      kernel_of({{load(y), load(z), store(x), barrier()}, {load(w), barrier(), load(x)}}), profile(), exact());
   EXPECT_EQ(p.metric("dram__bytes_read.sum"), 3 * 128);
   EXPECT_EQ(p.metric("dram__bytes_write.sum"), 128); // X, written back at the end
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 4);
@@ -121,9 +122,8 @@ TEST(TraceSimulate, AnAccessNoLaneIssuesStillTakesItsSlot) {
   // place, so warp 0 loads X in the second slot, after warp 1 stored all of X in the first: an
   // L2 hit, no DRAM read (were the idle access dropped, the load would go first and miss).
   const std::uint64_t x = kBase;
-  const Prediction p =
-      simulate_traced(kernel_of({{access(TraceSpace::global, TraceOp::load, x, 4, 4, 0), load(x)}, {store(x)}}), profile(),
-                      exact());
+  const Prediction p = simulate_traced(
+      kernel_of({{access(TraceSpace::global, TraceOp::load, x, 4, 4, 0), load(x)}, {store(x)}}), profile(), exact());
   EXPECT_EQ(p.metric("dram__bytes_read.sum"), 0);
   EXPECT_EQ(p.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1); // the idle one issues nothing
 }

@@ -203,9 +203,7 @@ TEST(SplitTwoClusters, OneNoisyGroupIsPoorlySeparated) {
   EXPECT_LT(split_two_clusters(latencies).separation, 3.0);
 }
 
-TEST(SplitTwoClusters, RejectsIdenticalValues) {
-  EXPECT_THROW(split_two_clusters({5, 5, 5}), std::invalid_argument);
-}
+TEST(SplitTwoClusters, RejectsIdenticalValues) { EXPECT_THROW(split_two_clusters({5, 5, 5}), std::invalid_argument); }
 
 TEST(SmallestSaturatingBlock, LineOf128Bytes) {
   // Knee footprint C * B / 128 below the line, C from the line on (C = 256 KiB).
@@ -218,16 +216,16 @@ TEST(SmallestSaturatingBlock, LineOf128Bytes) {
 }
 
 TEST(SmallestSaturatingBlock, UndecidableCurves) {
-  EXPECT_FALSE(smallest_saturating_block({{32, 10}, {64, 10}, {128, 10}}));   // line <= 32: not known
-  EXPECT_FALSE(smallest_saturating_block({{32, 10}, {64, 20}, {128, 40}}));   // never levels off
+  EXPECT_FALSE(smallest_saturating_block({{32, 10}, {64, 10}, {128, 10}})); // line <= 32: not known
+  EXPECT_FALSE(smallest_saturating_block({{32, 10}, {64, 20}, {128, 40}})); // never levels off
   EXPECT_FALSE(smallest_saturating_block({{32, 10}}));
 }
 
 TEST(FillGranularity, FirstMissingOffset) {
   EXPECT_EQ(fill_granularity({{8, 35}, {16, 36}, {32, 250}, {64, 260}}, 140), 32);
   EXPECT_EQ(fill_granularity({{64, 700}, {8, 300}, {32, 310}, {16, 305}}, 500), 64); // any order
-  EXPECT_FALSE(fill_granularity({{8, 250}, {16, 260}}, 140));                       // even offset 8 missed
-  EXPECT_FALSE(fill_granularity({{8, 35}, {16, 36}}, 140));                         // nothing missed
+  EXPECT_FALSE(fill_granularity({{8, 250}, {16, 260}}, 140));                        // even offset 8 missed
+  EXPECT_FALSE(fill_granularity({{8, 35}, {16, 36}}, 140));                          // nothing missed
 }
 
 /// Class of each 32 B address when a hash of the `granularity`-sized chunk index picks the partition.
@@ -367,7 +365,7 @@ TEST(TlbReach, NoStepAtTheSmallestStrideIsALowerBound) {
 
 TEST(PartitionSides, AnSmThatSeesMostClassesSwappedIsNearToTheOtherPartition) {
   const std::vector<int> home{0, 0, 1, 1, 0, 1, 0, 1, 1, 0};
-  const std::vector<int> same_but_one{0, 0, 1, 1, 0, 1, 0, 1, 1, 1}; // 1 of 10 differs
+  const std::vector<int> same_but_one{0, 0, 1, 1, 0, 1, 0, 1, 1, 1};    // 1 of 10 differs
   const std::vector<int> swapped_but_two{1, 1, 0, 0, 1, 0, 1, 0, 1, 0}; // 8 of 10 differ
   const PartitionSides sides = partition_sides(home, {home, same_but_one, swapped_but_two});
   EXPECT_EQ(sides.side, (std::vector<int>{0, 0, 1}));

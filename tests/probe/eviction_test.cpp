@@ -264,9 +264,9 @@ TEST(WaysFromMinimalSets, AMajorityOfAtLeastTwoSetsOrNothing) {
   EXPECT_EQ(vote->agreeing, 3u);
   EXPECT_EQ(vote->sets, 4u);
   EXPECT_EQ(ways_from_minimal_sets({16, 32, 16})->ways, 16);
-  EXPECT_FALSE(ways_from_minimal_sets({16}));             // one set alone
-  EXPECT_FALSE(ways_from_minimal_sets({16, 17}));         // no two agree
-  EXPECT_FALSE(ways_from_minimal_sets({12, 8, 12, 8}));   // a tie is no majority
+  EXPECT_FALSE(ways_from_minimal_sets({16}));              // one set alone
+  EXPECT_FALSE(ways_from_minimal_sets({16, 17}));          // no two agree
+  EXPECT_FALSE(ways_from_minimal_sets({12, 8, 12, 8}));    // a tie is no majority
   EXPECT_FALSE(ways_from_minimal_sets({8, 8, 9, 10, 11})); // 2 of 5 is no majority
   EXPECT_TRUE(ways_from_minimal_sets({4}, 1));
   EXPECT_FALSE(ways_from_minimal_sets({4, 4}, 3));

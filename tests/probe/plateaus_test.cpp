@@ -15,7 +15,7 @@ namespace {
 /// The full-cycle chase's shape (working sets in MiB): near 265 cycles up to 28 MiB, one point
 /// half way up at 32, far 470 from 36 to 56, one point on the way at 64, DRAM 650 from 80.
 std::vector<Point> three_plateau_curve() {
-  return {{1, 265},  {2, 265},  {4, 265},  {8, 265},  {16, 265}, {28, 265}, {32, 300}, {36, 470}, {40, 470},
+  return {{1, 265},  {2, 265},  {4, 265},  {8, 265},  {16, 265}, {28, 265},  {32, 300},  {36, 470}, {40, 470},
           {48, 470}, {56, 470}, {64, 560}, {80, 650}, {96, 650}, {128, 650}, {160, 650}, {200, 650}};
 }
 
@@ -59,10 +59,10 @@ TEST(FindPlateaus, MultiplicativeNoiseKeepsLevelsAndSteps) {
   // Factors chosen so each plateau's median factor is exactly 1 (sorted: the middle pair of
   // 0.975 0.98 0.99 1.01 1.02 1.025 averages 1; 0.98 0.99 1.01 1.02 likewise; 5 points: 1.00).
   const std::vector<double> factors{1.02, 0.98, 1.01, 0.99, 1.025, 0.975, // near, 6 points
-                                    1.0,                                 // the point at 32
-                                    1.02, 0.99, 1.01, 0.98,              // far, 4 points
-                                    1.0,                                 // the point at 64
-                                    1.02, 0.98, 1.0, 1.01, 0.99};        // DRAM, 5 points
+                                    1.0,                                  // the point at 32
+                                    1.02, 0.99, 1.01, 0.98,               // far, 4 points
+                                    1.0,                                  // the point at 64
+                                    1.02, 0.98, 1.0,  1.01, 0.99};        // DRAM, 5 points
   std::vector<Point> curve = three_plateau_curve();
   ASSERT_EQ(curve.size(), factors.size());
   for (std::size_t i = 0; i < curve.size(); ++i) curve[i].second *= factors[i];

@@ -87,7 +87,8 @@ TEST_F(QuickProbe, StoreBurstSlowdownsAreMeasuredForTwoFourAndEight) {
     EXPECT_GT(slowdown.value, 0.8) << burst;
     EXPECT_LT(slowdown.value, 1.5) << burst;
     EXPECT_GT(slowdown.provenance.samples, 0);
-    EXPECT_NE(slowdown.provenance.method.find(std::to_string(burst) + " 16-byte vectors per thread"), std::string::npos);
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(burst) + " 16-byte vectors per thread"),
+              std::string::npos);
   }
 }
 
@@ -99,7 +100,8 @@ TEST_F(QuickProbe, BlockWalkSlowdownsAreMeasuredForFourSixteenAndSixtyFourRounds
     const Measured& slowdown = p.dram.block_walk_slowdown.at(rounds);
     EXPECT_GT(slowdown.value, 0.8) << rounds;
     EXPECT_LT(slowdown.value, 1.5) << rounds;
-    EXPECT_NE(slowdown.provenance.method.find(std::to_string(rounds) + " rounds of 1 vector per thread"), std::string::npos);
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(rounds) + " rounds of 1 vector per thread"),
+              std::string::npos);
   }
 }
 
@@ -114,7 +116,8 @@ TEST_F(QuickProbe, SpreadWriteSlowdownsAreMeasuredForRunsOf128To512Bytes) {
     const Measured& slowdown = p.dram.spread_write_slowdown.at(run_bytes);
     EXPECT_GT(slowdown.value, 0.9) << run_bytes;
     EXPECT_LT(slowdown.value, 1.5) << run_bytes;
-    EXPECT_NE(slowdown.provenance.method.find(std::to_string(run_bytes) + " contiguous bytes per row"), std::string::npos);
+    EXPECT_NE(slowdown.provenance.method.find(std::to_string(run_bytes) + " contiguous bytes per row"),
+              std::string::npos);
   }
   EXPECT_GT(p.dram.spread_write_slowdown.at(128).value, p.dram.spread_write_slowdown.at(512).value);
 }
@@ -169,9 +172,9 @@ TEST_F(QuickProbe, EvictionSetsAndTlbReachAreConsistent) {
 
 TEST_F(QuickProbe, EveryValueSaysHowItWasMeasured) {
   const DeviceProfile& p = profile();
-  for (const Measured* value : {&p.l1.capacity_bytes, &p.l1.hit_latency_cycles, &p.l2.capacity_bytes,
-                                &p.l2.near_hit_latency_cycles, &p.dram.latency_cycles,
-                                &p.dram.read_bandwidth_gb_per_s, &p.shared_memory.banks}) {
+  for (const Measured* value :
+       {&p.l1.capacity_bytes, &p.l1.hit_latency_cycles, &p.l2.capacity_bytes, &p.l2.near_hit_latency_cycles,
+        &p.dram.latency_cycles, &p.dram.read_bandwidth_gb_per_s, &p.shared_memory.banks}) {
     EXPECT_FALSE(value->provenance.method.empty());
     EXPECT_GT(value->provenance.samples, 0) << value->provenance.method;
   }
@@ -223,7 +226,9 @@ TEST_F(QuickProbe, L1ReadKernelRanOneBlockOnEverySm) {
 
 TEST(Probe, StopRequestCancelsBeforeAnyMeasurement) {
   int calls = 0;
-  EXPECT_THROW(run_probe({}, [&](const ProbeProgress&) { ++calls; }, [] { return true; }), ProbeCancelled);
+  EXPECT_THROW(run_probe(
+                   {}, [&](const ProbeProgress&) { ++calls; }, [] { return true; }),
+               ProbeCancelled);
   EXPECT_EQ(calls, 0);
 }
 

@@ -16,7 +16,9 @@ namespace cachewise::tuner {
 namespace {
 
 std::vector<MeasuringDevice> three_devices() {
-  return {{0, "NVIDIA H200", "GPU-a", 90, {}, -1}, {1, "NVIDIA A100", "GPU-b", 80, {}, -1}, {2, "NVIDIA H200", "GPU-c", 90, {}, -1}};
+  return {{0, "NVIDIA H200", "GPU-a", 90, {}, -1},
+          {1, "NVIDIA A100", "GPU-b", 80, {}, -1},
+          {2, "NVIDIA H200", "GPU-c", 90, {}, -1}};
 }
 
 std::string error_of(const std::function<void()>& call) {
@@ -84,7 +86,8 @@ TEST(DeviceJson, RoundTrips) {
 }
 
 std::filesystem::path write_fakes(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("cachewise-fakes-" + name + "-" + std::to_string(::getpid()) + ".json");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("cachewise-fakes-" + name + "-" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << text;
   return path;
 }
@@ -98,16 +101,18 @@ TEST(FakeDevices, TimesFromTheDevicesTableThenTheSharedOneThenTheDefault) {
   EXPECT_EQ(fakes.devices[1].device.index, 1);
   EXPECT_EQ(fakes.devices[1].device.compute_capability, 90);
   EXPECT_DOUBLE_EQ(fake_time_ms(fakes, 0, Config::parse("a=2,b=1")), 0.5);
-  EXPECT_DOUBLE_EQ(fake_time_ms(fakes, 1, Config::parse("a=2,b=1")), 0.5);  // its own 0.25 times its scale 2
+  EXPECT_DOUBLE_EQ(fake_time_ms(fakes, 1, Config::parse("a=2,b=1")), 0.5); // its own 0.25 times its scale 2
   EXPECT_DOUBLE_EQ(fake_time_ms(fakes, 0, Config::parse("a=9,b=9")), 3.0);
   EXPECT_DOUBLE_EQ(fake_time_ms(fakes, 1, Config::parse("a=9,b=9")), 6.0);
   std::filesystem::remove(path);
 }
 
 TEST(FakeDevices, BadFilesAreInputErrors) {
-  EXPECT_EQ(error_of([] { load_fake_devices("/nonexistent.json"); }), "/nonexistent.json: cannot open the fake device list");
+  EXPECT_EQ(error_of([] { load_fake_devices("/nonexistent.json"); }),
+            "/nonexistent.json: cannot open the fake device list");
   const auto empty = write_fakes("empty", R"({"devices": []})");
-  EXPECT_EQ(error_of([&] { load_fake_devices(empty); }), empty.string() + ": fake device list: devices: give a non-empty list");
+  EXPECT_EQ(error_of([&] { load_fake_devices(empty); }),
+            empty.string() + ": fake device list: devices: give a non-empty list");
   std::filesystem::remove(empty);
 }
 

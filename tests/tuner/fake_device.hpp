@@ -27,7 +27,7 @@ public:
   static constexpr std::uint64_t kAddressStep = 0x100000;
 
   struct Log {
-    std::vector<std::string> modules;  ///< images loaded
+    std::vector<std::string> modules;      ///< images loaded
     std::vector<std::int64_t> allocations; ///< bytes, in order
     std::int64_t releases = 0;
     std::vector<RecordedLaunch> launches;

@@ -11,7 +11,8 @@ inline advisor::SearchSpace fake_space() {
   advisor::SearchSpace space;
   space.add_parameter("a", {1, 2, 3, 4});
   space.add_parameter("b", {1, 2, 3});
-  space.add_constraint({"a", "b"}, [](const Config& c) { return c.get("a") * c.get("b") <= 9; }, "a*b <= 9");
+  space.add_constraint(
+      {"a", "b"}, [](const Config& c) { return c.get("a") * c.get("b") <= 9; }, "a*b <= 9");
   return space;
 }
 

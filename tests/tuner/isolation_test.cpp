@@ -15,13 +15,15 @@ namespace {
 constexpr std::chrono::milliseconds kTimeout{5000};
 
 TEST(RunInChildProcess, ReturnsTheChildsString) {
-  const ChildOutcome outcome = run_in_child_process([] { return std::string("pid ") + std::to_string(::getpid()); }, kTimeout);
+  const ChildOutcome outcome =
+      run_in_child_process([] { return std::string("pid ") + std::to_string(::getpid()); }, kTimeout);
   ASSERT_TRUE(outcome.ok) << outcome.failure;
   EXPECT_NE(outcome.output, "pid " + std::to_string(::getpid())); // it really ran elsewhere
 }
 
 TEST(RunInChildProcess, ReportsAnException) {
-  const ChildOutcome outcome = run_in_child_process([]() -> std::string { throw std::runtime_error("no such kernel"); }, kTimeout);
+  const ChildOutcome outcome =
+      run_in_child_process([]() -> std::string { throw std::runtime_error("no such kernel"); }, kTimeout);
   EXPECT_FALSE(outcome.ok);
   EXPECT_EQ(outcome.failure, "threw: no such kernel");
 }

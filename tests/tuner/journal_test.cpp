@@ -17,9 +17,9 @@ namespace {
 class JournalTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("cachewise-journal-" + std::to_string(::getpid()) + "-" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("cachewise-journal-" + std::to_string(::getpid()) + "-" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
     journal_ = directory_ / "tune.jsonl";
@@ -94,7 +94,8 @@ TEST_F(JournalTest, ATruncatedLastLineIsDroppedAndItsCandidateMeasuredOnce) {
   }
   const std::vector<std::string> after = lines();
   ASSERT_EQ(after.size(), 12u);
-  for (const std::string& line : after) EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
+  for (const std::string& line : after)
+    EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
   EXPECT_EQ(resumed.best_evaluation()->config, Config::parse("a=3,b=2"));
 }
 

@@ -34,18 +34,20 @@ std::vector<std::uint8_t> little_endian(std::uint64_t value, int size) {
 TEST(PackArguments, PointersAndIntegersAtTheirAlignment) {
   // float* out, int n, long long offset, int k, const float* in, short s:
   // 0..7 out; 8..11 n; 12..15 padding; 16..23 offset; 24..27 k; 28..31 padding; 32..39 in; 40..41 s.
-  const std::vector<KernelParameter> parameters = {{"out", 8, 8}, {"n", 4, 4}, {"offset", 8, 8},
+  const std::vector<KernelParameter> parameters = {{"out", 8, 8}, {"n", 4, 4},  {"offset", 8, 8},
                                                    {"k", 4, 4},   {"in", 8, 8}, {"s", 2, 2}};
-  const PackedArguments packed = pack_arguments(
-      parameters, {little_endian(0x00007f0000100000, 8), little_endian(4096, 4), little_endian(static_cast<std::uint64_t>(std::int64_t{-3}), 8),
-                   little_endian(static_cast<std::uint64_t>(std::int64_t{-2}), 4), little_endian(0x00007f0000200000, 8), little_endian(0xBEEF, 2)});
+  const PackedArguments packed =
+      pack_arguments(parameters, {little_endian(0x00007f0000100000, 8), little_endian(4096, 4),
+                                  little_endian(static_cast<std::uint64_t>(std::int64_t{-3}), 8),
+                                  little_endian(static_cast<std::uint64_t>(std::int64_t{-2}), 4),
+                                  little_endian(0x00007f0000200000, 8), little_endian(0xBEEF, 2)});
   EXPECT_EQ(packed.offsets, (std::vector<std::size_t>{0, 8, 16, 24, 32, 40}));
-  EXPECT_EQ(packed.bytes, bytes({0x00, 0x00, 0x10, 0x00, 0x00, 0x7f, 0x00, 0x00,   // out
-                                 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   // n = 4096, padding
-                                 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,   // offset = -3
-                                 0xfe, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,   // k = -2, padding
-                                 0x00, 0x00, 0x20, 0x00, 0x00, 0x7f, 0x00, 0x00,   // in
-                                 0xef, 0xbe}));                                    // s
+  EXPECT_EQ(packed.bytes, bytes({0x00, 0x00, 0x10, 0x00, 0x00, 0x7f, 0x00, 0x00, // out
+                                 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // n = 4096, padding
+                                 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // offset = -3
+                                 0xfe, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, // k = -2, padding
+                                 0x00, 0x00, 0x20, 0x00, 0x00, 0x7f, 0x00, 0x00, // in
+                                 0xef, 0xbe}));                                  // s
 }
 
 TEST(PackArguments, StructBytesAtTheirAlignment) {
@@ -118,13 +120,15 @@ TEST(BufferContents, DeterministicFiniteAndDifferentPerSet) {
 
 TEST(FirstDifference, IndexAndValuesOfTheFirstMismatch) {
   EXPECT_EQ(first_difference(floats({1, 2, 3.5f, 9}), floats({1, 2, 3, 8}), "f32", 0.0), "index 2: 3.5 vs 3");
-  // Relative to the larger: 0.5 <= 0.15 * 3.5 = 0.525 and 1 <= 0.15 * 9 = 1.35, equal within 15%; 0.5 > 0.35, not within 10%.
+  // Relative to the larger: 0.5 <= 0.15 * 3.5 = 0.525 and 1 <= 0.15 * 9 = 1.35, equal within 15%; 0.5 > 0.35, not
+  // within 10%.
   EXPECT_EQ(first_difference(floats({1, 2, 3.5f, 9}), floats({1, 2, 3, 8}), "f32", 0.15), std::nullopt);
   EXPECT_EQ(first_difference(floats({1, 2, 3.5f, 9}), floats({1, 2, 3, 8}), "f32", 0.1), "index 2: 3.5 vs 3");
   EXPECT_EQ(first_difference(floats({NAN}), floats({NAN}), "f32", 0.0), std::nullopt);
   EXPECT_EQ(first_difference(floats({NAN}), floats({1}), "f32", 1.0), "index 0: nan vs 1");
   EXPECT_EQ(first_difference(bytes({1, 2, 3, 4}), bytes({1, 2, 3, 5}), "u8", 0.0), "index 3: 4 vs 5");
-  EXPECT_EQ(first_difference(bytes({1, 0, 0, 0, 7, 0, 0, 0}), bytes({1, 0, 0, 0, 6, 0, 0, 0}), "i32", 0.0), "index 1: 7 vs 6");
+  EXPECT_EQ(first_difference(bytes({1, 0, 0, 0, 7, 0, 0, 0}), bytes({1, 0, 0, 0, 6, 0, 0, 0}), "i32", 0.0),
+            "index 1: 7 vs 6");
   EXPECT_THROW(first_difference(bytes({1}), bytes({1, 2}), "u8", 0.0), InputError);
   EXPECT_THROW(first_difference(bytes({1}), bytes({1}), "f16", 0.0), InputError);
 }

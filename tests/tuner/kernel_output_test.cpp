@@ -19,7 +19,9 @@ HeaderBucket bucket(std::int64_t width, std::int64_t height, const char* config,
 
 TEST(BucketHeader, MacrosAndConstexprValuesPerBucket) {
   const std::string header = render_bucket_header(
-      "transpose_tiled", {bucket(8192, 8192, "TILE_DIM=64,PAD=1", 0.3, false), bucket(1024, 1024, "TILE_DIM=32,PAD=1", 0.0075, false)}, info());
+      "transpose_tiled",
+      {bucket(8192, 8192, "TILE_DIM=64,PAD=1", 0.3, false), bucket(1024, 1024, "TILE_DIM=32,PAD=1", 0.0075, false)},
+      info());
   // Sorted by sizes; one macro per bucket and key, named by the bucket's sizes.
   EXPECT_NE(header.find("#define CACHEWISE_TUNED_TRANSPOSE_TILED_FROM_MEASUREMENT 0\n"
                         "#define CACHEWISE_TUNED_TRANSPOSE_TILED_WIDTH1024_HEIGHT1024_PAD 1\n"
@@ -28,22 +30,30 @@ TEST(BucketHeader, MacrosAndConstexprValuesPerBucket) {
                         "#define CACHEWISE_TUNED_TRANSPOSE_TILED_WIDTH8192_HEIGHT8192_TILE_DIM 64\n"),
             std::string::npos)
       << header;
-  EXPECT_NE(header.find("// width = 1024, height = 1024: predicted 0.0075 ms; note\n"
-                        "inline constexpr Config width1024_height1024{/*width*/ 1024, /*height*/ 1024, /*PAD*/ 1, /*TILE_DIM*/ 32, "
-                        "/*time_ms*/ 0.0075};\n"),
-            std::string::npos)
+  EXPECT_NE(
+      header.find(
+          "// width = 1024, height = 1024: predicted 0.0075 ms; note\n"
+          "inline constexpr Config width1024_height1024{/*width*/ 1024, /*height*/ 1024, /*PAD*/ 1, /*TILE_DIM*/ 32, "
+          "/*time_ms*/ 0.0075};\n"),
+      std::string::npos)
       << header;
-  EXPECT_NE(header.find("constexpr const Config& config_for(std::int64_t width, std::int64_t height) {"), std::string::npos);
-  EXPECT_NE(header.find("const double distance = size_ratio(width, config->width) * size_ratio(height, config->height);"), std::string::npos);
+  EXPECT_NE(header.find("constexpr const Config& config_for(std::int64_t width, std::int64_t height) {"),
+            std::string::npos);
+  EXPECT_NE(
+      header.find("const double distance = size_ratio(width, config->width) * size_ratio(height, config->height);"),
+      std::string::npos);
   EXPECT_NE(header.find("STATIC RECOMMENDATION, NOT MEASURED"), std::string::npos);
   EXPECT_NE(header.find("namespace cachewise_tuned::transpose_tiled {"), std::string::npos);
 }
 
 TEST(BucketHeader, RejectsWhatCannotBeOneHeader) {
   EXPECT_THROW(render_bucket_header("t", {}, info()), InputError);
-  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "A=1", 1, true), bucket(1, 1, "A=2", 1, true)}, info()), InputError);
-  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "A=1", 1, true), bucket(2, 2, "A=2", 1, false)}, info()), InputError);
-  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "width=1", 1, true)}, info()), InputError); // a size key as a parameter
+  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "A=1", 1, true), bucket(1, 1, "A=2", 1, true)}, info()),
+               InputError);
+  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "A=1", 1, true), bucket(2, 2, "A=2", 1, false)}, info()),
+               InputError);
+  EXPECT_THROW(render_bucket_header("t", {bucket(1, 1, "width=1", 1, true)}, info()),
+               InputError); // a size key as a parameter
   EXPECT_THROW(render_bucket_header("not an identifier", {bucket(1, 1, "A=1", 1, true)}, info()), InputError);
   HeaderBucket other = bucket(2, 2, "A=1", 1, true);
   other.sizes = {{"n", 2}};
@@ -68,7 +78,8 @@ TEST(KernelTunerCache, KeysInParameterOrderAndFailuresAsKernelTunerWritesThem) {
   runtime.config = Config::parse("TILE_DIM=32,BLOCK_ROWS=4,PAD=1");
   runtime.failure = "killed by signal 11 (Segmentation fault)";
   result.evaluations = {ok, compile, runtime};
-  const nlohmann::json cache = kernel_tuner_cache(result, space, {"NVIDIA H200", "transpose_tiled", {1024, 512}, "2026-12-01T20:00:00Z"});
+  const nlohmann::json cache =
+      kernel_tuner_cache(result, space, {"NVIDIA H200", "transpose_tiled", {1024, 512}, "2026-12-01T20:00:00Z"});
 
   EXPECT_EQ(cache.at("schema_version"), "1.0.0");
   EXPECT_EQ(cache.at("device_name"), "NVIDIA H200");

@@ -69,7 +69,8 @@ TEST(KernelTunerCacheFile, ReadsAFileStillBeingWritten) {
   EXPECT_FALSE(running.complete);
   EXPECT_EQ(running.entries.size(), 2u);
   EXPECT_EQ(running.problem_size, "100");
-  const KernelTunerCache killed = parse_kernel_tuner_cache(open + "\n\"512\": {\"block_size_x\": 512, \"ti", "killed.json");
+  const KernelTunerCache killed =
+      parse_kernel_tuner_cache(open + "\n\"512\": {\"block_size_x\": 512, \"ti", "killed.json");
   EXPECT_FALSE(killed.complete);
   ASSERT_EQ(killed.entries.size(), 2u);
   EXPECT_EQ(killed.entries[1].time_ms, 0.4);
@@ -104,11 +105,13 @@ TEST(KernelTunerCacheFile, BadInputNamesTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message("{\"a\": [1, 2"), "bad.json: not JSON, nor a Kernel Tuner cache file cut short while being written");
+  EXPECT_EQ(message("{\"a\": [1, 2"),
+            "bad.json: not JSON, nor a Kernel Tuner cache file cut short while being written");
   EXPECT_EQ(message("[1, 2]"), "bad.json: not a Kernel Tuner cache file (not a JSON object)");
   EXPECT_EQ(message(R"({"cache": {}})"), "bad.json: not a Kernel Tuner cache file (no \"tune_params_keys\" list)");
   EXPECT_EQ(message(R"({"tune_params_keys": ["x"]})"), "bad.json: not a Kernel Tuner cache file (no \"cache\" object)");
-  EXPECT_EQ(message(R"({"tune_params_keys": ["x"], "cache": {"1": {"x": 1}}})"), "bad.json: cache entry \"1\" has no \"time\" and no error");
+  EXPECT_EQ(message(R"({"tune_params_keys": ["x"], "cache": {"1": {"x": 1}}})"),
+            "bad.json: cache entry \"1\" has no \"time\" and no error");
   EXPECT_EQ(message(R"({"tune_params_keys": ["x"], "cache": {"1": {"x": 1, "time": -0.5}}})"),
             "bad.json: cache entry \"1\": \"time\" must be a positive number of ms, got -0.5");
   EXPECT_EQ(message(R"({"tune_params_keys": ["x"], "cache": {"1": {"x": 1, "time": "fast"}}})"),
@@ -127,8 +130,9 @@ advisor::SearchSpace transpose_space() {
   space.add_parameter("TILE_DIM", {16, 32, 64});
   space.add_parameter("BLOCK_ROWS", {4, 8});
   space.add_parameter("PAD", {0, 1});
-  space.add_constraint({"TILE_DIM", "BLOCK_ROWS"}, [](const Config& c) { return c.get("TILE_DIM") / c.get("BLOCK_ROWS") <= 8; },
-                       "TILE_DIM / BLOCK_ROWS <= 8");
+  space.add_constraint(
+      {"TILE_DIM", "BLOCK_ROWS"}, [](const Config& c) { return c.get("TILE_DIM") / c.get("BLOCK_ROWS") <= 8; },
+      "TILE_DIM / BLOCK_ROWS <= 8");
   return space;
 }
 
@@ -139,7 +143,8 @@ TEST(CacheMatch, ExpressibleConfigurationsAndWhyTheOthersAreNot) {
     match_cache_to_space(no_pad, transpose_space());
     FAIL() << "no error";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "the spec's parameter PAD (0, 1) is not in the cache's tune_params_keys (TILE_DIM, BLOCK_ROWS)");
+    EXPECT_STREQ(error.what(),
+                 "the spec's parameter PAD (0, 1) is not in the cache's tune_params_keys (TILE_DIM, BLOCK_ROWS)");
   }
   const KernelTunerCache cache = parse_kernel_tuner_cache(R"({
     "tune_params_keys": ["TILE_DIM", "BLOCK_ROWS", "PAD", "use_cmem", "read_only"],
@@ -185,7 +190,8 @@ TEST(CacheMatch, ExpressibleConfigurationsAndWhyTheOthersAreNot) {
 /// Four configs of `a` with measured times, in Kernel Tuner's format.
 KernelTunerCache four_measured(const std::string& time_of_a1) {
   return parse_kernel_tuner_cache(R"({"tune_params_keys": ["a"], "cache": {
-      "1": {"a": 1, "time": )" + time_of_a1 + R"(},
+      "1": {"a": 1, "time": )" + time_of_a1 +
+                                      R"(},
       "2": {"a": 2, "time": 0.1},
       "3": {"a": 3, "time": 0.4},
       "4": {"a": 4, "time": 0.3}}})",
@@ -200,7 +206,8 @@ advisor::SearchSpace a_space(std::vector<std::int64_t> values) {
 
 std::vector<PredictedTime> predicted_in_order(std::vector<std::int64_t> values) {
   std::vector<PredictedTime> ranked;
-  for (std::size_t i = 0; i < values.size(); ++i) ranked.push_back({Config{{"a", values[i]}}, 1.0 + static_cast<double>(i)});
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ranked.push_back({Config{{"a", values[i]}}, 1.0 + static_cast<double>(i)});
   return ranked;
 }
 
@@ -236,10 +243,10 @@ TEST(CompareRanking, AFailedFirstPickAndCandidatesOutsideEitherSide) {
   EXPECT_EQ(comparison.ranked_not_cached, 1u);
   EXPECT_EQ(comparison.not_ranked, (std::vector<Config>{Config({{"a", 2}})}));
   EXPECT_EQ(comparison.measured, 2u);
-  EXPECT_FALSE(comparison.top1_over_best);                           // the model's first failed
-  EXPECT_DOUBLE_EQ(comparison.best_of_top3_over_best, 1.0);          // 0.3 is among the first measured
-  EXPECT_NEAR(*comparison.spearman, -1.0, 1e-12);                    // 3 before 4 predicted, 4 faster
-  EXPECT_EQ(comparison.evaluations_to_within, 3u);                   // the failure counts: 1, 3, then 4
+  EXPECT_FALSE(comparison.top1_over_best);                  // the model's first failed
+  EXPECT_DOUBLE_EQ(comparison.best_of_top3_over_best, 1.0); // 0.3 is among the first measured
+  EXPECT_NEAR(*comparison.spearman, -1.0, 1e-12);           // 3 before 4 predicted, 4 faster
+  EXPECT_EQ(comparison.evaluations_to_within, 3u);          // the failure counts: 1, 3, then 4
   const CacheMatch none = match_cache_to_space(cache, a_space({1}));
   EXPECT_THROW(compare_ranking(predicted_in_order({1}), none), InputError); // only a failure to compare
 }
@@ -258,7 +265,8 @@ TEST(CachedRounds, MeasuredEntriesKeepTheirSamplesFailuresTheirError) {
       "1,2": {"a": 1, "b": 2, "time": 3.0},
       "2,1": {"a": 2, "b": 1, "time": "CompilationFailedConfig"}}})",
                                                           "rounds.json");
-  const std::vector<RoundRecord> rounds = cached_rounds(match_cache_to_space(cache, testing::fake_space()), "NVIDIA H200", {});
+  const std::vector<RoundRecord> rounds =
+      cached_rounds(match_cache_to_space(cache, testing::fake_space()), "NVIDIA H200", {});
   ASSERT_EQ(rounds.size(), 3u);
   EXPECT_TRUE(rounds[0].ok);
   EXPECT_EQ(rounds[0].samples_ms.size(), 6u);
@@ -299,7 +307,8 @@ TEST(CachedRounds, AResumedRunMeasuresOnlyWhatTheCacheLacks) {
   EXPECT_DOUBLE_EQ(result.best_evaluation()->time_ms.median, 0.5);
 
   // Written back: the cached entries as they were, the new ones beside them.
-  const nlohmann::json written = kernel_tuner_cache(result, testing::fake_space(), {"", "fake", {1024}, "2026-12-02T00:00:00Z"}, &cache);
+  const nlohmann::json written =
+      kernel_tuner_cache(result, testing::fake_space(), {"", "fake", {1024}, "2026-12-02T00:00:00Z"}, &cache);
   ASSERT_EQ(written.at("cache").size(), 11u);
   EXPECT_EQ(written.at("cache").at("1,1").at("times").size(), 6u);
   EXPECT_FALSE(written.at("cache").at("1,1").contains("timestamp")); // the cache's own entry, unchanged
@@ -322,8 +331,10 @@ TEST(CheckCacheContinues, TheSameDeviceKernelProblemAndParameters) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message({"NVIDIA A100", "transpose_tiled", {4096, 4096}, ""}, space), "c.json: the cache holds another device (NVIDIA H200, not NVIDIA A100)");
-  EXPECT_EQ(message({"NVIDIA H200", "copy", {4096, 4096}, ""}, space), "c.json: the cache holds another kernel (transpose_tiled, not copy)");
+  EXPECT_EQ(message({"NVIDIA A100", "transpose_tiled", {4096, 4096}, ""}, space),
+            "c.json: the cache holds another device (NVIDIA H200, not NVIDIA A100)");
+  EXPECT_EQ(message({"NVIDIA H200", "copy", {4096, 4096}, ""}, space),
+            "c.json: the cache holds another kernel (transpose_tiled, not copy)");
   EXPECT_EQ(message({"NVIDIA H200", "transpose_tiled", {1024, 4096}, ""}, space),
             "c.json: the cache holds another problem_size ([4096,4096], not [1024,4096])");
   advisor::SearchSpace reversed;
@@ -332,9 +343,10 @@ TEST(CheckCacheContinues, TheSameDeviceKernelProblemAndParameters) {
   EXPECT_EQ(message({"NVIDIA H200", "transpose_tiled", {4096, 4096}, ""}, reversed),
             "c.json: the cache holds another tune_params_keys (TILE_DIM,BLOCK_ROWS, not BLOCK_ROWS,TILE_DIM)");
   // Kernel Tuner's problem_size 100 is this run's [100].
-  const KernelTunerCache scalar = parse_kernel_tuner_cache(R"({"device_name": "d", "kernel_name": "k", "problem_size": 100,
+  const KernelTunerCache scalar =
+      parse_kernel_tuner_cache(R"({"device_name": "d", "kernel_name": "k", "problem_size": 100,
       "tune_params_keys": ["a"], "cache": {}})",
-                                                           "s.json");
+                               "s.json");
   EXPECT_NO_THROW(check_cache_continues(scalar, {"d", "k", {100}, ""}, a_space({1}), "s.json"));
 }
 

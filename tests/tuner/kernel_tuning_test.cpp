@@ -32,7 +32,8 @@ __global__ void shift_copy(float* out, const float* in, int n, long long offset)
 )";
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-kernel-tuning-" + name + "-" + std::to_string(::getpid()));
+  const auto directory =
+      std::filesystem::temp_directory_path() / ("cachewise-kernel-tuning-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(directory);
   std::filesystem::create_directories(directory);
   std::ofstream(directory / "shift_copy.cu") << kKernel;
@@ -96,9 +97,9 @@ TunedRun tune_shift_copy(const std::string& name, Strategy strategy) {
   auto candidates = std::make_shared<const KernelCandidates>(shift_copy_spec(directory), compiler, 90);
   TunedRun run;
   const DeviceFactory open = [&run] {
-    return std::make_unique<testing::FakeDevice>(testing::fake_limits(64 * 1024), run.log,
-                                                 [](const testing::RecordedLaunch& l) { return l.shape.block.x == 128 ? 1.0 : 2.0; },
-                                                 shift_copy_effect);
+    return std::make_unique<testing::FakeDevice>(
+        testing::fake_limits(64 * 1024), run.log,
+        [](const testing::RecordedLaunch& l) { return l.shape.block.x == 128 ? 1.0 : 2.0; }, shift_copy_effect);
   };
   Tuner tuner(kernel_problem(candidates->spec(), {{{"n", 4096}}}), candidates->space());
   tuner.set_measure(kernel_measure(candidates, open));
@@ -117,7 +118,8 @@ TEST(KernelTuning, FailuresAreCandidatesAndTheRunGoesOn) {
   EXPECT_TRUE(e[0].ok);
   EXPECT_EQ(e[0].samples_ms, (std::vector<double>{2.0, 2.0, 2.0}));
   EXPECT_FALSE(e[1].ok); // faster, but wrong
-  EXPECT_EQ(e[1].failure.rfind("threw: output out differs from the reference (BLOCK=64) at index 5: ", 0), 0u) << e[1].failure;
+  EXPECT_EQ(e[1].failure.rfind("threw: output out differs from the reference (BLOCK=64) at index 5: ", 0), 0u)
+      << e[1].failure;
   EXPECT_FALSE(e[2].ok);
   EXPECT_EQ(e[2].failure.rfind("threw: does not compile: ", 0), 0u) << e[2].failure;
   EXPECT_NE(e[2].failure.find("BLOCK 256 is not supported"), std::string::npos) << e[2].failure;
@@ -165,9 +167,10 @@ TEST(KernelTuning, LaunchesMarshalTheSpecAndRotateBufferSetsPastTheL2) {
 // A set is 3 x 16384 B = 48 KiB, the L2 64 KiB: 64 / 48 + 1 = 2 sets (buffer ids 1-3, 4-6).
 TEST(KernelTuning, DeclaredContentsAreUploadedToEverySet) {
   const std::filesystem::path directory = scratch("contents");
-  std::ofstream(directory / "gather.cu") << "__global__ void gather(float* out, const float* in, const int* index, int n) {\n"
-                                            "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
-                                            "  if (i < n) out[i] = in[index[i]];\n}\n";
+  std::ofstream(directory / "gather.cu")
+      << "__global__ void gather(float* out, const float* in, const int* index, int n) {\n"
+         "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+         "  if (i < n) out[i] = in[index[i]];\n}\n";
   frontend::KernelSpec spec;
   spec.source = directory / "gather.cu";
   spec.entry = "gather";
@@ -226,7 +229,8 @@ TEST(KernelTuning, APointerWithoutABufferFailsTheCandidate) {
   auto candidates = std::make_shared<const KernelCandidates>(spec, compiler, 90);
   testing::FakeDevice::Log log;
   const Measure measure = kernel_measure(candidates, [&log] {
-    return std::make_unique<testing::FakeDevice>(testing::fake_limits(1 << 20), log, [](const testing::RecordedLaunch&) { return 1.0; });
+    return std::make_unique<testing::FakeDevice>(testing::fake_limits(1 << 20), log,
+                                                 [](const testing::RecordedLaunch&) { return 1.0; });
   });
   try {
     measure(Config::parse("BLOCK=64"), 0);
@@ -250,7 +254,8 @@ TEST(KernelTuning, EveryCandidateFailingToCompileIsOneError) {
     FAIL();
   } catch (const InputError& e) {
     const std::string message = e.what();
-    EXPECT_EQ(message.rfind("every candidate failed to compile; first: BLOCK=256: does not compile: ", 0), 0u) << message;
+    EXPECT_EQ(message.rfind("every candidate failed to compile; first: BLOCK=256: does not compile: ", 0), 0u)
+        << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
   std::filesystem::remove_all(directory);
@@ -278,8 +283,10 @@ TEST(SizeBuckets, ParseAndApply) {
     with_size_bucket(spec, parse_size_bucket("WIDTH=64"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "size bucket WIDTH=64: 'WIDTH' is no arg or define of the kernel spec (n, offset, DEPTH) and no name in "
-                           "cachewise_size_buckets.cu");
+    EXPECT_STREQ(
+        e.what(),
+        "size bucket WIDTH=64: 'WIDTH' is no arg or define of the kernel spec (n, offset, DEPTH) and no name in "
+        "cachewise_size_buckets.cu");
   }
   std::filesystem::remove(source);
   EXPECT_THROW(parse_size_bucket("n=1,n=2"), InputError);
@@ -309,7 +316,8 @@ TEST(KernelSpecCheck, ReferenceOutputsAndToleranceFromJson) {
   frontend::KernelSpec overrides;
   overrides.reference = {{"BLOCK", 128}};
   EXPECT_EQ(frontend::merge_kernel_specs(spec, overrides).reference[0].value, 128);
-  EXPECT_THROW(frontend::kernel_spec_from_json(nlohmann::ordered_json::parse(R"({"reference": {"BLOCK": "big"}})"), "/", "k.json"),
+  EXPECT_THROW(frontend::kernel_spec_from_json(nlohmann::ordered_json::parse(R"({"reference": {"BLOCK": "big"}})"), "/",
+                                               "k.json"),
                InputError);
 }
 

@@ -21,8 +21,10 @@ namespace {
 /// leader and both are re-measured.
 FakeDevices three_fakes() {
   FakeDevices fakes;
-  for (int i = 0; i < 3; ++i) fakes.devices.push_back({{i, "Fake H200", "GPU-fake-" + std::to_string(i), 90, {}, -1}, 1.0, {}});
-  for (const Config& config : testing::fake_space().enumerate()) fakes.times_ms[config.to_string()] = testing::fake_time_ms(config);
+  for (int i = 0; i < 3; ++i)
+    fakes.devices.push_back({{i, "Fake H200", "GPU-fake-" + std::to_string(i), 90, {}, -1}, 1.0, {}});
+  for (const Config& config : testing::fake_space().enumerate())
+    fakes.times_ms[config.to_string()] = testing::fake_time_ms(config);
   fakes.times_ms["a=2,b=2"] = 1.0;
   fakes.sleep_ms = 2.0; // rounds overlap
   return fakes;
@@ -52,7 +54,8 @@ TuningResult tune_on(const std::vector<MeasuringDevice>& devices, const std::fil
 }
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("cachewise-multi-" + name + "-" + std::to_string(::getpid()));
+  const auto directory =
+      std::filesystem::temp_directory_path() / ("cachewise-multi-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(directory);
   std::filesystem::create_directories(directory);
   return directory;
@@ -144,7 +147,9 @@ TEST(MultiDevice, MixedModelsAreTunedSeparately) {
     tuner.tune();
     FAIL() << "mixed models were tuned together";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "tuner: devices of different models (Fake H200, Fake A100) in one run: tune each model on its own (group_by_model)");
+    EXPECT_STREQ(e.what(),
+                 "tuner: devices of different models (Fake H200, Fake A100) in one run: tune each model on its own "
+                 "(group_by_model)");
   }
 }
 

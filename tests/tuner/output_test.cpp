@@ -18,7 +18,8 @@ HeaderInfo info() { return {"GPU \"X\"", "profiles/x.json", "model-ranked (batch
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(RenderHeader, StaticRecommendationSaysSoAndBucketsByLogDistance) {
-  const std::string header = render_header({entry(4096, "a=1,b=2", 0.5, false), entry(1024, "a=3,b=2", 0.125, false)}, info());
+  const std::string header =
+      render_header({entry(4096, "a=1,b=2", 0.5, false), entry(1024, "a=3,b=2", 0.125, false)}, info());
   EXPECT_TRUE(contains(header, "#define CACHEWISE_TUNED_FAKE_F32_FROM_MEASUREMENT 0\n")) << header;
   EXPECT_TRUE(contains(header, "STATIC RECOMMENDATION, NOT MEASURED")) << header;
   EXPECT_TRUE(contains(header, "inline constexpr bool from_measurement = false;")) << header;
@@ -26,21 +27,22 @@ TEST(RenderHeader, StaticRecommendationSaysSoAndBucketsByLogDistance) {
   EXPECT_TRUE(contains(header, "inline constexpr const char* device_name = \"GPU \\\"X\\\"\";")) << header;
   EXPECT_TRUE(contains(header, "  std::int64_t a;\n  std::int64_t b;\n")) << header;
   // Entries sorted by n; the boundary between 1024 and 4096 is their geometric mean 2048.
-  EXPECT_TRUE(contains(header, "// n = 1024: predicted 0.125 ms; note for n=1024\n"
-                               "inline constexpr Config n1024{/*n*/ 1024, /*a*/ 3, /*b*/ 2, /*time_ms*/ 0.125};\n"))
+  EXPECT_TRUE(contains(header,
+                       "// n = 1024: predicted 0.125 ms; note for n=1024\n"
+                       "inline constexpr Config n1024{/*n*/ 1024, /*a*/ 3, /*b*/ 2, /*time_ms*/ 0.125};\n"))
       << header;
   EXPECT_TRUE(contains(header, "  if (n < 2048) return n1024;\n  return n4096;\n")) << header;
   EXPECT_LT(header.find("n1024{"), header.find("n4096{"));
 }
 
 TEST(RenderHeader, MeasuredHeaderSetsTheMacro) {
-  const std::string header = render_header({entry(1000, "a=3,b=2", 0.25, true), entry(3000, "a=3,b=1", 1, true),
-                                            entry(9000, "a=2,b=2", 4, true)},
-                                           info());
+  const std::string header = render_header(
+      {entry(1000, "a=3,b=2", 0.25, true), entry(3000, "a=3,b=1", 1, true), entry(9000, "a=2,b=2", 4, true)}, info());
   EXPECT_TRUE(contains(header, "#define CACHEWISE_TUNED_FAKE_F32_FROM_MEASUREMENT 1\n")) << header;
   EXPECT_FALSE(contains(header, "STATIC"));
   // sqrt(1000*3000) = 1732.05 -> 1733; sqrt(3000*9000) = 5196.15 -> 5197.
-  EXPECT_TRUE(contains(header, "  if (n < 1733) return n1000;\n  if (n < 5197) return n3000;\n  return n9000;\n")) << header;
+  EXPECT_TRUE(contains(header, "  if (n < 1733) return n1000;\n  if (n < 5197) return n3000;\n  return n9000;\n"))
+      << header;
 }
 
 TEST(RenderHeader, RejectsWhatCannotBeOneHeader) {
@@ -78,8 +80,9 @@ TEST(TunedEntry, TakesTheBestAndDescribesTheRun) {
   EXPECT_TRUE(tuned.measured);
   EXPECT_EQ(tuned.config, Config::parse("a=3,b=2"));
   EXPECT_DOUBLE_EQ(tuned.time_ms, 1.0);
-  EXPECT_EQ(tuned.note, "median of 5 samples, CI [-inf, inf] ms; 2 of 2 candidates evaluated (exhaustive, space "
-                        "exhausted (2 candidates)), 1 failed");
+  EXPECT_EQ(tuned.note,
+            "median of 5 samples, CI [-inf, inf] ms; 2 of 2 candidates evaluated (exhaustive, space "
+            "exhausted (2 candidates)), 1 failed");
   EXPECT_THROW(tuned_entry(two_candidate_result(false)), InputError);
 }
 

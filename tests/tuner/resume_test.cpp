@@ -23,7 +23,8 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
   return lines;
 }
 
-pid_t start_helper(const std::filesystem::path& journal, const std::filesystem::path& log, const std::filesystem::path& results) {
+pid_t start_helper(const std::filesystem::path& journal, const std::filesystem::path& log,
+                   const std::filesystem::path& results) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::execl(CACHEWISE_TUNER_RESUME_HELPER, CACHEWISE_TUNER_RESUME_HELPER, journal.c_str(), log.c_str(), results.c_str(),

@@ -33,7 +33,9 @@ TEST(VisitingOrder, ModelRankedSortsByPredictionKeepingTiesInSpaceOrder) {
   const std::vector<Config> candidates = {Config::parse("a=1"), Config::parse("a=2"), Config::parse("a=3"),
                                           Config::parse("a=4")};
   // Predictions 3, 1, 3, 0 -> a=4, a=2, then the tie a=1, a=3 in space order.
-  const auto predict = [](const Config& c) { return std::vector<double>{3, 1, 3, 0}[static_cast<std::size_t>(c.get("a") - 1)]; };
+  const auto predict = [](const Config& c) {
+    return std::vector<double>{3, 1, 3, 0}[static_cast<std::size_t>(c.get("a") - 1)];
+  };
   EXPECT_EQ(visiting_order(candidates, Strategy::model_ranked(predict)), (std::vector<std::size_t>{3, 1, 0, 2}));
   EXPECT_THROW(visiting_order(candidates, Strategy::model_ranked({})), InputError);
 }

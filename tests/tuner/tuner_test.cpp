@@ -60,7 +60,8 @@ TEST(Tuner, AddParameterAndConstraintBuildTheSpace) {
   Tuner tuner(testing::fake_problem());
   tuner.add_parameter("a", {1, 2, 3, 4});
   tuner.add_parameter("b", {1, 2, 3});
-  tuner.add_constraint({"a", "b"}, [](const Config& c) { return c.get("a") * c.get("b") <= 9; }, "a*b <= 9");
+  tuner.add_constraint(
+      {"a", "b"}, [](const Config& c) { return c.get("a") * c.get("b") <= 9; }, "a*b <= 9");
   tuner.set_measure(exact);
   tuner.set_options(quick_options());
   EXPECT_EQ(tuner.tune().space_size, 11);
@@ -76,12 +77,14 @@ TEST(Tuner, WarmupThenRepeatsWithIterationIndices) {
   ASSERT_EQ(iterations.size(), 11u);
   // 2 warm-ups + 6 timed calls (a constant time converges as soon as a 95% interval exists:
   // at 6 samples), numbered 0..7.
-  for (const auto& [config, seen] : iterations) EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7})) << config;
+  for (const auto& [config, seen] : iterations)
+    EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7})) << config;
 }
 
 TEST(Tuner, NoisyTimesRepeatUpToTheCapAndSayNotConverged) {
   // Alternating +-25%: the interval never gets within 2% of the median.
-  Tuner tuner = fake_tuner([](const Config& c, std::int64_t i) { return testing::fake_time_ms(c) * (i % 2 ? 1.25 : 0.75); });
+  Tuner tuner =
+      fake_tuner([](const Config& c, std::int64_t i) { return testing::fake_time_ms(c) * (i % 2 ? 1.25 : 0.75); });
   const TuningResult result = tuner.tune();
   for (const Evaluation& e : result.evaluations) {
     EXPECT_FALSE(e.converged);
@@ -216,7 +219,8 @@ TEST(Tuner, RejectsMissingMeasureEmptySpaceAndBadPolicy) {
 
   Tuner empty(testing::fake_problem());
   empty.add_parameter("a", {1, 2});
-  empty.add_constraint({"a"}, [](const Config&) { return false; }, "never");
+  empty.add_constraint(
+      {"a"}, [](const Config&) { return false; }, "never");
   empty.set_measure(exact);
   EXPECT_THROW(empty.tune(), InputError);
 

@@ -21,8 +21,9 @@ std::string value_list(const std::vector<std::int64_t>& values) {
 }
 
 /// Why `entry` is not a candidate of `space`, or empty when it is one (then `config` is set).
-std::string express(const KernelTunerEntry& entry, const std::vector<std::string>& cache_parameters, const advisor::SearchSpace& space,
-                    const std::vector<FixedSetting>& fixed, const std::set<std::string>& ignored, Config& config) {
+std::string express(const KernelTunerEntry& entry, const std::vector<std::string>& cache_parameters,
+                    const advisor::SearchSpace& space, const std::vector<FixedSetting>& fixed,
+                    const std::set<std::string>& ignored, Config& config) {
   for (const auto& [name, values] : space.parameters()) {
     const auto position = std::ranges::find(cache_parameters, name);
     if (position == cache_parameters.end()) {
@@ -39,7 +40,8 @@ std::string express(const KernelTunerEntry& entry, const std::vector<std::string
   }
   for (std::size_t i = 0; i < cache_parameters.size(); ++i) {
     const std::string& name = cache_parameters[i];
-    const bool in_space = std::ranges::any_of(space.parameters(), [&](const auto& parameter) { return parameter.first == name; });
+    const bool in_space =
+        std::ranges::any_of(space.parameters(), [&](const auto& parameter) { return parameter.first == name; });
     if (in_space) continue;
     const std::string setting = name + "=" + entry.value_texts[i];
     if (const auto set = std::ranges::find(fixed, name, &FixedSetting::name); set != fixed.end()) {
@@ -72,23 +74,27 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
 
 } // namespace
 
-CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space, const std::vector<FixedSetting>& fixed) {
+CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space,
+                                const std::vector<FixedSetting>& fixed) {
   const std::vector<std::string>& names = cache.parameters;
   for (const auto& [name, values] : space.parameters()) {
     if (values.size() > 1 && std::ranges::find(names, name) == names.end()) {
       std::string known;
       for (const std::string& cached : names) known += (known.empty() ? "" : ", ") + cached;
-      throw InputError("the spec's parameter " + name + " (" + value_list(values) + ") is not in the cache's tune_params_keys (" + known + ")");
+      throw InputError("the spec's parameter " + name + " (" + value_list(values) +
+                       ") is not in the cache's tune_params_keys (" + known + ")");
     }
   }
   CacheMatch match;
   std::set<std::string> ignored;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const bool in_space = std::ranges::any_of(space.parameters(), [&](const auto& parameter) { return parameter.first == names[i]; });
+    const bool in_space =
+        std::ranges::any_of(space.parameters(), [&](const auto& parameter) { return parameter.first == names[i]; });
     const bool is_fixed = std::ranges::find(fixed, names[i], &FixedSetting::name) != fixed.end();
     if (in_space || is_fixed || cache.entries.empty()) continue;
     const std::string& first = cache.entries.front().value_texts[i];
-    const bool one_value = std::ranges::all_of(cache.entries, [&](const KernelTunerEntry& e) { return e.value_texts[i] == first; });
+    const bool one_value =
+        std::ranges::all_of(cache.entries, [&](const KernelTunerEntry& e) { return e.value_texts[i] == first; });
     if (one_value) {
       ignored.insert(names[i]);
       match.ignored_parameters.push_back(names[i] + "=" + first);
@@ -106,7 +112,8 @@ CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::Se
   return match;
 }
 
-std::vector<RoundRecord> cached_rounds(const CacheMatch& match, const std::string& device_name, const MeasurementPolicy& policy) {
+std::vector<RoundRecord> cached_rounds(const CacheMatch& match, const std::string& device_name,
+                                       const MeasurementPolicy& policy) {
   std::vector<RoundRecord> rounds;
   for (const MatchedEntry& matched : match.matched) {
     RoundRecord record;
@@ -115,7 +122,8 @@ std::vector<RoundRecord> cached_rounds(const CacheMatch& match, const std::strin
     record.device.name = device_name;
     if (matched.entry->time_ms) {
       record.ok = true;
-      record.samples_ms = matched.entry->times_ms.empty() ? std::vector<double>{*matched.entry->time_ms} : matched.entry->times_ms;
+      record.samples_ms =
+          matched.entry->times_ms.empty() ? std::vector<double>{*matched.entry->time_ms} : matched.entry->times_ms;
       const MedianEstimate estimate = estimate_median(record.samples_ms, policy.confidence);
       record.converged = estimate.ci_width_fraction() <= policy.max_ci_width_fraction;
     } else {
@@ -156,7 +164,8 @@ RankingComparison compare_ranking(const std::vector<PredictedTime>& ranked, cons
       ++comparison.ranked_not_cached;
       continue;
     }
-    comparison.candidates.push_back({ranked[i].config, i + 1, ranked[i].time_us, found->second->time_ms, found->second->error, 0});
+    comparison.candidates.push_back(
+        {ranked[i].config, i + 1, ranked[i].time_us, found->second->time_ms, found->second->error, 0});
   }
   for (const MatchedEntry& matched : match.matched) {
     if (!ranked_keys.contains(matched.config.to_string())) comparison.not_ranked.push_back(matched.config);
@@ -165,16 +174,20 @@ RankingComparison compare_ranking(const std::vector<PredictedTime>& ranked, cons
   for (std::size_t i = 0; i < comparison.candidates.size(); ++i) {
     if (comparison.candidates[i].measured_ms) measured.push_back(i);
   }
-  if (measured.empty()) throw InputError("no cached configuration with a measured time is among the candidates the model ranked");
+  if (measured.empty())
+    throw InputError("no cached configuration with a measured time is among the candidates the model ranked");
   comparison.measured = measured.size();
   std::vector<std::size_t> by_time = measured;
   std::ranges::stable_sort(by_time, {}, [&](std::size_t i) { return *comparison.candidates[i].measured_ms; });
-  for (std::size_t rank = 0; rank < by_time.size(); ++rank) comparison.candidates[by_time[rank]].measured_rank = rank + 1;
+  for (std::size_t rank = 0; rank < by_time.size(); ++rank)
+    comparison.candidates[by_time[rank]].measured_rank = rank + 1;
   comparison.best = by_time.front();
   const double best_ms = *comparison.candidates[comparison.best].measured_ms;
-  if (comparison.candidates.front().measured_ms) comparison.top1_over_best = *comparison.candidates.front().measured_ms / best_ms;
+  if (comparison.candidates.front().measured_ms)
+    comparison.top1_over_best = *comparison.candidates.front().measured_ms / best_ms;
   double top3_ms = *comparison.candidates[measured.front()].measured_ms;
-  for (std::size_t k = 1; k < std::min<std::size_t>(3, measured.size()); ++k) top3_ms = std::min(top3_ms, *comparison.candidates[measured[k]].measured_ms);
+  for (std::size_t k = 1; k < std::min<std::size_t>(3, measured.size()); ++k)
+    top3_ms = std::min(top3_ms, *comparison.candidates[measured[k]].measured_ms);
   comparison.best_of_top3_over_best = top3_ms / best_ms;
   std::vector<double> predicted_us, measured_ms;
   for (const std::size_t i : measured) {
@@ -195,7 +208,9 @@ RankingComparison compare_ranking(const std::vector<PredictedTime>& ranked, cons
 nlohmann::json comparison_to_json(const RankingComparison& comparison) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const ComparedCandidate& candidate : comparison.candidates) {
-    nlohmann::json row = {{"config", candidate.config.to_string()}, {"predicted_rank", candidate.predicted_rank}, {"predicted_us", candidate.predicted_us}};
+    nlohmann::json row = {{"config", candidate.config.to_string()},
+                          {"predicted_rank", candidate.predicted_rank},
+                          {"predicted_us", candidate.predicted_us}};
     if (candidate.measured_ms) {
       row["measured_us"] = *candidate.measured_ms * 1e3;
       row["measured_rank"] = candidate.measured_rank;
@@ -211,7 +226,10 @@ nlohmann::json comparison_to_json(const RankingComparison& comparison) {
           {"not_ranked", not_ranked},
           {"ranked_not_cached", comparison.ranked_not_cached},
           {"measured", comparison.measured},
-          {"best", {{"config", best.config.to_string()}, {"measured_us", *best.measured_ms * 1e3}, {"predicted_rank", best.predicted_rank}}},
+          {"best",
+           {{"config", best.config.to_string()},
+            {"measured_us", *best.measured_ms * 1e3},
+            {"predicted_rank", best.predicted_rank}}},
           {"top1_over_best", comparison.top1_over_best ? nlohmann::json(*comparison.top1_over_best) : nlohmann::json()},
           {"best_of_top3_over_best", comparison.best_of_top3_over_best},
           {"spearman", comparison.spearman ? nlohmann::json(*comparison.spearman) : nlohmann::json()},

@@ -47,7 +47,8 @@ ConvergenceReport convergence(const TuningResult& exhaustive, double fraction, i
   const std::size_t step = static_cast<std::size_t>(std::max(batch, 1));
   std::size_t measured = std::min(step, times.size());
   while (measured < times.size()) {
-    const std::vector<std::optional<double>> prefix(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(measured));
+    const std::vector<std::optional<double>> prefix(times.begin(),
+                                                    times.begin() + static_cast<std::ptrdiff_t>(measured));
     if (model_ranked_stop_reason(prefix, batch, noise_fraction)) break;
     measured = std::min(measured + step, times.size());
   }

@@ -83,7 +83,8 @@ std::vector<MeasuringDevice> select_devices(std::string_view text, const std::ve
   std::set<int> seen;
   for (const std::string& part : split(given, ',')) {
     const std::optional<int> index = parse_index(part);
-    if (!index) throw InputError("--gpus " + given + ": '" + part + "' is not a device index (give all or indexes like 0,2,3)");
+    if (!index)
+      throw InputError("--gpus " + given + ": '" + part + "' is not a device index (give all or indexes like 0,2,3)");
     if (*index >= static_cast<int>(present.size())) {
       throw InputError("--gpus " + given + ": no device " + part + " (this host has " + range + ")");
     }
@@ -121,10 +122,12 @@ std::vector<MeasuringDevice> list_devices(std::string* why_none) {
       std::chrono::seconds(60));
   std::vector<MeasuringDevice> devices;
   if (!outcome.ok) { // no driver, no device, or a build without CUDA
-    if (why_none != nullptr) *why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
+    if (why_none != nullptr)
+      *why_none = outcome.failure.rfind("threw: ", 0) == 0 ? outcome.failure.substr(7) : outcome.failure;
     return devices;
   }
-  for (const nlohmann::json& device : nlohmann::json::parse(outcome.output)) devices.push_back(device_from_json(device));
+  for (const nlohmann::json& device : nlohmann::json::parse(outcome.output))
+    devices.push_back(device_from_json(device));
   return devices;
 }
 

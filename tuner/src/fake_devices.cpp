@@ -44,7 +44,8 @@ FakeDevices fake_devices_from_json(const nlohmann::json& json) {
   for (const nlohmann::json& config : json.value("crash_configs", nlohmann::json::array())) {
     fakes.crash_configs.push_back(Config::parse(config.get<std::string>()).to_string());
   }
-  if (!(fakes.default_ms > 0.0) || fakes.sleep_ms < 0.0 || fakes.jitter_fraction < 0.0 || fakes.jitter_fraction >= 1.0) {
+  if (!(fakes.default_ms > 0.0) || fakes.sleep_ms < 0.0 || fakes.jitter_fraction < 0.0 ||
+      fakes.jitter_fraction >= 1.0) {
     throw InputError("default_ms must be positive, sleep_ms >= 0, 0 <= jitter_fraction < 1");
   }
   return fakes;

@@ -1,6 +1,6 @@
-// One child process per evaluation (several at once with ChildProcesses): whatever the work does to its process (segfault, abort,
-// exit, a hang, a sticky CUDA error) stays there. The child reports through a pipe: one tag
-// byte ('R' result, 'E' exception text) then the payload.
+// One child process per evaluation (several at once with ChildProcesses): whatever the work does to its process
+// (segfault, abort, exit, a hang, a sticky CUDA error) stays there. The child reports through a pipe: one tag byte ('R'
+// result, 'E' exception text) then the payload.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>

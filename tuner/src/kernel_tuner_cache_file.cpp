@@ -16,7 +16,8 @@ namespace cachewise::tuner {
 namespace {
 
 /// The names Kernel Tuner writes in place of a value when a configuration fails.
-constexpr std::array<std::string_view, 4> kErrorNames = {"ErrorConfig", "InvalidConfig", "CompilationFailedConfig", "RuntimeFailedConfig"};
+constexpr std::array<std::string_view, 4> kErrorNames = {"ErrorConfig", "InvalidConfig", "CompilationFailedConfig",
+                                                         "RuntimeFailedConfig"};
 /// Kernel Tuner before 0.4.3 wrote a failed configuration's time as 1e20.
 constexpr double kOldFailureTimeMs = 1e20;
 
@@ -33,7 +34,8 @@ bool is_error_name(const nlohmann::json& value) {
 /// after any trailing comma.
 std::string closed(std::string_view text) {
   std::string closed_text(text);
-  while (!closed_text.empty() && std::isspace(static_cast<unsigned char>(closed_text.back())) != 0) closed_text.pop_back();
+  while (!closed_text.empty() && std::isspace(static_cast<unsigned char>(closed_text.back())) != 0)
+    closed_text.pop_back();
   if (!closed_text.empty() && closed_text.back() == ',') closed_text.pop_back();
   return closed_text + "}\n}";
 }
@@ -67,7 +69,8 @@ std::string python_text(const nlohmann::json& value) {
 
 std::optional<std::int64_t> integer_value(const nlohmann::json& value) {
   if (value.is_number_integer()) {
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       return std::nullopt;
     }
     return value.get<std::int64_t>();
@@ -91,8 +94,8 @@ std::vector<std::string> split_key(const std::string& key) {
   return parts;
 }
 
-KernelTunerEntry parse_entry(const std::string& key, const nlohmann::json& json, const std::vector<std::string>& parameters,
-                             const std::string& where) {
+KernelTunerEntry parse_entry(const std::string& key, const nlohmann::json& json,
+                             const std::vector<std::string>& parameters, const std::string& where) {
   const std::string here = where + ": cache entry \"" + key + "\"";
   if (!json.is_object()) throw InputError(here + " is not an object");
   KernelTunerEntry entry;
@@ -120,7 +123,8 @@ KernelTunerEntry parse_entry(const std::string& key, const nlohmann::json& json,
   if (time == json.end()) throw InputError(here + " has no \"time\" and no error");
   if (!time->is_number()) throw InputError(here + ": \"time\" is " + time->dump() + ", not a number or an error name");
   const double time_ms = time->get<double>();
-  if (!(time_ms > 0.0) || !std::isfinite(time_ms)) throw InputError(here + ": \"time\" must be a positive number of ms, got " + time->dump());
+  if (!(time_ms > 0.0) || !std::isfinite(time_ms))
+    throw InputError(here + ": \"time\" must be a positive number of ms, got " + time->dump());
   if (time_ms >= kOldFailureTimeMs) {
     entry.error = "time 1e20";
     return entry;
@@ -159,31 +163,36 @@ KernelTunerCache parse_kernel_tuner_cache(std::string_view text, const std::stri
   const nlohmann::json json = parse_cache_text(text, where, cache.complete);
   if (!json.is_object()) throw InputError(where + ": not a Kernel Tuner cache file (not a JSON object)");
   const auto keys = json.find("tune_params_keys");
-  if (keys == json.end() || !keys->is_array()) throw InputError(where + ": not a Kernel Tuner cache file (no \"tune_params_keys\" list)");
+  if (keys == json.end() || !keys->is_array())
+    throw InputError(where + ": not a Kernel Tuner cache file (no \"tune_params_keys\" list)");
   for (const nlohmann::json& name : *keys) {
     if (!name.is_string()) throw InputError(where + ": \"tune_params_keys\" holds " + name.dump() + ", not a name");
     cache.parameters.push_back(name.get<std::string>());
   }
   if (cache.parameters.empty()) throw InputError(where + ": \"tune_params_keys\" is empty");
   const auto entries = json.find("cache");
-  if (entries == json.end() || !entries->is_object()) throw InputError(where + ": not a Kernel Tuner cache file (no \"cache\" object)");
+  if (entries == json.end() || !entries->is_object())
+    throw InputError(where + ": not a Kernel Tuner cache file (no \"cache\" object)");
   cache.device_name = string_field(json, "device_name", where);
   cache.kernel_name = string_field(json, "kernel_name", where);
-  if (const std::string objective = string_field(json, "objective", where); !objective.empty()) cache.objective = objective;
+  if (const std::string objective = string_field(json, "objective", where); !objective.empty())
+    cache.objective = objective;
   if (const auto size = json.find("problem_size"); size != json.end()) cache.problem_size = size->dump();
-  for (const auto& [key, entry] : entries->items()) cache.entries.push_back(parse_entry(key, entry, cache.parameters, where));
+  for (const auto& [key, entry] : entries->items())
+    cache.entries.push_back(parse_entry(key, entry, cache.parameters, where));
   return cache;
 }
 
-void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info, const advisor::SearchSpace& space,
-                           const std::string& where) {
+void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info,
+                           const advisor::SearchSpace& space, const std::string& where) {
   const auto differs = [&](const std::string& what, const std::string& cached, const std::string& here) {
     throw InputError(where + ": the cache holds another " + what + " (" + cached + ", not " + here + ")");
   };
   if (cache.device_name != info.device_name) differs("device", cache.device_name, info.device_name);
   if (cache.kernel_name != info.kernel_name) differs("kernel", cache.kernel_name, info.kernel_name);
   const std::string size = nlohmann::json(info.problem_size).dump();
-  const bool one_number = info.problem_size.size() == 1 && cache.problem_size == std::to_string(info.problem_size.front());
+  const bool one_number =
+      info.problem_size.size() == 1 && cache.problem_size == std::to_string(info.problem_size.front());
   if (cache.problem_size != size && !one_number) differs("problem_size", cache.problem_size, size);
   std::string names, cached_names;
   for (const auto& [name, values] : space.parameters()) names += (names.empty() ? "" : ",") + name;

@@ -14,7 +14,9 @@
 namespace cachewise::tuner {
 namespace {
 
-RoundRecord failed(const Config& config, int round, std::string failure) { return {config, round, false, std::move(failure), {}, false, {}}; }
+RoundRecord failed(const Config& config, int round, std::string failure) {
+  return {config, round, false, std::move(failure), {}, false, {}};
+}
 
 RoundRecord measure_round(const Measure& measure, const Config& config, int round, const MeasurementPolicy& policy) {
   RoundRecord record{config, round, true, {}, {}, false, {}};
@@ -45,7 +47,8 @@ std::function<std::string()> round_work(const Measure& measure, const Config& co
 }
 
 RoundRecord record_from(const ChildOutcome& outcome, const Config& config, int round, const MeasuringDevice& device) {
-  RoundRecord record = outcome.ok ? round_from_json(nlohmann::json::parse(outcome.output)) : failed(config, round, outcome.failure);
+  RoundRecord record =
+      outcome.ok ? round_from_json(nlohmann::json::parse(outcome.output)) : failed(config, round, outcome.failure);
   record.device = device;
   return record;
 }
@@ -64,11 +67,14 @@ public:
     }
   }
 
-  std::string model() const override { return options_.devices.empty() ? std::string() : options_.devices.front().name; }
+  std::string model() const override {
+    return options_.devices.empty() ? std::string() : options_.devices.front().name;
+  }
 
   void run(const std::vector<RoundRequest>& requests, bool referee,
            const std::function<void(std::size_t, RoundRecord)>& done) override {
-    std::vector<MeasuringDevice> devices = options_.devices.empty() ? std::vector<MeasuringDevice>{{}} : options_.devices;
+    std::vector<MeasuringDevice> devices =
+        options_.devices.empty() ? std::vector<MeasuringDevice>{{}} : options_.devices;
     if (referee) devices.resize(1);
     if (options_.isolation == Isolation::in_process) {
       for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -83,8 +89,8 @@ public:
     while (next < requests.size() || !running.empty()) {
       while (next < requests.size() && !idle.empty()) {
         const RoundRequest& request = requests[next];
-        const std::uint64_t ticket =
-            children.start(round_work(measure_, request.config, request.round, options_, idle.front()), options_.candidate_timeout);
+        const std::uint64_t ticket = children.start(
+            round_work(measure_, request.config, request.round, options_, idle.front()), options_.candidate_timeout);
         running[ticket] = {next++, idle.front()};
         idle.pop_front();
       }
@@ -115,8 +121,9 @@ RoundRecord evaluate_round(const Measure& measure, const Config& config, int rou
     record.device = device;
     return record;
   }
-  return record_from(run_in_child_process(round_work(measure, config, round, options, device), options.candidate_timeout), config,
-                     round, device);
+  return record_from(
+      run_in_child_process(round_work(measure, config, round, options, device), options.candidate_timeout), config,
+      round, device);
 }
 
 std::unique_ptr<RoundExecutor> local_executor(Measure measure, Options options) {

@@ -15,7 +15,8 @@ using namespace header_parts;
 
 std::vector<std::pair<std::string, std::int64_t>> bucket_sizes(const nlohmann::json& bucket) {
   std::vector<std::pair<std::string, std::int64_t>> sizes;
-  for (const nlohmann::json& size : bucket) sizes.emplace_back(size.at("name").get<std::string>(), size.at("value").get<std::int64_t>());
+  for (const nlohmann::json& size : bucket)
+    sizes.emplace_back(size.at("name").get<std::string>(), size.at("value").get<std::int64_t>());
   return sizes;
 }
 
@@ -35,12 +36,20 @@ TunedResults tuned_results_from_json(const nlohmann::json& json, const std::stri
   results.profile = json.value("profile", std::string());
   for (const nlohmann::json& size : json.at("sizes")) {
     const auto sizes = bucket_sizes(size.at("bucket"));
-    results.buckets.push_back({sizes, {}, Config::parse(size.at("config").get<std::string>()), results.measured,
-                               size.at("time_ms").get<double>(), size.value("note", std::string())});
+    results.buckets.push_back({sizes,
+                               {},
+                               Config::parse(size.at("config").get<std::string>()),
+                               results.measured,
+                               size.at("time_ms").get<double>(),
+                               size.value("note", std::string())});
     if (size.contains("static")) {
       const nlohmann::json& pick = size.at("static");
-      results.static_buckets.push_back({sizes, {}, Config::parse(pick.at("config").get<std::string>()), false,
-                                        pick.at("time_ms").get<double>(), "the model's pick on " + results.profile});
+      results.static_buckets.push_back({sizes,
+                                        {},
+                                        Config::parse(pick.at("config").get<std::string>()),
+                                        false,
+                                        pick.at("time_ms").get<double>(),
+                                        "the model's pick on " + results.profile});
     }
   }
   if (results.buckets.empty()) throw InputError(source + ": no sizes");
@@ -64,23 +73,26 @@ void check_mergeable(const std::vector<TunedResults>& results) {
                        ": results of different kernels");
     }
     if (r.parameters != first.parameters) {
-      throw InputError("merge-tuned: " + r.source + " has another parameter space (" + r.parameters.dump() + ") than " + first.source +
-                       " (" + first.parameters.dump() + ")");
+      throw InputError("merge-tuned: " + r.source + " has another parameter space (" + r.parameters.dump() + ") than " +
+                       first.source + " (" + first.parameters.dump() + ")");
     }
     if (size_keys_text(r) != size_keys_text(first)) {
-      throw InputError("merge-tuned: " + r.source + "'s buckets are sized by " + size_keys_text(r) + ", " + first.source + "'s by " +
-                       size_keys_text(first));
+      throw InputError("merge-tuned: " + r.source + "'s buckets are sized by " + size_keys_text(r) + ", " +
+                       first.source + "'s by " + size_keys_text(first));
     }
     if (r.measured && !devices.insert(device_target_name(r.device_name)).second) {
-      throw InputError("merge-tuned: two inputs hold results for " + r.device_name + " (" + r.source + " is the second)");
+      throw InputError("merge-tuned: two inputs hold results for " + r.device_name + " (" + r.source +
+                       " is the second)");
     }
   }
-  if (devices.empty()) throw InputError("merge-tuned: no measured results among the inputs (advisor tune on a GPU writes them)");
+  if (devices.empty())
+    throw InputError("merge-tuned: no measured results among the inputs (advisor tune on a GPU writes them)");
 }
 
 std::string size_parameters(const std::vector<HeaderBucket>& buckets) {
   std::string text;
-  for (const auto& [key, value] : buckets.front().sizes) text += (text.empty() ? "" : ", ") + std::string("std::int64_t ") + key;
+  for (const auto& [key, value] : buckets.front().sizes)
+    text += (text.empty() ? "" : ", ") + std::string("std::int64_t ") + key;
   return text;
 }
 
@@ -90,8 +102,8 @@ std::string size_arguments(const std::vector<HeaderBucket>& buckets) {
   return text;
 }
 
-void write_table(std::ostringstream& out, const std::string& name, const std::string& device_name, int compute_capability,
-                 std::vector<HeaderBucket> buckets) {
+void write_table(std::ostringstream& out, const std::string& name, const std::string& device_name,
+                 int compute_capability, std::vector<HeaderBucket> buckets) {
   sort_by_sizes(buckets);
   out << "namespace " << name << " {\n"
       << "inline constexpr const char* device_name = " << cpp_string_literal(device_name) << ";\n"
@@ -153,7 +165,8 @@ std::string render_merged_header(const std::vector<TunedResults>& results, const
       break;
     }
   }
-  if (fallback == nullptr) throw InputError("merge-tuned: no input carries the model's static recommendation for the fallback");
+  if (fallback == nullptr)
+    throw InputError("merge-tuned: no input carries the model's static recommendation for the fallback");
   const std::string& scope = results.front().scope;
   std::vector<const TunedResults*> measured;
   for (const TunedResults& r : results) {
@@ -167,11 +180,11 @@ std::string render_merged_header(const std::vector<TunedResults>& results, const
   out << "// Generated by cachewise (advisor merge-tuned). Do not edit: regenerate instead.\n"
       << "//   " << one_line(generated_by) << "\n";
   for (const TunedResults* r : measured) {
-    out << "// Device:   " << one_line(r->device_name) << " (compute capability " << r->compute_capability << ", " << one_line(r->source)
-        << "): -DCACHEWISE_TARGET_" << device_target_name(r->device_name) << "\n";
+    out << "// Device:   " << one_line(r->device_name) << " (compute capability " << r->compute_capability << ", "
+        << one_line(r->source) << "): -DCACHEWISE_TARGET_" << device_target_name(r->device_name) << "\n";
   }
-  out << "// Fallback: the model's static recommendation on " << one_line(fallback->profile) << " (" << one_line(fallback->source)
-      << "), NOT MEASURED, for any other device\n"
+  out << "// Fallback: the model's static recommendation on " << one_line(fallback->profile) << " ("
+      << one_line(fallback->source) << "), NOT MEASURED, for any other device\n"
       << "#pragma once\n\n#include <cstdint>\n\nnamespace cachewise_tuned::" << scope << " {\n\n";
   write_config_struct(out, measured.front()->buckets);
   for (const TunedResults* r : measured) {
@@ -183,7 +196,8 @@ std::string render_merged_header(const std::vector<TunedResults>& results, const
       << "// macros as the single-device header has them.\n";
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const std::string target = device_target_name(measured[i]->device_name);
-    out << (i == 0 ? "#if" : "#elif") << " defined(CACHEWISE_TARGET_" << target << ")\nnamespace target = " << lower(target) << ";\n";
+    out << (i == 0 ? "#if" : "#elif") << " defined(CACHEWISE_TARGET_" << target
+        << ")\nnamespace target = " << lower(target) << ";\n";
     write_macros(out, scope, measured[i]->buckets);
   }
   out << "#else\nnamespace target = fallback;\n";
@@ -196,16 +210,18 @@ std::string render_merged_header(const std::vector<TunedResults>& results, const
       << "constexpr const Config& config_for_device(const char* device_name, " << size_parameters(any) << ") {\n";
   for (const TunedResults* r : measured) {
     const std::string name = lower(device_target_name(r->device_name));
-    out << "  if (same_name(device_name, " << name << "::device_name)) return " << name << "::config_for(" << size_arguments(any) << ");\n";
+    out << "  if (same_name(device_name, " << name << "::device_name)) return " << name << "::config_for("
+        << size_arguments(any) << ");\n";
   }
   out << "  return fallback::config_for(" << size_arguments(any) << ");\n}\n\n"
       << "/// At run time, by compute capability (90 for sm_90): the first tuned device that has it.\n"
-      << "constexpr const Config& config_for_compute_capability(int compute_capability, " << size_parameters(any) << ") {\n";
+      << "constexpr const Config& config_for_compute_capability(int compute_capability, " << size_parameters(any)
+      << ") {\n";
   for (const TunedResults* r : measured) {
     if (r->compute_capability == 0) continue;
     const std::string name = lower(device_target_name(r->device_name));
-    out << "  if (compute_capability == " << name << "::compute_capability) return " << name << "::config_for(" << size_arguments(any)
-        << ");\n";
+    out << "  if (compute_capability == " << name << "::compute_capability) return " << name << "::config_for("
+        << size_arguments(any) << ");\n";
   }
   out << "  return fallback::config_for(" << size_arguments(any) << ");\n}\n\n"
       << "} // namespace cachewise_tuned::" << scope << "\n";

@@ -63,7 +63,8 @@ using namespace header_parts;
 nlohmann::json results_to_json(const TuningResult& result) {
   nlohmann::json evaluations = nlohmann::json::array();
   for (const Evaluation& e : result.evaluations) {
-    nlohmann::json item = {{"config", e.config.to_string()}, {"ok", e.ok}, {"rounds", e.rounds}, {"from_journal", e.from_journal}};
+    nlohmann::json item = {
+        {"config", e.config.to_string()}, {"ok", e.ok}, {"rounds", e.rounds}, {"from_journal", e.from_journal}};
     if (e.ok) {
       item["median_ms"] = e.time_ms.median;
       item["ci_low_ms"] = finite_or_null(e.time_ms.ci_low);
@@ -124,9 +125,10 @@ TunedEntry tuned_entry(const TuningResult& result) {
   }
   const auto failed = std::ranges::count_if(result.evaluations, [](const Evaluation& e) { return !e.ok; });
   std::ostringstream note;
-  note << "median of " << best->samples_ms.size() << " samples, " << "CI [" << number_text(best->time_ms.ci_low) << ", "
-       << number_text(best->time_ms.ci_high) << "] ms; " << result.evaluations.size() << " of " << result.space_size
-       << " candidates evaluated (" << result.strategy << ", " << result.stop_reason << ")";
+  note << "median of " << best->samples_ms.size() << " samples, "
+       << "CI [" << number_text(best->time_ms.ci_low) << ", " << number_text(best->time_ms.ci_high) << "] ms; "
+       << result.evaluations.size() << " of " << result.space_size << " candidates evaluated (" << result.strategy
+       << ", " << result.stop_reason << ")";
   if (failed > 0) note << ", " << failed << " failed";
   return {result.problem, best->config, true, best->time_ms.median, note.str()};
 }
@@ -150,7 +152,8 @@ std::string bucket_label(const HeaderBucket& bucket) {
   if (!bucket.label.empty()) return bucket.label;
   if (bucket.sizes.empty()) return "sizes fixed in the kernel";
   std::string label;
-  for (const auto& [key, value] : bucket.sizes) label += (label.empty() ? "" : ", ") + key + " = " + std::to_string(value);
+  for (const auto& [key, value] : bucket.sizes)
+    label += (label.empty() ? "" : ", ") + key + " = " + std::to_string(value);
   return label;
 }
 
@@ -161,12 +164,14 @@ void check_buckets(const std::string& scope, const std::vector<HeaderBucket>& bu
   const std::vector<std::string> keys = config_keys(first.config);
   std::set<std::string> size_keys, names;
   for (const auto& [key, value] : first.sizes) {
-    if (!is_identifier(key) || key == "time_ms") throw InputError("tuned header: size key '" + key + "' cannot be a C++ member name");
+    if (!is_identifier(key) || key == "time_ms")
+      throw InputError("tuned header: size key '" + key + "' cannot be a C++ member name");
     if (value < 1) throw InputError("tuned header: size " + key + " = " + std::to_string(value) + " must be positive");
     size_keys.insert(key);
   }
   if (size_keys.size() != first.sizes.size()) throw InputError("tuned header: bucket size keys repeated");
-  if (size_keys.empty() && buckets.size() > 1) throw InputError("tuned header: several buckets need size keys to tell them apart");
+  if (size_keys.empty() && buckets.size() > 1)
+    throw InputError("tuned header: several buckets need size keys to tell them apart");
   for (const HeaderBucket& bucket : buckets) {
     if (bucket.measured != first.measured) throw InputError("tuned header: entries mix measured and static configs");
     std::vector<std::string> bucket_keys;
@@ -174,7 +179,8 @@ void check_buckets(const std::string& scope, const std::vector<HeaderBucket>& bu
     std::vector<std::string> first_keys;
     for (const auto& [key, value] : first.sizes) first_keys.push_back(key);
     if (bucket_keys != first_keys) throw InputError("tuned header: buckets have different size keys");
-    if (!names.insert(bucket_name(bucket)).second) throw InputError("tuned header: size " + bucket_label(bucket) + " twice");
+    if (!names.insert(bucket_name(bucket)).second)
+      throw InputError("tuned header: size " + bucket_label(bucket) + " twice");
     if (config_keys(bucket.config) != keys) throw InputError("tuned header: entries have different config keys");
   }
   for (const std::string& key : keys) {
@@ -190,8 +196,9 @@ void write_one_key_lookup(std::ostringstream& out, const std::vector<HeaderBucke
   out << "/// The entry tuned for the size closest to " << key << " on a log scale.\n"
       << "constexpr const Config& config_for(std::int64_t " << key << ") {\n";
   for (std::size_t i = 0; i + 1 < buckets.size(); ++i) {
-    const auto boundary = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(buckets[i].sizes.front().second) *
-                                                                        static_cast<double>(buckets[i + 1].sizes.front().second))));
+    const auto boundary =
+        static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(buckets[i].sizes.front().second) *
+                                                      static_cast<double>(buckets[i + 1].sizes.front().second))));
     out << "  if (" << key << " < " << boundary << ") return " << bucket_name(buckets[i]) << ";\n";
   }
   out << "  return " << bucket_name(buckets.back()) << ";\n}\n\n";
@@ -204,7 +211,8 @@ void write_many_key_lookup(std::ostringstream& out, const std::vector<HeaderBuck
       << "  return x > y ? x / y : y / x;\n}\n\n"
       << "inline constexpr const Config* configs[] = {";
   for (std::size_t i = 0; i < buckets.size(); ++i) out << (i ? ", " : "") << "&" << bucket_name(buckets[i]);
-  out << "};\n\n/// The entry tuned for the sizes closest to these on a log scale.\nconstexpr const Config& config_for(";
+  out << "};\n\n/// The entry tuned for the sizes closest to these on a log scale.\nconstexpr const Config& "
+         "config_for(";
   const auto& sizes = buckets.front().sizes;
   for (std::size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << "std::int64_t " << sizes[i].first;
   out << ") {\n  const Config* best = configs[0];\n  double best_distance = -1.0;\n"
@@ -212,7 +220,8 @@ void write_many_key_lookup(std::ostringstream& out, const std::vector<HeaderBuck
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     out << (i ? " * " : "") << "size_ratio(" << sizes[i].first << ", config->" << sizes[i].first << ")";
   }
-  out << ";\n    if (best_distance < 0.0 || distance < best_distance) {\n      best = config;\n      best_distance = distance;\n"
+  out << ";\n    if (best_distance < 0.0 || distance < best_distance) {\n      best = config;\n      best_distance = "
+         "distance;\n"
       << "    }\n  }\n  return *best;\n}\n\n";
 }
 
@@ -226,14 +235,17 @@ void sort_by_sizes(std::vector<HeaderBucket>& buckets) {
 
 void write_config_struct(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
   out << "struct Config {\n";
-  for (const auto& [key, value] : buckets.front().sizes) out << "  std::int64_t " << key << "; // a size this entry was tuned for\n";
+  for (const auto& [key, value] : buckets.front().sizes)
+    out << "  std::int64_t " << key << "; // a size this entry was tuned for\n";
   for (const std::string& key : config_keys(buckets.front().config)) out << "  std::int64_t " << key << ";\n";
-  out << "  double time_ms; // " << (buckets.front().measured ? "measured median" : "model-predicted time") << "\n};\n\n";
+  out << "  double time_ms; // " << (buckets.front().measured ? "measured median" : "model-predicted time")
+      << "\n};\n\n";
 }
 
 void write_entries_and_lookup(std::ostringstream& out, const std::vector<HeaderBucket>& buckets) {
   for (const HeaderBucket& bucket : buckets) {
-    out << "// " << bucket_label(bucket) << ": " << (bucket.measured ? "measured " : "predicted ") << number_text(bucket.time_ms) << " ms";
+    out << "// " << bucket_label(bucket) << ": " << (bucket.measured ? "measured " : "predicted ")
+        << number_text(bucket.time_ms) << " ms";
     if (!bucket.note.empty()) out << "; " << one_line(bucket.note);
     out << "\ninline constexpr Config " << bucket_name(bucket) << "{";
     bool first = true;
@@ -307,7 +319,8 @@ std::string render_header(std::vector<TunedEntry> entries, const HeaderInfo& inf
     if (e.problem.k != 0) label += ", k = " + std::to_string(e.problem.k);
     buckets.push_back({{{"n", e.problem.n}}, label, e.config, e.measured, e.time_ms, e.note});
   }
-  if (!is_identifier(first.problem.family)) throw InputError("tuned header: family '" + first.problem.family + "' is not an identifier");
+  if (!is_identifier(first.problem.family))
+    throw InputError("tuned header: family '" + first.problem.family + "' is not an identifier");
   return render_bucket_header(first.problem.family + "_" + to_string(first.problem.dtype), std::move(buckets), info);
 }
 

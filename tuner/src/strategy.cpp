@@ -9,12 +9,9 @@ namespace cachewise::tuner {
 
 std::string Strategy::description() const {
   switch (kind) {
-  case StrategyKind::exhaustive:
-    return "exhaustive";
-  case StrategyKind::random:
-    return "random (seed " + std::to_string(seed) + ")";
-  case StrategyKind::model_ranked:
-    return "model-ranked (batch " + std::to_string(batch) + ")";
+  case StrategyKind::exhaustive: return "exhaustive";
+  case StrategyKind::random: return "random (seed " + std::to_string(seed) + ")";
+  case StrategyKind::model_ranked: return "model-ranked (batch " + std::to_string(batch) + ")";
   }
   return {};
 }

@@ -106,7 +106,8 @@ struct TuningRun {
       const std::size_t batch_begin = result.evaluations.size();
       const std::size_t batch_end = std::min(batch_begin + step, limit);
       std::vector<Config> batch;
-      for (std::size_t position = batch_begin; position < batch_end; ++position) batch.push_back(candidates[order[position]]);
+      for (std::size_t position = batch_begin; position < batch_end; ++position)
+        batch.push_back(candidates[order[position]]);
       result.evaluations.resize(batch_end);
       run_rounds(batch, 0, false, [&](std::size_t i, const RoundRecord& record, bool from_journal) {
         Evaluation& evaluation = result.evaluations[batch_begin + i];
@@ -116,7 +117,8 @@ struct TuningRun {
       if (model_ranked && result.evaluations.size() < limit) {
         std::vector<std::optional<double>> times;
         for (const Evaluation& evaluation : result.evaluations) times.push_back(time_of(evaluation));
-        if (auto reason = model_ranked_stop_reason(times, strategy.batch, options.measurement.max_ci_width_fraction / 2)) {
+        if (auto reason =
+                model_ranked_stop_reason(times, strategy.batch, options.measurement.max_ci_width_fraction / 2)) {
           result.stop_reason = *reason;
           break;
         }
@@ -173,7 +175,8 @@ struct TuningRun {
 
 } // namespace
 
-Tuner::Tuner(ProblemSpec problem, advisor::SearchSpace space) : problem_(std::move(problem)), space_(std::move(space)) {}
+Tuner::Tuner(ProblemSpec problem, advisor::SearchSpace space)
+    : problem_(std::move(problem)), space_(std::move(space)) {}
 
 void Tuner::add_parameter(std::string name, std::vector<std::int64_t> values) {
   space_.add_parameter(std::move(name), std::move(values));
@@ -205,9 +208,11 @@ TuningResult Tuner::tune() {
   if (!options_.journal.empty()) {
     journal = std::make_unique<Journal>(options_.journal, run_identity(problem_, strategy_, options_));
   }
-  std::shared_ptr<RoundExecutor> executor = executor_ ? executor_ : std::shared_ptr<RoundExecutor>(local_executor(measure_, options_));
+  std::shared_ptr<RoundExecutor> executor =
+      executor_ ? executor_ : std::shared_ptr<RoundExecutor>(local_executor(measure_, options_));
   TuningRun run{*executor, strategy_, options_, progress_, journal.get(), {}};
-  for (const RoundRecord& record : options_.known_rounds) run.known[{record.config.to_string(), record.round}] = &record;
+  for (const RoundRecord& record : options_.known_rounds)
+    run.known[{record.config.to_string(), record.round}] = &record;
   run.measure_in_order(candidates, order, result);
   run.remeasure_contenders(result);
   result.best = leader(result);

@@ -57,7 +57,7 @@ struct SuggestOptions {
 struct CounterSummary {
   std::optional<double> load_sectors_per_request;  ///< global loads
   std::optional<double> store_sectors_per_request; ///< global stores
-  std::optional<double> shared_load_ways;  ///< shared-load wavefronts per conflict-free one: 1 = no bank conflict
+  std::optional<double> shared_load_ways; ///< shared-load wavefronts per conflict-free one: 1 = no bank conflict
   std::optional<double> shared_store_ways;
   std::optional<double> l1_hit_pct;
   std::optional<double> l2_hit_pct;
@@ -82,7 +82,7 @@ struct Candidate {
   std::int64_t registers_per_thread = 0;
   int blocks_per_sm = 0;
   Prediction prediction;
-  std::string reason; ///< one line naming the mechanism, from the numbers
+  std::string reason;                        ///< one line naming the mechanism, from the numbers
   std::optional<CompilerResources> compiled; ///< user kernels only
   /// The predicted time's error band (the profile calibration's, docs/calibration.md); none
   /// when the calibration has no band.
@@ -108,16 +108,16 @@ struct RejectionCount {
 
 struct Suggestion {
   ProblemSpec problem;
-  std::vector<Candidate> ranked; ///< best first, at most `top`
-  std::optional<Candidate> worst; ///< the slowest feasible candidate, for contrast
-  std::uint64_t space_size = 0;   ///< unconstrained product of the value lists
-  std::int64_t enumerated = 0;    ///< configs left after the space's policy constraints
-  std::int64_t feasible = 0;      ///< configs that built, fit the device and were predicted
+  std::vector<Candidate> ranked;          ///< best first, at most `top`
+  std::optional<Candidate> worst;         ///< the slowest feasible candidate, for contrast
+  std::uint64_t space_size = 0;           ///< unconstrained product of the value lists
+  std::int64_t enumerated = 0;            ///< configs left after the space's policy constraints
+  std::int64_t feasible = 0;              ///< configs that built, fit the device and were predicted
   std::vector<RejectionCount> rejections; ///< most frequent first
   SimulationOptions screening;            ///< what every candidate was predicted with
   SimulationOptions refinement;           ///< what the best `refined` were predicted with again
   std::int64_t refined = 0;
-  std::string calibration;                     ///< the profile calibration's name ("defaults" without one)
+  std::string calibration;                      ///< the profile calibration's name ("defaults" without one)
   std::optional<TimeErrorBand> time_error_band; ///< the band applied to every candidate, if any
   std::chrono::duration<double> elapsed{};
 };
@@ -192,7 +192,8 @@ public:
   /// stays whole (rank_pool); otherwise, when the refined set (max(refined, top)) spans
   /// `expected`, each batch is refined as it arrives and the best `top` by refined prediction
   /// stay whole, else the best 2 x max(refined, top) by screening do, refined at finish().
-  CandidateRanking(const DeviceProfile& profile, const SuggestOptions& options, std::size_t expected, bool keep_all = false);
+  CandidateRanking(const DeviceProfile& profile, const SuggestOptions& options, std::size_t expected,
+                   bool keep_all = false);
   ~CandidateRanking();
   CandidateRanking(const CandidateRanking&) = delete;
   CandidateRanking& operator=(const CandidateRanking&) = delete;
@@ -201,15 +202,16 @@ public:
   /// rejected (stage trace). Any other error is kept and rethrown by finish(); later batches
   /// are then not predicted.
   void screen(std::vector<PredictableCandidate> batch);
-  std::size_t held() const;         ///< candidates held whole now
-  std::size_t peak_held() const;    ///< the most held whole at once, a batch being screened included
-  std::size_t screened() const;     ///< candidates predicted so far, those too long to trace included
+  std::size_t held() const;      ///< candidates held whole now
+  std::size_t peak_held() const; ///< the most held whole at once, a batch being screened included
+  std::size_t screened() const;  ///< candidates predicted so far, those too long to trace included
 
   /// Refines, ranks and explains: rank_pool's result for the candidates screened, with
   /// `admission` the rejections before screening and `enumerated` the configs those and the
   /// screened candidates came from.
-  Suggestion finish(const ProblemSpec& problem, const std::string& subject, std::uint64_t space_size, const RejectionTally& admission,
-                    std::int64_t enumerated, const std::function<PredictableCandidate(const Config&)>& rebuild = {});
+  Suggestion finish(const ProblemSpec& problem, const std::string& subject, std::uint64_t space_size,
+                    const RejectionTally& admission, std::int64_t enumerated,
+                    const std::function<PredictableCandidate(const Config&)>& rebuild = {});
 
 private:
   struct State;

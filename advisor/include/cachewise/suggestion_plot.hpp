@@ -14,7 +14,8 @@ namespace cachewise::advisor {
 /// exactly two parameters vary, a heat map of the predicted time over them as well (each cell
 /// the fastest candidate of that pair; an empty cell is a pair with no feasible candidate).
 /// At most kPlottedCandidates rows; the rest are counted under the chart.
-std::string suggestion_svg(const Suggestion& suggestion, const std::string& title, const std::vector<std::string>& parameter_order);
+std::string suggestion_svg(const Suggestion& suggestion, const std::string& title,
+                           const std::vector<std::string>& parameter_order);
 
 inline constexpr std::size_t kPlottedCandidates = 100;
 

@@ -96,6 +96,7 @@ KernelPattern build_pattern_before_kernel_facts(const ProblemSpec& problem, cons
 
 /// Parses a facts file's text (the format model/data/kernel_facts_sm90.json has); throws
 /// InputError for a malformed one.
-std::vector<CompiledKernelFacts> parse_kernel_facts(std::string_view json_text, KernelFactsProvenance* provenance = nullptr);
+std::vector<CompiledKernelFacts> parse_kernel_facts(std::string_view json_text,
+                                                    KernelFactsProvenance* provenance = nullptr);
 
 } // namespace cachewise

@@ -87,12 +87,12 @@ struct TracedKernel {
 /// The time-model inputs a KernelPattern declares, as simulate_traced read them off the
 /// sampled blocks' traces (whole kernel: scaled from those blocks to the grid).
 struct TracedFacts {
-  double loads_in_flight = 0;       ///< mean global loads per round (a round ends at a wait_loads, a barrier or the end)
-  double store_burst = 1;           ///< mean run of global stores not interrupted by a global load
-  double flops = 0;                 ///< f32-equivalent
-  double warp_instructions = 0;     ///< every executed warp instruction, a division by a register as its routine
-  double register_divisions = 0;    ///< integer divisions and remainders by a register (WarpTrace)
-  double memory_instructions = 0;   ///< the global, local and shared warp instructions that issued
+  double loads_in_flight = 0;     ///< mean global loads per round (a round ends at a wait_loads, a barrier or the end)
+  double store_burst = 1;         ///< mean run of global stores not interrupted by a global load
+  double flops = 0;               ///< f32-equivalent
+  double warp_instructions = 0;   ///< every executed warp instruction, a division by a register as its routine
+  double register_divisions = 0;  ///< integer divisions and remainders by a register (WarpTrace)
+  double memory_instructions = 0; ///< the global, local and shared warp instructions that issued
   double overhead_instructions = 0; ///< warp_instructions - memory_instructions - flops / 64, at least 0
   /// Global atomic lane operations on the most used address (the sample's, scaled to the grid).
   double hottest_address_atomics = 0;
@@ -108,8 +108,8 @@ struct TracedFacts {
 /// Throws InputError for a kernel that cannot launch on the device, a global access outside
 /// every buffer, a local one outside the frame, or a malformed trace (each named).
 /// `facts`, when given, receives the inputs the time model used.
-Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile, const SimulationOptions& options = {},
-                           TracedFacts* facts = nullptr);
+Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile,
+                           const SimulationOptions& options = {}, TracedFacts* facts = nullptr);
 
 /// Throws InputError naming the limit when the kernel cannot launch on the device (threads,
 /// shared memory, registers per block, grid y/z), or when its description is malformed.

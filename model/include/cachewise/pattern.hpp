@@ -48,7 +48,7 @@ struct QuotientTerm {
 /// array dimension (or a guarded value).
 struct AffineIndex {
   std::int64_t constant = 0;
-  std::map<IndexVar, std::int64_t> thread_terms; ///< threadIdx / blockIdx coefficients
+  std::map<IndexVar, std::int64_t> thread_terms;               ///< threadIdx / blockIdx coefficients
   std::map<std::string, std::int64_t, std::less<>> loop_terms; ///< loop-variable coefficients
   std::vector<QuotientTerm> quotient_terms;
   friend bool operator==(const AffineIndex&, const AffineIndex&) = default;
@@ -127,7 +127,7 @@ struct KernelPattern {
   /// Warp instructions of the whole kernel beyond its global and shared accesses and one FMA per
   /// 2 x 32 flops: address arithmetic, loop control, conversions. They take issue slots.
   double overhead_instructions = 0.0;
-  std::int64_t useful_bytes = 0;          ///< each input read once, each output written once
+  std::int64_t useful_bytes = 0; ///< each input read once, each output written once
   friend bool operator==(const KernelPattern&, const KernelPattern&) = default;
 };
 

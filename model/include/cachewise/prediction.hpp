@@ -47,7 +47,6 @@ struct Prediction {
   double metric(std::string_view name) const; ///< throws InputError when absent
 };
 
-
 nlohmann::json prediction_to_json(const Prediction& prediction);
 
 } // namespace cachewise

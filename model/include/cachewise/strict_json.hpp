@@ -52,7 +52,8 @@ Json parse_strict_json(Input&& input, bool allow_exceptions = true) {
     case Event::object_start:
     case Event::array_start:
       if (open.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
-        throw InputError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at '" + path(open.size()) + "'");
+        throw InputError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at '" + path(open.size()) +
+                         "'");
       }
       open.push_back({event == Event::object_start, {}, {}, 0});
       break;

@@ -12,14 +12,14 @@
 namespace cachewise::probe {
 
 struct ProbeOptions {
-  bool quick = false;        ///< fewer points and repeats (a sanity profile in seconds)
-  int device = 0;            ///< CUDA device index
-  std::string command_line;  ///< recorded in the profile as device.probe_command
+  bool quick = false;       ///< fewer points and repeats (a sanity profile in seconds)
+  int device = 0;           ///< CUDA device index
+  std::string command_line; ///< recorded in the profile as device.probe_command
 };
 
 struct ProbeProgress {
-  std::string stage;     ///< e.g. "L1 capacity (default carveout)"
-  int step = 0;          ///< 1-based
+  std::string stage; ///< e.g. "L1 capacity (default carveout)"
+  int step = 0;      ///< 1-based
   int steps = 0;
   double elapsed_s = 0.0;
 };

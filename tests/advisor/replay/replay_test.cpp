@@ -2,7 +2,8 @@
 // through today's model and asserts the figures docs/validation-h200.md and the README print
 // (tests/data/recorded/figures.json, written by scripts/eval/held_out.py): top-1/best per
 // family in-sample and held out, the time error of the predicted top 32 (what suggest
-// refines), and the unfitted counters' mean absolute errors. A model change that moves a figure fails here until the docs follow.
+// refines), and the unfitted counters' mean absolute errors. A model change that moves a figure fails here until the
+// docs follow.
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -60,7 +61,8 @@ Predicted predict_space(const json& space, const DeviceProfile& profile) {
   const Suggestion suggestion = suggest(problem_of(space), profile, options);
   std::map<std::string, std::pair<std::int64_t, double>> by_config;
   for (std::size_t i = 0; i < suggestion.ranked.size(); ++i) {
-    by_config[suggestion.ranked[i].config.to_string()] = {static_cast<std::int64_t>(i + 1), suggestion.ranked[i].prediction.time_us};
+    by_config[suggestion.ranked[i].config.to_string()] = {static_cast<std::int64_t>(i + 1),
+                                                          suggestion.ranked[i].prediction.time_us};
   }
   Predicted predicted;
   for (const json& values : space.at("configs")) {
@@ -111,7 +113,8 @@ void expect_summary(const std::map<std::string, std::vector<PairFigures>>& pairs
     }
     ASSERT_EQ(ratios.size(), figures.at("pairs").get<std::size_t>()) << what << " " << family;
     EXPECT_NEAR(median(ratios), figures.at("top1_over_best_median").get<double>(), 6e-5) << what << " " << family;
-    EXPECT_NEAR(std::ranges::max(ratios), figures.at("top1_over_best_worst").get<double>(), 6e-5) << what << " " << family;
+    EXPECT_NEAR(std::ranges::max(ratios), figures.at("top1_over_best_worst").get<double>(), 6e-5)
+        << what << " " << family;
     const double mean_error = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
     EXPECT_NEAR(mean_error, figures.at("top_time_error_mean").get<double>(), 6e-5) << what << " " << family;
   }
@@ -136,8 +139,10 @@ protected:
     DeviceProfile profile = load_profile(CACHEWISE_H200_PROFILE);
     Calibration& calibration = profile.calibration;
     for (const auto& [key, value] : values.items()) {
-      if (key == "memory_levels_combine_exponent") calibration.memory_levels_combine_exponent.value = value.get<double>();
-      else if (key == "loaded_cache_latency_factor") calibration.loaded_cache_latency_factor.value = value.get<double>();
+      if (key == "memory_levels_combine_exponent")
+        calibration.memory_levels_combine_exponent.value = value.get<double>();
+      else if (key == "loaded_cache_latency_factor")
+        calibration.loaded_cache_latency_factor.value = value.get<double>();
       else if (key == "loaded_dram_latency_factor") calibration.loaded_dram_latency_factor.value = value.get<double>();
       else if (key == "block_launch_cycles") calibration.block_launch_cycles.value = value.get<double>();
       else ADD_FAILURE() << "figures.json fits an unknown calibration value " << key;
@@ -146,7 +151,8 @@ protected:
     static std::map<std::string, std::map<std::string, Predicted>> cache;
     auto& entry = cache[calibration_to_json(calibration).dump()];
     if (entry.empty()) {
-      for (const json& space : spaces_->at("cases")) entry[space.at("case").get<std::string>()] = predict_space(space, profile);
+      for (const json& space : spaces_->at("cases"))
+        entry[space.at("case").get<std::string>()] = predict_space(space, profile);
     }
     return entry;
   }
@@ -248,7 +254,9 @@ TEST_F(Replay, UnfittedCountersKeepTheirDocumentedErrors) {
           std::map<std::string, double, std::less<>> measured;
           for (std::size_t i = 0; i < names.size(); ++i) measured[names[i]] = profiled.at("values")[i].get<double>();
           const auto m = value(measured, name);
-          const auto p = value(predicted_metrics(run_case.at("case").get<std::string>(), profiled.at("config").get<std::string>()), name);
+          const auto p =
+              value(predicted_metrics(run_case.at("case").get<std::string>(), profiled.at("config").get<std::string>()),
+                    name);
           if (!m || !p) continue;
           sum += std::abs(*p - *m);
           ++count;

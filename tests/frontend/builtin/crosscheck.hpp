@@ -36,17 +36,16 @@ struct CrossCase {
 
 /// The counters compared: the CUPTI names of Prediction::metrics.
 inline const std::vector<std::string>& compared_counters() {
-  static const std::vector<std::string> names = {
-      "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
-      "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-      "l1tex__t_sector_hit_rate.pct",
-      "lts__t_sector_hit_rate.pct",
-      "lts__t_sectors_op_read.sum",
-      "lts__t_sectors_op_write.sum",
-      "dram__bytes_read.sum",
-      "dram__bytes_write.sum"};
+  static const std::vector<std::string> names = {"l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+                                                 "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+                                                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                                                 "l1tex__t_sector_hit_rate.pct",
+                                                 "lts__t_sector_hit_rate.pct",
+                                                 "lts__t_sectors_op_read.sum",
+                                                 "lts__t_sectors_op_write.sum",
+                                                 "dram__bytes_read.sum",
+                                                 "dram__bytes_write.sum"};
   return names;
 }
 
@@ -81,7 +80,8 @@ inline std::vector<CrossCase> copy_cases() {
 inline std::vector<CrossCase> transpose_cases() {
   const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n, std::int64_t m) {
     return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "x" + std::to_string(m),
-                     {"transpose", n, m, 0, dtype}, Config::parse(config)};
+                     {"transpose", n, m, 0, dtype},
+                     Config::parse(config)};
   };
   return {make("smem=1,tile=32,block_x=32,block_y=8,pad=1", DataType::f32, "f32", 2048, 2048),
           make("smem=1,tile=32,block_x=32,block_y=8,pad=0", DataType::f32, "f32", 2048, 2048),
@@ -98,7 +98,8 @@ inline std::vector<CrossCase> transpose_cases() {
 inline std::vector<CrossCase> stencil2d_cases() {
   const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n, std::int64_t m) {
     return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "x" + std::to_string(m),
-                     {"stencil2d", n, m, 0, dtype}, Config::parse(config)};
+                     {"stencil2d", n, m, 0, dtype},
+                     Config::parse(config)};
   };
   return {make("radius=1,smem=0,block_x=32,block_y=8,ept_y=1", DataType::f32, "f32", 1024, 1024),
           make("radius=1,smem=0,block_x=64,block_y=4,ept_y=4", DataType::f32, "f32", 1024, 1024),
@@ -115,7 +116,8 @@ inline std::vector<CrossCase> stencil2d_cases() {
 inline std::vector<CrossCase> stencil3d_cases() {
   const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n) {
     return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "^3",
-                     {"stencil3d", n, n, n, dtype}, Config::parse(config)};
+                     {"stencil3d", n, n, n, dtype},
+                     Config::parse(config)};
   };
   return {make("mode=0,block_x=32,block_y=4,block_z=2", DataType::f32, "f32", 128),
           make("mode=0,block_x=64,block_y=2,block_z=1", DataType::f32, "f32", 128),
@@ -133,7 +135,8 @@ inline std::vector<CrossCase> stencil3d_cases() {
 inline std::vector<CrossCase> gemm_cases() {
   const auto make = [](const char* config, DataType dtype, const char* dtype_name, std::int64_t n) {
     return CrossCase{std::string(config) + " " + dtype_name + " " + std::to_string(n) + "^3",
-                     {"gemm", n, n, n, dtype}, Config::parse(config)};
+                     {"gemm", n, n, n, dtype},
+                     Config::parse(config)};
   };
   return {make("bm=64,bn=64,bk=16,tm=4,tn=4,pad=1", DataType::f32, "f32", 512),
           make("bm=64,bn=64,bk=16,tm=4,tn=4,pad=0", DataType::f32, "f32", 512),
@@ -158,9 +161,10 @@ inline const std::vector<KnownDeviation>& known_deviations() {
   // The front end summarises gemm's k loop (docs/ptx-extraction.md, "Loop summaries"): of 32
   // trips, 4 warm up and 4 stand for 23, and in these two f16 configurations that gives 1.5%
   // more DRAM reads than the compulsory bytes the pattern (and the full replay) count.
-  static const std::vector<KnownDeviation> list = {
-      {"gemm", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1 f16 512^3", "loop summary: DRAM reads 1.5% over the compulsory bytes"},
-      {"gemm", "bm=128,bn=128,bk=16,tm=8,tn=8,pad=2 f16 512^3", "loop summary: DRAM reads 1.5% over the compulsory bytes"}};
+  static const std::vector<KnownDeviation> list = {{"gemm", "bm=64,bn=64,bk=16,tm=4,tn=4,pad=1 f16 512^3",
+                                                    "loop summary: DRAM reads 1.5% over the compulsory bytes"},
+                                                   {"gemm", "bm=128,bn=128,bk=16,tm=8,tn=8,pad=2 f16 512^3",
+                                                    "loop summary: DRAM reads 1.5% over the compulsory bytes"}};
   return list;
 }
 
@@ -181,7 +185,8 @@ struct BuiltinLaunch {
 inline BuiltinLaunch copy_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::int64_t vector = c.config.get_or("vector", 1);
   return {{buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n / vector),
-           static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))}, {}};
+           static_cast<std::uint64_t>(c.config.get_or("stride", 1)), static_cast<std::uint64_t>(c.config.get("ept"))},
+          {}};
 }
 
 /// launch_shape of kernels/src/transpose.cu.
@@ -199,8 +204,10 @@ inline BuiltinLaunch transpose_launch(const CrossCase& c, const std::vector<Trac
 inline BuiltinLaunch stencil2d_launch(const CrossCase& c, const std::vector<TraceBuffer>& buffers) {
   const std::int64_t radius = c.config.get_or("radius", 1);
   const std::int64_t rows = c.config.get("ept_y");
-  return {{buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
-           static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)}, {}};
+  return {
+      {buffers[0].base_address, buffers[1].base_address, static_cast<std::uint64_t>(c.problem.n),
+       static_cast<std::uint64_t>(c.problem.m), static_cast<std::uint64_t>(radius), static_cast<std::uint64_t>(rows)},
+      {}};
 }
 
 /// Stencil3dLauncher of kernels/src/stencil3d.cu: mode 1 adds z_chunk.
@@ -221,7 +228,8 @@ inline BuiltinLaunch gemm_launch(const CrossCase& c, const std::vector<TraceBuff
   const std::int64_t k = c.problem.k == 0 ? n : c.problem.k;
   std::vector<std::uint8_t> shape;
   const auto put = [&](std::int64_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) shape.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i)));
+    for (int i = 0; i < bytes; ++i)
+      shape.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i)));
   };
   put(m, 8);
   put(k, 8);
@@ -294,7 +302,9 @@ inline TracedKernel builtin_traced_kernel(const CrossCase& c, const KernelPatter
   args.buffers = kernel.buffers;
   args.summarise_loops = summarise_loops;
   auto extractor = std::make_shared<const Extractor>(*module, builtin_entry(c, *module), args);
-  kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  kernel.trace_block = [extractor, module](const std::array<std::int64_t, 3>& index) {
+    return extractor->trace_block(index);
+  };
   return kernel;
 }
 
@@ -305,7 +315,8 @@ inline std::vector<CounterRow> cross_check(const CrossCase& c, const DeviceProfi
                                            const SimulationOptions& options = {}) {
   const KernelPattern pattern = build_pattern(c.problem, c.config);
   const Prediction expected = simulate(pattern, profile, options);
-  const TracedKernel kernel = builtin_traced_kernel(c, pattern, load_builtin_ptx(ptx_dir, "builtin_" + c.problem.family));
+  const TracedKernel kernel =
+      builtin_traced_kernel(c, pattern, load_builtin_ptx(ptx_dir, "builtin_" + c.problem.family));
   const Prediction traced = simulate_traced(kernel, profile, options);
   std::vector<CounterRow> rows;
   for (const std::string& name : compared_counters()) {

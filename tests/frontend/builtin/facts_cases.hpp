@@ -14,9 +14,10 @@ namespace cachewise::frontend::builtin {
 
 inline CrossCase facts_case(const std::string& family, std::int64_t n, std::int64_t m, std::int64_t k, DataType dtype,
                             const std::string& config) {
-  return {family + " " + std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) + " " + to_string(dtype) + " " +
-              config,
-          {family, n, m, k, dtype}, Config::parse(config)};
+  return {family + " " + std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) + " " +
+              to_string(dtype) + " " + config,
+          {family, n, m, k, dtype},
+          Config::parse(config)};
 }
 
 inline const std::vector<DataType>& all_dtypes() {
@@ -26,8 +27,8 @@ inline const std::vector<DataType>& all_dtypes() {
 
 /// Words of 2, 4, 8 and 16 bytes; 16 ept fill four batches of kMoveBatch.
 inline void add_copy_cases(std::vector<CrossCase>& cases) {
-  for (const auto& [dtype, vector] : {std::pair{DataType::f16, 1}, std::pair{DataType::f32, 1}, std::pair{DataType::f64, 1},
-                                      std::pair{DataType::f32, 4}}) {
+  for (const auto& [dtype, vector] : {std::pair{DataType::f16, 1}, std::pair{DataType::f32, 1},
+                                      std::pair{DataType::f64, 1}, std::pair{DataType::f32, 4}}) {
     cases.push_back(facts_case("copy", std::int64_t{1} << 22, 0, 0, dtype,
                                "block=256,ept=16,stride=1,vector=" + std::to_string(vector)));
   }
@@ -51,7 +52,8 @@ inline void add_transpose_cases(std::vector<CrossCase>& cases) {
                                    "smem=" + std::to_string(smem) + ",tile=32,block_x=" + std::to_string(32 / cols) +
                                        ",block_y=" + std::to_string(32 / rows) + pad));
       }
-      cases.push_back(facts_case("transpose", 1536, 1536, 0, dtype, "smem=" + std::to_string(smem) + ",tile=48,block_x=16,block_y=6" + pad));
+      cases.push_back(facts_case("transpose", 1536, 1536, 0, dtype,
+                                 "smem=" + std::to_string(smem) + ",tile=48,block_x=16,block_y=6" + pad));
     }
   }
 }
@@ -64,7 +66,8 @@ inline void add_stencil2d_cases(std::vector<CrossCase>& cases) {
     for (int vector = 1; vector <= 8 && vector * element_bytes(dtype) <= 16; vector *= 2) {
       const std::string tail = ",block_x=32,block_y=4,vector=" + std::to_string(vector);
       for (const int rows : {1, 2, 4, 8, 6}) {
-        cases.push_back(facts_case("stencil2d", 1024, 1024, 0, dtype, "radius=1,smem=0,ept_y=" + std::to_string(rows) + tail));
+        cases.push_back(
+            facts_case("stencil2d", 1024, 1024, 0, dtype, "radius=1,smem=0,ept_y=" + std::to_string(rows) + tail));
       }
       cases.push_back(facts_case("stencil2d", 1024, 1024, 0, dtype, "radius=2,smem=0,ept_y=2" + tail));
     }
@@ -79,9 +82,9 @@ inline void add_stencil3d_cases(std::vector<CrossCase>& cases) {
     cases.push_back(facts_case("stencil3d", 128, 128, 128, dtype, "mode=0,block_x=32,block_y=4,block_z=2"));
     for (int vector = 1; vector <= 8 && vector * element_bytes(dtype) <= 16; vector *= 2) {
       for (const int z_chunk : {16, 5}) {
-        cases.push_back(facts_case("stencil3d", 128, 512, 130, dtype,
-                                   "mode=1,block_x=32,block_y=4,z_chunk=" + std::to_string(z_chunk) +
-                                       ",vector=" + std::to_string(vector)));
+        cases.push_back(facts_case(
+            "stencil3d", 128, 512, 130, dtype,
+            "mode=1,block_x=32,block_y=4,z_chunk=" + std::to_string(z_chunk) + ",vector=" + std::to_string(vector)));
       }
     }
   }

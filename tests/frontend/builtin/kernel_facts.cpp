@@ -141,7 +141,8 @@ std::map<std::string, std::int64_t> sass_rounds(const std::filesystem::path& sou
     const std::string stretches = match[3].str();
     for (std::sregex_iterator it(stretches.begin(), stretches.end(), round_list), end; it != end; ++it) {
       std::istringstream values((*it)[1].str());
-      for (std::string value; std::getline(values, value, ',');) largest = std::max<std::int64_t>(largest, std::stoll(value));
+      for (std::string value; std::getline(values, value, ',');)
+        largest = std::max<std::int64_t>(largest, std::stoll(value));
     }
   }
   return rounds;
@@ -166,7 +167,9 @@ InnerProduct gemm_inner_product(const BlockTrace& block, const CrossCase& c) {
   int barriers = 0;
   for (const TraceStep& step : block.warps.at(0).steps) {
     if (step.kind == TraceStep::Kind::barrier && ++barriers == 2) break;
-    if (barriers != 1 || step.kind != TraceStep::Kind::access || step.space != TraceSpace::shared || step.op != TraceOp::load) continue;
+    if (barriers != 1 || step.kind != TraceStep::Kind::access || step.space != TraceSpace::shared ||
+        step.op != TraceOp::load)
+      continue;
     if ((step.active_mask & 1u) == 0) throw std::runtime_error(c.label + ": lane 0 skips an inner-product load");
     const auto offset = static_cast<std::int64_t>(step.address[0]);
     const bool from_b = offset >= b_base;
@@ -183,7 +186,8 @@ InnerProduct gemm_inner_product(const BlockTrace& block, const CrossCase& c) {
   std::int64_t per_group = 1;
   while (per_group < size && instructions[per_group] != instructions[0]) ++per_group;
   if (size == 0 || size % per_group != 0 || bk % (size / per_group) != 0) {
-    throw std::runtime_error(c.label + ": the inner product's " + std::to_string(size) + " shared loads form no groups of kk");
+    throw std::runtime_error(c.label + ": the inner product's " + std::to_string(size) +
+                             " shared loads form no groups of kk");
   }
   InnerProduct inner{bk / (size / per_group), {}};
   for (std::int64_t i = 0; i < size; ++i) {
@@ -193,7 +197,8 @@ InnerProduct gemm_inner_product(const BlockTrace& block, const CrossCase& c) {
     if (i < per_group) {
       inner.group.push_back(load);
     } else if (!(load == inner.group[i % per_group]) || instructions[i] != instructions[i % per_group]) {
-      throw std::runtime_error(c.label + ": inner-product group " + std::to_string(i / per_group) + " differs from the first");
+      throw std::runtime_error(c.label + ": inner-product group " + std::to_string(i / per_group) +
+                               " differs from the first");
     }
   }
   return inner;
@@ -250,7 +255,8 @@ Measured measure(const CrossCase& c, const FamilyCode& code) {
 }
 
 /// Every launch measured; throws when a compiled kernel has no launch or a launch no kernel.
-std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code, const std::map<std::string, std::int64_t>& sass) {
+std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code,
+                                  const std::map<std::string, std::int64_t>& sass) {
   std::vector<Measured> measured;
   std::map<std::string, std::set<std::string>> launched; // family -> instances
   for (const CrossCase& c : facts_cases()) {
@@ -263,7 +269,8 @@ std::vector<Measured> measure_all(const std::map<std::string, FamilyCode>& code,
   }
   for (const auto& [family, f] : code) {
     for (const std::string& instance : f.instances) {
-      if (!launched[family].contains(instance)) throw std::runtime_error("no launch in facts_cases.hpp runs " + instance);
+      if (!launched[family].contains(instance))
+        throw std::runtime_error("no launch in facts_cases.hpp runs " + instance);
     }
   }
   return measured;
@@ -274,15 +281,15 @@ std::string facts_json(const std::vector<Measured>& measured, const KernelFactsP
   for (const Measured& m : measured) {
     const CompiledKernelFacts& f = m.facts;
     nlohmann::ordered_json kernel = {{"kernel", f.key},
-                                   {"registers_per_thread", f.registers_per_thread},
-                                   {"spill_store_bytes", f.spill_store_bytes},
-                                   {"spill_load_bytes", f.spill_load_bytes},
-                                   {"stack_frame_bytes", f.stack_frame_bytes},
-                                   {"static_shared_bytes", f.static_shared_bytes},
-                                   {"loads_per_round", f.loads_per_round},
-                                   {"stores_per_run", f.stores_per_run},
-                                   {"sass_loads_per_round", f.sass_loads_per_round},
-                                   {"measured_with", f.measured_with}};
+                                     {"registers_per_thread", f.registers_per_thread},
+                                     {"spill_store_bytes", f.spill_store_bytes},
+                                     {"spill_load_bytes", f.spill_load_bytes},
+                                     {"stack_frame_bytes", f.stack_frame_bytes},
+                                     {"static_shared_bytes", f.static_shared_bytes},
+                                     {"loads_per_round", f.loads_per_round},
+                                     {"stores_per_run", f.stores_per_run},
+                                     {"sass_loads_per_round", f.sass_loads_per_round},
+                                     {"measured_with", f.measured_with}};
     if (f.kk_per_group > 0) {
       kernel["kk_per_group"] = f.kk_per_group;
       nlohmann::ordered_json loads = nlohmann::ordered_json::array();
@@ -303,8 +310,9 @@ std::string facts_json(const std::vector<Measured>& measured, const KernelFactsP
 
 /// The pattern's registers, loads in flight and store burst against the compiled kernel's.
 void print_table(const std::vector<Measured>& measured) {
-  std::printf("| kernel | launch | registers: pattern / ptxas | loads in flight: pattern / PTX most (mean) / SASS | "
-              "store burst: pattern / most (mean) per run |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| kernel | launch | registers: pattern / ptxas | loads in flight: pattern / PTX most (mean) / SASS | "
+      "store burst: pattern / most (mean) per run |\n|---|---|---|---|---|\n");
   for (const Measured& m : measured) {
     const KernelPattern pattern = build_pattern(m.launch.problem, m.launch.config);
     const std::string sass = m.facts.sass_loads_per_round > 0 ? std::to_string(m.facts.sass_loads_per_round) : "-";
@@ -312,13 +320,15 @@ void print_table(const std::vector<Measured>& measured) {
                 m.launch.label.c_str(), static_cast<long long>(pattern.registers_per_thread),
                 static_cast<long long>(m.facts.registers_per_thread), static_cast<long long>(pattern.loads_in_flight),
                 static_cast<long long>(m.rounds.most_loads), m.rounds.mean_loads, sass.c_str(),
-                static_cast<long long>(pattern.store_burst), static_cast<long long>(m.rounds.most_stores), m.rounds.mean_stores);
+                static_cast<long long>(pattern.store_burst), static_cast<long long>(m.rounds.most_stores),
+                m.rounds.mean_stores);
   }
 }
 
 int run(int argc, char** argv) {
   if (argc < 6 || (std::string(argv[5]) != "--table" && argc < 7)) {
-    std::fprintf(stderr, "usage: builtin_kernel_facts PTX_DIR PTXAS NVCC SOURCE_DIR (--write FILE | --check FILE | --table)\n");
+    std::fprintf(stderr,
+                 "usage: builtin_kernel_facts PTX_DIR PTXAS NVCC SOURCE_DIR (--write FILE | --check FILE | --table)\n");
     return 2;
   }
   const std::string mode = argv[5];
@@ -329,7 +339,8 @@ int run(int argc, char** argv) {
   }
   const KernelFactsProvenance provenance{
       "sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND, sources_hash(argv[4]),
-      std::string(kSassRounds) + ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (measurements/README.md)"};
+      std::string(kSassRounds) +
+          ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (measurements/README.md)"};
   const std::string text = facts_json(measured, provenance);
   if (mode == "--write") {
     std::ofstream(argv[6], std::ios::binary) << text;
@@ -341,8 +352,10 @@ int run(int argc, char** argv) {
   std::string was_line, is_line;
   int line = 1;
   while (std::getline(was, was_line) && std::getline(is, is_line) && was_line == is_line) ++line;
-  std::fprintf(stderr, "%s differs from what the compiled kernels say at line %d (committed: %s; compiled: %s): "
-               "regenerate it (ninja kernel_facts) and commit it\n", argv[6], line, was_line.c_str(), is_line.c_str());
+  std::fprintf(stderr,
+               "%s differs from what the compiled kernels say at line %d (committed: %s; compiled: %s): "
+               "regenerate it (ninja kernel_facts) and commit it\n",
+               argv[6], line, was_line.c_str(), is_line.c_str());
   return 1;
 }
 

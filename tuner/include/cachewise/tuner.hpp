@@ -13,9 +13,9 @@
 // are appended to a JSON-lines journal as they arrive (fsync per line): a killed run, started
 // again with the same journal, skips what is done. With Options::devices, a batch's candidates
 // run in parallel, one child per GPU (CUDA_VISIBLE_DEVICES), contenders re-measured on the
-// first; an executor (execution.hpp) may hand rounds to MPI ranks instead (mpi.hpp). Plain C++20 (POSIX); CUDA only behind the
-// launch layer's Device interface (device.hpp), which tunes a user's own kernel
-// (kernel_tuning.hpp) and writes Kernel Tuner's cache file (kernel_tuner_cache.hpp).
+// first; an executor (execution.hpp) may hand rounds to MPI ranks instead (mpi.hpp). Plain C++20 (POSIX); CUDA only
+// behind the launch layer's Device interface (device.hpp), which tunes a user's own kernel (kernel_tuning.hpp) and
+// writes Kernel Tuner's cache file (kernel_tuner_cache.hpp).
 //
 // An umbrella over the one-concept headers in cachewise/tuner/.
 #pragma once

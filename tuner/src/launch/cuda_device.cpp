@@ -23,7 +23,8 @@ template <typename Function>
 Function entry_point(const char* symbol) {
   void* pointer = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t error = cudaGetDriverEntryPointByVersion(symbol, &pointer, CUDA_VERSION, cudaEnableDefault, &status);
+  const cudaError_t error =
+      cudaGetDriverEntryPointByVersion(symbol, &pointer, CUDA_VERSION, cudaEnableDefault, &status);
   if (error != cudaSuccess) throw NoDeviceError(std::string("no CUDA device: ") + cudaGetErrorString(error));
   if (status != cudaDriverEntryPointSuccess || pointer == nullptr) {
     throw NoDeviceError(std::string("no CUDA device: the driver has no ") + symbol);
@@ -89,7 +90,8 @@ public:
     check(driver().cuInit(0), "cuInit");
     int count = 0;
     check(driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (ordinal >= count) throw NoDeviceError("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) + " found)");
+    if (ordinal >= count)
+      throw NoDeviceError("no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) + " found)");
     check(driver().cuDeviceGet(&device_, ordinal), "cuDeviceGet");
     check(driver().cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
     check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
@@ -113,7 +115,8 @@ public:
     std::array<CUjit_option, 2> options{CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     std::array<void*, 2> values{log.data(), reinterpret_cast<void*>(log.size())};
     CUmodule module = nullptr;
-    const CUresult result = driver().cuModuleLoadDataEx(&module, image.c_str(), static_cast<unsigned>(options.size()), options.data(), values.data());
+    const CUresult result = driver().cuModuleLoadDataEx(&module, image.c_str(), static_cast<unsigned>(options.size()),
+                                                        options.data(), values.data());
     if (result != CUDA_SUCCESS && log[0] != '\0') throw InputError(std::string("cuModuleLoadDataEx: ") + log.data());
     check(result, "cuModuleLoadDataEx");
     modules_.push_back(module);
@@ -122,7 +125,8 @@ public:
 
   std::uint64_t function(std::uint64_t module, const std::string& entry) override {
     CUfunction function = nullptr;
-    check(driver().cuModuleGetFunction(&function, modules_.at(module), entry.c_str()), ("cuModuleGetFunction " + entry).c_str());
+    check(driver().cuModuleGetFunction(&function, modules_.at(module), entry.c_str()),
+          ("cuModuleGetFunction " + entry).c_str());
     functions_.push_back(function);
     return functions_.size() - 1;
   }
@@ -156,18 +160,20 @@ public:
     check_launch_limits(shape, limits_);
     CUfunction kernel = functions_.at(function);
     if (shape.dynamic_shared_bytes > 48 * 1024) { // above 48 KiB a kernel must opt in
-      check(driver().cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shape.dynamic_shared_bytes)),
+      check(driver().cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(shape.dynamic_shared_bytes)),
             "cuFuncSetAttribute");
     }
     std::vector<std::byte> storage = arguments.bytes; // kernelParams point into it
     std::vector<void*> parameters;
     for (const std::size_t offset : arguments.offsets) parameters.push_back(storage.data() + offset);
     check(driver().cuEventRecord(start_, nullptr), "cuEventRecord");
-    check(driver().cuLaunchKernel(kernel, static_cast<unsigned>(shape.grid.x), static_cast<unsigned>(shape.grid.y),
-                         static_cast<unsigned>(shape.grid.z), static_cast<unsigned>(shape.block.x), static_cast<unsigned>(shape.block.y),
-                         static_cast<unsigned>(shape.block.z), static_cast<unsigned>(shape.dynamic_shared_bytes), nullptr,
-                         parameters.data(), nullptr),
-          "cuLaunchKernel");
+    check(
+        driver().cuLaunchKernel(kernel, static_cast<unsigned>(shape.grid.x), static_cast<unsigned>(shape.grid.y),
+                                static_cast<unsigned>(shape.grid.z), static_cast<unsigned>(shape.block.x),
+                                static_cast<unsigned>(shape.block.y), static_cast<unsigned>(shape.block.z),
+                                static_cast<unsigned>(shape.dynamic_shared_bytes), nullptr, parameters.data(), nullptr),
+        "cuLaunchKernel");
     check(driver().cuEventRecord(stop_, nullptr), "cuEventRecord");
     check(driver().cuEventSynchronize(stop_), "kernel execution");
     float milliseconds = 0.0f;
@@ -184,9 +190,11 @@ private:
     limits.compute_capability = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                                 attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     limits.max_threads_per_block = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    limits.max_block = {attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+    limits.max_block = {attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                        attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
                         attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
-    limits.max_grid = {attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+    limits.max_grid = {attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+                       attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                        attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
     limits.max_shared_bytes_per_block = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     limits.l2_bytes = attribute(device_, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);

@@ -14,24 +14,29 @@ std::vector<KernelParameter> entry_parameters(const frontend::PtxModule& module,
   for (const frontend::PtxFunction& function : module.functions) {
     if (!function.is_entry || function.name != entry) continue;
     std::vector<KernelParameter> parameters;
-    for (const frontend::PtxParam& param : function.params) parameters.push_back({param.name, param.bytes, param.align, param.type});
+    for (const frontend::PtxParam& param : function.params)
+      parameters.push_back({param.name, param.bytes, param.align, param.type});
     return parameters;
   }
   throw InputError("entry '" + entry + "' not in the compiled PTX");
 }
 
 /// Compiles `launch` and fills the rest of a CompiledCandidate; a compile error is kept, not thrown.
-CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::CandidateLaunch launch, const frontend::EntryName& entry,
-                                    frontend::Compiler& compiler, int compute_capability) {
+CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::CandidateLaunch launch,
+                                    const frontend::EntryName& entry, frontend::Compiler& compiler,
+                                    int compute_capability) {
   CompiledCandidate candidate{std::move(launch), {}, {}, {}, {}};
   try {
     const frontend::CompiledKernel compiled =
         compiler.compile(frontend::candidate_compile_request(spec, candidate.launch, entry, compute_capability));
     const auto is_entry = [&](std::string_view name) {
-      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments, entry.signature);
+      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments,
+                                   entry.signature);
     };
-    const frontend::PtxModule module = frontend::parse_ptx(compiled.ptx, is_entry); // other kernels' bodies cannot fail it
-    candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function, candidate.launch.template_arguments, entry.signature);
+    const frontend::PtxModule module =
+        frontend::parse_ptx(compiled.ptx, is_entry); // other kernels' bodies cannot fail it
+    candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function,
+                                           candidate.launch.template_arguments, entry.signature);
     candidate.parameters = entry_parameters(module, candidate.entry);
     candidate.ptx = compiled.ptx;
   } catch (const InputError& error) {
@@ -52,7 +57,8 @@ std::string numeric_key(const Config& config) {
 
 std::string SizeBucket::label() const {
   std::string text;
-  for (const frontend::NamedValue& arg : args) text += (text.empty() ? "" : ",") + arg.name + "=" + std::to_string(arg.value);
+  for (const frontend::NamedValue& arg : args)
+    text += (text.empty() ? "" : ",") + arg.name + "=" + std::to_string(arg.value);
   return text;
 }
 
@@ -74,12 +80,14 @@ SizeBucket parse_size_bucket(std::string_view text) {
 frontend::KernelSpec with_size_bucket(frontend::KernelSpec spec, const SizeBucket& bucket) {
   std::optional<std::string> source; // read only when a size is no arg
   for (const frontend::NamedValue& arg : bucket.args) {
-    if (const auto found = std::ranges::find(spec.args, arg.name, &frontend::NamedValue::name); found != spec.args.end()) {
+    if (const auto found = std::ranges::find(spec.args, arg.name, &frontend::NamedValue::name);
+        found != spec.args.end()) {
       found->value = arg.value;
       continue;
     }
     // A size the kernel takes as a macro (Kernel Tuner's style: sizes #define'd, guarded by #ifndef).
-    if (const auto found = std::ranges::find(spec.defines, arg.name, &frontend::Define::name); found != spec.defines.end()) {
+    if (const auto found = std::ranges::find(spec.defines, arg.name, &frontend::Define::name);
+        found != spec.defines.end()) {
       found->value = std::to_string(arg.value);
       continue;
     }
@@ -103,7 +111,8 @@ ProblemSpec kernel_problem(const frontend::KernelSpec& spec, const SizeBucket& b
   return problem;
 }
 
-KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler& compiler, int compute_capability, std::size_t threads)
+KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler& compiler, int compute_capability,
+                                   std::size_t threads)
     : spec_(std::move(spec)) {
   frontend::validate_kernel_spec(spec_);
   const frontend::LaunchModel model(spec_);
@@ -118,7 +127,8 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
     compiled[i] = compile_candidate(spec_, model.evaluate(configs[i]), entry, compiler, compute_capability);
   });
   if (std::ranges::all_of(compiled, [](const CompiledCandidate& c) { return c.ptx.empty(); })) {
-    throw InputError("every candidate failed to compile; first: " + configs.front().to_string() + ": " + compiled.front().failure);
+    throw InputError("every candidate failed to compile; first: " + configs.front().to_string() + ": " +
+                     compiled.front().failure);
   }
   for (std::size_t i = 0; i < configs.size(); ++i) by_config_.emplace(numeric_key(configs[i]), std::move(compiled[i]));
 
@@ -126,13 +136,16 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
     Config reference;
     for (const frontend::NamedValue& value : spec_.reference) reference.set(value.name, value.value);
     for (const auto& [name, values] : space_.parameters()) {
-      if (!reference.values().contains(name)) throw InputError("kernel spec: the reference gives no value for parameter '" + name + "'");
+      if (!reference.values().contains(name))
+        throw InputError("kernel spec: the reference gives no value for parameter '" + name + "'");
     }
     if (reference.values().size() != space_.parameters().size()) {
-      throw InputError("kernel spec: the reference " + reference.to_string() + " names something that is not a parameter");
+      throw InputError("kernel spec: the reference " + reference.to_string() +
+                       " names something that is not a parameter");
     }
     reference_ = compile_candidate(spec_, model.evaluate(reference), entry, compiler, compute_capability);
-    if (reference_->ptx.empty()) throw InputError("kernel spec: the reference " + reference.to_string() + " " + reference_->failure);
+    if (reference_->ptx.empty())
+      throw InputError("kernel spec: the reference " + reference.to_string() + " " + reference_->failure);
   }
 }
 

@@ -18,7 +18,9 @@ std::int64_t set_bytes_of(const std::vector<std::int64_t>& buffer_bytes) {
   return total;
 }
 
-LaunchShape shape_of(const frontend::CandidateLaunch& launch) { return {launch.grid, launch.block, launch.dynamic_shared_bytes}; }
+LaunchShape shape_of(const frontend::CandidateLaunch& launch) {
+  return {launch.grid, launch.block, launch.dynamic_shared_bytes};
+}
 
 template <typename T>
 T element(std::span<const std::byte> bytes, std::size_t index) {
@@ -28,7 +30,8 @@ T element(std::span<const std::byte> bytes, std::size_t index) {
 }
 
 template <typename T>
-std::optional<std::string> first_difference_as(std::span<const std::byte> a, std::span<const std::byte> b, double tolerance) {
+std::optional<std::string> first_difference_as(std::span<const std::byte> a, std::span<const std::byte> b,
+                                               double tolerance) {
   for (std::size_t i = 0; i < a.size() / sizeof(T); ++i) {
     const double x = static_cast<double>(element<T>(a, i)), y = static_cast<double>(element<T>(b, i));
     const bool both_nan = std::isnan(x) && std::isnan(y);
@@ -87,20 +90,24 @@ double LoadedKernel::run(std::int64_t iteration) {
 
 void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
   // A buffer with declared contents holds them in every set: the kernel runs as it was modelled.
-  const frontend::DeclaredContents* declared = candidate_.launch.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
+  const frontend::DeclaredContents* declared =
+      candidate_.launch.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
   if (!declared) return device_.copy_to_device(buffer, buffer_contents(buffer.bytes, set, index));
   auto [found, added] = declared_bytes_.try_emplace(index);
   if (added) found->second = declared->bytes(buffer.bytes);
   device_.copy_to_device(buffer, found->second);
 }
 
-PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel, const std::vector<DeviceBuffer>& buffers) const {
+PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel,
+                                        const std::vector<DeviceBuffer>& buffers) const {
   std::vector<std::uint64_t> addresses;
   for (const DeviceBuffer& buffer : buffers) addresses.push_back(buffer.address);
   std::vector<frontend::PtxParam> compiled;
-  for (const KernelParameter& parameter : kernel.parameters) compiled.push_back({parameter.name, parameter.type, parameter.bytes, parameter.align});
-  return pack_arguments(kernel.parameters, frontend::kernel_parameter_values(compiled, candidates_.source_parameters(),
-                                                                              candidates_.spec(), kernel.launch, addresses));
+  for (const KernelParameter& parameter : kernel.parameters)
+    compiled.push_back({parameter.name, parameter.type, parameter.bytes, parameter.align});
+  return pack_arguments(kernel.parameters,
+                        frontend::kernel_parameter_values(compiled, candidates_.source_parameters(), candidates_.spec(),
+                                                          kernel.launch, addresses));
 }
 
 void LoadedKernel::check_against_reference() {
@@ -116,23 +123,26 @@ void LoadedKernel::check_against_reference() {
   const frontend::KernelSpec& spec = candidates_.spec();
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     if (auto difference = first_difference(actual[i], expected[i], spec.outputs[i].type, spec.tolerance)) {
-      throw InputError("output " + spec.outputs[i].name + " differs from the reference (" + reference.launch.config.to_string() +
-                       ") at " + *difference);
+      throw InputError("output " + spec.outputs[i].name + " differs from the reference (" +
+                       reference.launch.config.to_string() + ") at " + *difference);
     }
   }
 }
 
-std::vector<std::vector<std::byte>> LoadedKernel::outputs_after(std::uint64_t function, const CompiledCandidate& kernel) {
+std::vector<std::vector<std::byte>> LoadedKernel::outputs_after(std::uint64_t function,
+                                                                const CompiledCandidate& kernel) {
   const frontend::KernelSpec& spec = candidates_.spec();
   std::vector<DeviceBuffer>& buffers = sets_.front();
   for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b));
   device_.launch_timed(function, shape_of(kernel.launch), arguments(kernel, buffers));
   std::vector<std::vector<std::byte>> outputs;
   for (const frontend::OutputSpec& output : spec.outputs) {
-    const auto index = static_cast<std::size_t>(std::ranges::find(spec.buffers, output.name, &frontend::BufferSpec::name) - spec.buffers.begin());
+    const auto index = static_cast<std::size_t>(
+        std::ranges::find(spec.buffers, output.name, &frontend::BufferSpec::name) - spec.buffers.begin());
     outputs.push_back(device_.copy_from_device(buffers[index]));
   }
-  for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b)); // timed runs start from the contents
+  for (std::size_t b = 0; b < buffers.size(); ++b)
+    fill(buffers[b], 0, static_cast<int>(b)); // timed runs start from the contents
   return outputs;
 }
 
@@ -146,12 +156,14 @@ int buffer_sets_for(std::int64_t set_bytes, std::int64_t l2_bytes, std::int64_t 
 
 std::vector<std::byte> buffer_contents(std::int64_t bytes, int set, int buffer) {
   std::vector<std::byte> contents(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 0)), std::byte{0});
-  const std::uint32_t seed = static_cast<std::uint32_t>(set) * 0x9E3779B9u + static_cast<std::uint32_t>(buffer) * 0x85EBCA6Bu;
+  const std::uint32_t seed =
+      static_cast<std::uint32_t>(set) * 0x9E3779B9u + static_cast<std::uint32_t>(buffer) * 0x85EBCA6Bu;
   for (std::size_t word = 0; word + 4 <= contents.size(); word += 4) {
     const std::uint32_t hash = (static_cast<std::uint32_t>(word / 4) + seed) * 2654435761u;
     const float value = static_cast<float>(hash >> 8) / 16777216.0f; // 24 bits: exact in a float, in [0, 1)
     const auto bits = std::bit_cast<std::uint32_t>(value);
-    for (int b = 0; b < 4; ++b) contents[word + static_cast<std::size_t>(b)] = static_cast<std::byte>((bits >> (8 * b)) & 0xFF);
+    for (int b = 0; b < 4; ++b)
+      contents[word + static_cast<std::size_t>(b)] = static_cast<std::byte>((bits >> (8 * b)) & 0xFF);
   }
   return contents;
 }
@@ -159,7 +171,8 @@ std::vector<std::byte> buffer_contents(std::int64_t bytes, int set, int buffer) 
 std::optional<std::string> first_difference(std::span<const std::byte> candidate, std::span<const std::byte> reference,
                                             const std::string& type, double tolerance) {
   if (candidate.size() != reference.size()) {
-    throw InputError("outputs of " + std::to_string(candidate.size()) + " and " + std::to_string(reference.size()) + " bytes cannot be compared");
+    throw InputError("outputs of " + std::to_string(candidate.size()) + " and " + std::to_string(reference.size()) +
+                     " bytes cannot be compared");
   }
   if (type == "f32") return first_difference_as<float>(candidate, reference, tolerance);
   if (type == "f64") return first_difference_as<double>(candidate, reference, tolerance);
@@ -168,7 +181,8 @@ std::optional<std::string> first_difference(std::span<const std::byte> candidate
   throw InputError("output type '" + type + "' (valid: f32, f64, i32, u8)");
 }
 
-Measure kernel_measure(std::shared_ptr<const KernelCandidates> candidates, DeviceFactory open_device, KernelMeasureOptions options) {
+Measure kernel_measure(std::shared_ptr<const KernelCandidates> candidates, DeviceFactory open_device,
+                       KernelMeasureOptions options) {
   auto state = std::make_shared<MeasureState>();
   state->candidates = std::move(candidates);
   state->open_device = std::move(open_device);

@@ -5,8 +5,8 @@
 
 namespace cachewise::tuner {
 
-nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space, const KernelTunerCacheInfo& info,
-                                  const KernelTunerCache* resumed) {
+nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space,
+                                  const KernelTunerCacheInfo& info, const KernelTunerCache* resumed) {
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();
   for (const auto& [name, values] : space.parameters()) {
@@ -26,7 +26,8 @@ nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::Sea
       entry[name] = value;
     }
     // Taken from the resumed cache and not measured again: its entry stays as it was.
-    if (resumed != nullptr && evaluation.from_journal && evaluation.rounds == 1 && resumed->find(key) != nullptr) continue;
+    if (resumed != nullptr && evaluation.from_journal && evaluation.rounds == 1 && resumed->find(key) != nullptr)
+      continue;
     double benchmark_ms = 0.0;
     for (const double sample : evaluation.samples_ms) benchmark_ms += sample;
     if (evaluation.ok) {
@@ -46,10 +47,14 @@ nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::Sea
     entry["timestamp"] = info.timestamp;
     cache[key] = std::move(entry);
   }
-  const nlohmann::ordered_json json = {{"schema_version", "1.0.0"},   {"device_name", info.device_name},
-                                       {"kernel_name", info.kernel_name}, {"problem_size", info.problem_size},
-                                       {"tune_params_keys", keys},       {"tune_params", tune_params},
-                                       {"objective", "time"},            {"cache", cache}};
+  const nlohmann::ordered_json json = {{"schema_version", "1.0.0"},
+                                       {"device_name", info.device_name},
+                                       {"kernel_name", info.kernel_name},
+                                       {"problem_size", info.problem_size},
+                                       {"tune_params_keys", keys},
+                                       {"tune_params", tune_params},
+                                       {"objective", "time"},
+                                       {"cache", cache}};
   return nlohmann::json::parse(json.dump()); // nlohmann::json sorts keys; Kernel Tuner reads by key
 }
 

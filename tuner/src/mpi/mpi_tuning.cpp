@@ -55,7 +55,8 @@ void send_json(int to, int tag, const nlohmann::json& json) {
 std::optional<Message> poll_message(int source) {
   int arrived = 0;
   MPI_Status status;
-  if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status) != MPI_SUCCESS || !arrived) return std::nullopt;
+  if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status) != MPI_SUCCESS || !arrived)
+    return std::nullopt;
   int count = 0;
   MPI_Get_count(&status, MPI_CHAR, &count);
   std::string text(static_cast<std::size_t>(count), '\0');
@@ -73,7 +74,10 @@ std::chrono::milliseconds round_limit(const Options& options) { return options.c
 class MpiExecutor final : public RoundExecutor {
 public:
   MpiExecutor(Session& session, const Options& options, int tune)
-      : session_(session), limit_(round_limit(options)), silence_limit_(limit_ * 2 + std::chrono::seconds(60)), tune_(tune) {}
+      : session_(session),
+        limit_(round_limit(options)),
+        silence_limit_(limit_ * 2 + std::chrono::seconds(60)),
+        tune_(tune) {}
 
   std::string model() const override { return session_.device().name; }
 
@@ -92,8 +96,9 @@ public:
       }
       declare_silent_ranks_dead(pending);
       if (busy_.empty() && idle_.empty() && Clock::now() - last_news > silence_limit_) {
-        throw std::runtime_error("tune --mpi: no rank has asked for work for " +
-                                 std::to_string(std::chrono::duration_cast<std::chrono::seconds>(silence_limit_).count()) + " s");
+        throw std::runtime_error(
+            "tune --mpi: no rank has asked for work for " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(silence_limit_).count()) + " s");
       }
       pause_briefly();
     }
@@ -157,15 +162,21 @@ private:
       const std::size_t request = pending.front();
       pending.pop_front();
       const std::uint64_t id = next_id_++;
-      send_json(rank, kTagWork, {{"tune", tune_}, {"id", id}, {"config", requests[request].config.to_string()}, {"round", requests[request].round}});
+      send_json(rank, kTagWork,
+                {{"tune", tune_},
+                 {"id", id},
+                 {"config", requests[request].config.to_string()},
+                 {"round", requests[request].round}});
       busy_[rank] = {request, id, Clock::now() + limit_};
     }
   }
 
   /// True when the message finished one of this run's requests.
-  bool receive(const Message& message, const std::vector<RoundRequest>& requests, const std::function<void(std::size_t, RoundRecord)>& done) {
+  bool receive(const Message& message, const std::vector<RoundRequest>& requests,
+               const std::function<void(std::size_t, RoundRecord)>& done) {
     const auto rank = static_cast<std::size_t>(message.source);
-    if (message.tag != kTagAsk || session_.dead_ranks()[rank] || message.json.value("tune", -1) != tune_) return false; // late news
+    if (message.tag != kTagAsk || session_.dead_ranks()[rank] || message.json.value("tune", -1) != tune_)
+      return false; // late news
     bool finished_one = false;
     if (message.json.contains("record")) {
       const auto busy = busy_.find(message.source);
@@ -212,13 +223,15 @@ private:
 void serve(const Tuner& tuner, Session& session, int tune) {
   const Options& options = tuner.options();
   // Rank 0 may keep an idle rank waiting while the contenders run one by one on the referee.
-  const auto silence_limit = round_limit(options) * (options.measurement.max_contenders + 2) + std::chrono::seconds(120);
+  const auto silence_limit =
+      round_limit(options) * (options.measurement.max_contenders + 2) + std::chrono::seconds(120);
   send_json(0, kTagAsk, {{"tune", tune}, {"device", device_to_json(session.device())}});
   auto last_news = Clock::now();
   while (true) {
     std::optional<Message> message = poll_message(0);
     if (!message) {
-      if (Clock::now() - last_news > silence_limit) throw std::runtime_error("tune --mpi: rank 0 has been silent too long");
+      if (Clock::now() - last_news > silence_limit)
+        throw std::runtime_error("tune --mpi: rank 0 has been silent too long");
       pause_briefly();
       continue;
     }
@@ -233,7 +246,8 @@ void serve(const Tuner& tuner, Session& session, int tune) {
       return;
     }
     const Config config = Config::parse(message->json.at("config").get<std::string>());
-    const RoundRecord record = evaluate_round(tuner.measure(), config, message->json.at("round").get<int>(), options, session.device());
+    const RoundRecord record =
+        evaluate_round(tuner.measure(), config, message->json.at("round").get<int>(), options, session.device());
     send_json(0, kTagAsk, {{"tune", tune}, {"id", message->json.at("id")}, {"record", round_to_json(record)}});
   }
 }
@@ -254,10 +268,11 @@ std::vector<MeasuringDevice> gather_devices(const MeasuringDevice& mine, int siz
 /// Why these ranks cannot tune together, or empty.
 std::string device_problem(const std::vector<MeasuringDevice>& devices) {
   for (std::size_t rank = 1; rank < devices.size(); ++rank) {
-    if (devices[rank].name.empty()) return "tune --mpi: rank " + std::to_string(rank) + " on " + devices[rank].host + " has no GPU";
+    if (devices[rank].name.empty())
+      return "tune --mpi: rank " + std::to_string(rank) + " on " + devices[rank].host + " has no GPU";
     if (devices[rank].name != devices[1].name) {
-      return "tune --mpi: rank " + std::to_string(rank) + " measures on a " + devices[rank].name + ", rank 1 on a " + devices[1].name +
-             ": one GPU model per run (tune each model with its own mpirun)";
+      return "tune --mpi: rank " + std::to_string(rank) + " measures on a " + devices[rank].name + ", rank 1 on a " +
+             devices[1].name + ": one GPU model per run (tune each model with its own mpirun)";
     }
   }
   return {};

@@ -34,8 +34,8 @@ std::string instance_text(const std::string& function, const std::vector<std::st
 
 /// Whether the (mangled) PTX entry is `function` instantiated with `template_arguments`, and,
 /// when `signature` is given ("(float*, int)"), with those parameters.
-bool is_entry_of(const std::string& mangled_entry, const std::string& function, const std::vector<std::string>& template_arguments,
-                 std::string_view signature = {});
+bool is_entry_of(const std::string& mangled_entry, const std::string& function,
+                 const std::vector<std::string>& template_arguments, std::string_view signature = {});
 
 /// The PTX entry of `function` instantiated with `template_arguments` ("tiled", {"float", "32",
 /// "true"}) or, without arguments, of the plain function, with the parameters `signature` names
@@ -124,7 +124,8 @@ private:
   /// The PTX of `nvcc -ptx` on a generated unit that defines the macros and includes the source.
   std::string nvcc_ptx(const CompileRequest& request) const;
   /// The PTX with its ptxas report: `log` when it holds one (NVRTC's), else `ptxas -v`'s.
-  CompiledKernel with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request, std::string compiler) const;
+  CompiledKernel with_ptxas_report(std::string ptx, std::string log, const CompileRequest& request,
+                                   std::string compiler) const;
   /// The request's content hash: sources and the includes they reach, options, defines,
   /// include directories, instantiations, the compilers and the environment they read.
   std::string cache_key(const CompileRequest& request) const;

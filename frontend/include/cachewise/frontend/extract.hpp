@@ -63,7 +63,7 @@ struct SummarisedLoop {
 struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
-  std::int64_t max_loads_in_flight = 0;    ///< the most global loads a warp had outstanding before a wait (traced blocks)
+  std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait (traced blocks)
   std::vector<SummarisedLoop> summarised_loops; ///< by source location
 };
 

@@ -51,15 +51,16 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
 /// as the entry's text) and an error names the entry it comes from. Before compiling, a --param
 /// that cannot reach the code is an error naming the file and line: a template parameter given
 /// as a macro, or a #define of it that no #ifndef guards.
-KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries, const DeviceProfile& profile,
-                                        Compiler& compiler, const KernelSuggestOptions& options = {});
+KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries,
+                                        const DeviceProfile& profile, Compiler& compiler,
+                                        const KernelSuggestOptions& options = {});
 /// One configuration of a user kernel, simulated on its own (`advisor simulate --kernel`).
 struct KernelSimulation {
   CandidateLaunch launch;
   CompilerResources compiled;
   std::int64_t shared_bytes_per_block = 0; ///< static (ptxas) + dynamic
   Prediction prediction;
-  TracedFacts facts;                   ///< what the time model read off the traced blocks
+  TracedFacts facts;                    ///< what the time model read off the traced blocks
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
@@ -90,9 +91,8 @@ std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>
 /// parameter list is unknown (or its length differs from the compiled one), the 8-byte
 /// parameters take the buffers in the order given, and the others the integer args in order.
 /// Throws InputError naming the parameter and the flag that fixes it.
-std::vector<std::vector<std::uint8_t>> kernel_parameter_values(const std::vector<PtxParam>& parameters,
-                                                               const std::optional<std::vector<SourceParameter>>& source_parameters,
-                                                               const KernelSpec& spec, const CandidateLaunch& launch,
-                                                               const std::vector<std::uint64_t>& buffer_bases);
+std::vector<std::vector<std::uint8_t>> kernel_parameter_values(
+    const std::vector<PtxParam>& parameters, const std::optional<std::vector<SourceParameter>>& source_parameters,
+    const KernelSpec& spec, const CandidateLaunch& launch, const std::vector<std::uint64_t>& buffer_bases);
 
 } // namespace cachewise::frontend

@@ -38,7 +38,7 @@ struct PtxInstruction {
   int guard_reg = -1;              ///< @%p / @!%p
   bool guard_negated = false;
   std::vector<PtxOperand> operands;
-  int ptx_line = 0;   ///< line in the PTX text
+  int ptx_line = 0;    ///< line in the PTX text
   int source_file = 0; ///< from the latest .loc (0 = none)
   int source_line = 0;
   int inlined_at_file = 0; ///< the call site when the .loc lies in an inlined function

@@ -80,16 +80,16 @@ struct KernelSpec {
   std::string entry;
   std::vector<ParameterValues> parameters;
   std::vector<std::string> constraints;
-  std::string grid;  ///< 1 to 3 comma-separated expressions, x first
-  std::string block; ///< 1 to 3 comma-separated expressions, x first
+  std::string grid;                 ///< 1 to 3 comma-separated expressions, x first
+  std::string block;                ///< 1 to 3 comma-separated expressions, x first
   std::string dynamic_shared_bytes; ///< expression; empty: 0
   std::string useful_bytes;         ///< expression; empty: every buffer's bytes once
   std::vector<BufferSpec> buffers;
   std::vector<ContentsSpec> contents;
-  std::vector<NamedValue> args;          ///< integer args: names expressions may use
-  std::vector<ArgumentText> value_args;  ///< floating-point args and struct fields
+  std::vector<NamedValue> args;         ///< integer args: names expressions may use
+  std::vector<ArgumentText> value_args; ///< floating-point args and struct fields
   std::vector<Define> defines;
-  std::string language_standard; ///< "c++17"; empty: the compiler's default
+  std::string language_standard;                          ///< "c++17"; empty: the compiler's default
   std::vector<std::filesystem::path> include_directories; ///< -I DIR, searched in order
   std::vector<std::string> compiler_options;              ///< checked by check_compiler_option (compile.hpp)
   /// Correctness check when measuring (advisor tune): the reference variant's parameter

@@ -48,11 +48,13 @@ struct FixedSetting {
 /// `fixed` name to another value, or it sets a parameter the space lacks (and `fixed` does not
 /// name) that takes several values in the cache. Throws InputError when a parameter of the space
 /// with several values is not in the cache.
-CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space, const std::vector<FixedSetting>& fixed = {});
+CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space,
+                                const std::vector<FixedSetting>& fixed = {});
 
 /// The cache's matched entries as first-round records of `device_name`: a measured entry with
 /// its "times" (its "time" alone when it has none), a failed one as "Kernel Tuner: <error>".
-std::vector<RoundRecord> cached_rounds(const CacheMatch& match, const std::string& device_name, const MeasurementPolicy& policy);
+std::vector<RoundRecord> cached_rounds(const CacheMatch& match, const std::string& device_name,
+                                       const MeasurementPolicy& policy);
 
 /// One candidate of the model's ranking, best first.
 struct PredictedTime {
@@ -79,11 +81,13 @@ struct RankingComparison {
   double best_of_top3_over_best = 0.0;       ///< the fastest of the first three measured / the best
   std::optional<double> spearman;            ///< predicted vs measured time; empty below 2 candidates or for a constant
   double within = 1.01;
-  std::size_t evaluations_to_within = 0; ///< candidates in model order, failures included, until one is within `within` x the best
+  std::size_t evaluations_to_within =
+      0; ///< candidates in model order, failures included, until one is within `within` x the best
 };
 
 /// Throws InputError when no matched entry with a measured time is among `ranked`.
-RankingComparison compare_ranking(const std::vector<PredictedTime>& ranked, const CacheMatch& match, double within = 1.01);
+RankingComparison compare_ranking(const std::vector<PredictedTime>& ranked, const CacheMatch& match,
+                                  double within = 1.01);
 
 /// Spearman's rank correlation of two equally long samples, ties given their average rank;
 /// empty below 2 values or when either sample is constant.

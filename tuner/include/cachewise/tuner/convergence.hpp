@@ -11,7 +11,7 @@
 namespace cachewise::tuner {
 
 struct ConvergenceReport {
-  std::int64_t candidates = 0;      ///< measured successfully in the exhaustive run
+  std::int64_t candidates = 0; ///< measured successfully in the exhaustive run
   double best_ms = 0.0;
   double fraction = 0.99;
   std::int64_t good_candidates = 0; ///< with best_ms / time >= fraction

@@ -12,12 +12,12 @@ namespace cachewise::tuner {
 
 /// One GPU that measured (or will measure) a candidate.
 struct MeasuringDevice {
-  int index = -1;   ///< CUDA ordinal among the devices this process sees; -1: the default device, not pinned
-  std::string name; ///< the model ("NVIDIA H200"): times are compared only within one model
-  std::string uuid; ///< "GPU-8e1c...", where the driver reports one
+  int index = -1;             ///< CUDA ordinal among the devices this process sees; -1: the default device, not pinned
+  std::string name;           ///< the model ("NVIDIA H200"): times are compared only within one model
+  std::string uuid;           ///< "GPU-8e1c...", where the driver reports one
   int compute_capability = 0; ///< 90 for sm_90; 0 unknown
-  std::string host; ///< MPI runs: the measuring rank's host
-  int rank = -1;    ///< MPI runs: the measuring rank
+  std::string host;           ///< MPI runs: the measuring rank's host
+  int rank = -1;              ///< MPI runs: the measuring rank
 };
 
 /// Same physical device: the UUID when both have one, else host, rank and index.

@@ -17,17 +17,17 @@ namespace cachewise::tuner {
 
 struct FakeDevice {
   MeasuringDevice device;
-  double scale = 1.0;                       ///< every time of this device is multiplied by it
-  std::map<std::string, double> times_ms;   ///< per config (Config::to_string), over the list's
+  double scale = 1.0;                     ///< every time of this device is multiplied by it
+  std::map<std::string, double> times_ms; ///< per config (Config::to_string), over the list's
 };
 
 struct FakeDevices {
-  std::vector<FakeDevice> devices;          ///< index = position
-  std::map<std::string, double> times_ms;   ///< per config
-  double default_ms = 1.0;                  ///< a config in no table
-  double sleep_ms = 0.0;                    ///< wall time each call takes (so runs overlap, and can be killed mid-run)
-  double jitter_fraction = 0.0;             ///< call i returns t * (1 + jitter * ((i % 3) - 1))
-  std::vector<std::string> crash_configs;   ///< their measuring process aborts (SIGABRT)
+  std::vector<FakeDevice> devices;        ///< index = position
+  std::map<std::string, double> times_ms; ///< per config
+  double default_ms = 1.0;                ///< a config in no table
+  double sleep_ms = 0.0;                  ///< wall time each call takes (so runs overlap, and can be killed mid-run)
+  double jitter_fraction = 0.0;           ///< call i returns t * (1 + jitter * ((i % 3) - 1))
+  std::vector<std::string> crash_configs; ///< their measuring process aborts (SIGABRT)
 };
 
 /// Throws InputError for a missing or malformed file (the field named).

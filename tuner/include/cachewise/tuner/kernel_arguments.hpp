@@ -20,6 +20,7 @@ struct KernelParameter {
 /// Packs each parameter's bytes (frontend::kernel_parameter_values: an address, a scalar as
 /// its type, a struct's fields) at its alignment. Throws InputError for a count mismatch, a
 /// value of another size than its parameter, or a bad alignment.
-PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters, const std::vector<std::vector<std::uint8_t>>& values);
+PackedArguments pack_arguments(const std::vector<KernelParameter>& parameters,
+                               const std::vector<std::vector<std::uint8_t>>& values);
 
 } // namespace cachewise::tuner

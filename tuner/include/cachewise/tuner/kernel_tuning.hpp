@@ -2,8 +2,8 @@
 // on a Device. Every candidate is compiled first (in the parent, cached by content hash);
 // one that does not compile is measured as failed, so the run goes on. Each measuring
 // process opens the device, loads the candidate, allocates the spec's buffers (deterministic
-// contents, or the declared ones of index buffers (spec "contents"), enough sets rotated by iteration that a timed launch does not find its data in
-// L2), optionally checks the outputs against a reference variant, and times launches.
+// contents, or the declared ones of index buffers (spec "contents"), enough sets rotated by iteration that a timed
+// launch does not find its data in L2), optionally checks the outputs against a reference variant, and times launches.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +53,8 @@ public:
   /// Throws InputError for a bad spec, an unknown entry, a reference variant outside the
   /// parameters or that does not compile, an output that is not a buffer, and when no
   /// candidate compiles ("every candidate failed to compile; first: <line>").
-  KernelCandidates(frontend::KernelSpec spec, frontend::Compiler& compiler, int compute_capability, std::size_t threads = 2);
+  KernelCandidates(frontend::KernelSpec spec, frontend::Compiler& compiler, int compute_capability,
+                   std::size_t threads = 2);
 
   const frontend::KernelSpec& spec() const { return spec_; }
   const advisor::SearchSpace& space() const { return space_; }

@@ -21,7 +21,7 @@ struct TunedResults {
   std::string scope;         ///< the header's namespace: "transpose_f32", "transpose_tiled"
   nlohmann::json parameters; ///< {"TILE_DIM": [16, 32, 64], ...}: the parameter space
   bool measured = false;
-  std::string device_name;   ///< measured only
+  std::string device_name;    ///< measured only
   int compute_capability = 0; ///< 0: unknown
   std::string profile;
   std::vector<HeaderBucket> buckets;        ///< the picks: measured, or static when !measured

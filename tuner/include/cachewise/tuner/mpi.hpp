@@ -42,7 +42,9 @@ public:
   // Used by tune(): ranks found dead stay dead for the rest of the session.
   std::vector<bool>& dead_ranks() { return dead_; }
   bool& rank_died() { return rank_died_; }
-  int next_tune() { return ++tunes_; } ///< numbers each tune() of the session, so a late message of an earlier one is told apart
+  int next_tune() {
+    return ++tunes_;
+  } ///< numbers each tune() of the session, so a late message of an earlier one is told apart
 
 private:
   int rank_ = 0;

@@ -36,8 +36,8 @@ struct Options {
   MeasurementPolicy measurement;
   Isolation isolation = Isolation::child_process;
   std::chrono::milliseconds candidate_timeout{60'000}; ///< per evaluation (child_process only)
-  std::int64_t budget = 0;        ///< most candidates measured (contenders excluded); 0 = no cap
-  std::filesystem::path journal;  ///< JSON lines; empty = none. An existing one is resumed.
+  std::int64_t budget = 0;                             ///< most candidates measured (contenders excluded); 0 = no cap
+  std::filesystem::path journal;                       ///< JSON lines; empty = none. An existing one is resumed.
   /// Rounds measured before, elsewhere (a Kernel Tuner cache: cached_rounds): taken as journaled
   /// rounds are (the journal's own first), so they are not measured again.
   std::vector<RoundRecord> known_rounds;

@@ -24,13 +24,13 @@ struct Evaluation {
   /// Why it failed: "threw: <what>", "exited with code 3", "killed by signal 11 (Segmentation
   /// fault)", "timed out after 2000 ms", "returned a non-positive or non-finite time".
   std::string failure;
-  std::vector<double> samples_ms; ///< timed samples of every round, warm-ups excluded
-  MedianEstimate time_ms;         ///< over samples_ms
-  bool converged = false;         ///< the last round reached max_ci_width_fraction
-  int rounds = 0;                 ///< 1 + contender re-measurements
+  std::vector<double> samples_ms;  ///< timed samples of every round, warm-ups excluded
+  MedianEstimate time_ms;          ///< over samples_ms
+  bool converged = false;          ///< the last round reached max_ci_width_fraction
+  int rounds = 0;                  ///< 1 + contender re-measurements
   std::optional<double> predicted; ///< model_ranked only
-  bool from_journal = false;      ///< every round of it was read from the journal
-  MeasuringDevice device;         ///< where samples_ms were measured (one device: a re-measurement elsewhere replaces them)
+  bool from_journal = false;       ///< every round of it was read from the journal
+  MeasuringDevice device; ///< where samples_ms were measured (one device: a re-measurement elsewhere replaces them)
 };
 
 struct TuningResult {

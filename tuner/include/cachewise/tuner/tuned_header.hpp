@@ -25,8 +25,8 @@ struct TunedEntry {
 TunedEntry tuned_entry(const TuningResult& result);
 
 struct HeaderInfo {
-  std::string device_name;  ///< the measured device, or the profile's device for a static header
-  std::string profile;      ///< profile file used to rank candidates
+  std::string device_name; ///< the measured device, or the profile's device for a static header
+  std::string profile;     ///< profile file used to rank candidates
   std::string strategy;
   std::string generated_by; ///< the command line that produced it
 };
