@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Renders tests/data/recorded/figures.json (scripts/eval/held_out.py) as the Markdown section
+"""Renders tests/data/recorded/figures.json (cachewise_eval.held_out) as the Markdown section
 that leads docs/validation-h200.md: held-out figures first, in-sample beside them, the unfitted
 counters over every recorded run.
 
-    python3 scripts/eval/render_held_out.py [FIGURES.json]   # prints the section
+    python3 -m cachewise_eval.render_held_out [FIGURES.json]   # prints the section
 
 scripts/device/render_validation.py puts the same section at the head of each new report.
 """

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Chooses the time model's calibration on some recorded H200 cases and reports on the others.
 
-    python3 scripts/eval/held_out.py predict ADVISOR PROFILE CACHE            # the grid, top 32
-    python3 scripts/eval/held_out.py predict ADVISOR PROFILE CACHE --top 100000 --points adopted
-    python3 scripts/eval/held_out.py report PROFILE CACHE FIGURES.json
+    python3 -m cachewise_eval.held_out predict ADVISOR PROFILE CACHE            # the grid, top 32
+    python3 -m cachewise_eval.held_out predict ADVISOR PROFILE CACHE --top 100000 --points adopted
+    python3 -m cachewise_eval.held_out report PROFILE CACHE FIGURES.json
 
 `predict` runs `ADVISOR suggest --top T --json` for every recorded case
 (tests/data/recorded/spaces.json) once per point of GRID_POINTS (or the adopted one),
