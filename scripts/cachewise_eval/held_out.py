@@ -21,7 +21,8 @@ reads them with the recorded measurements (tests/data/recorded/run*.json) and:
 - error bands: per family the 10th-90th percentile of measured / predicted time over the
   predicted top 10 of that family's cases held out by leave-one-size-out; for any other
   kernel ("all"), the same over every family held out by leave-one-family-out;
-- writes FIGURES.json (what tests/advisor/replay/replay_test.cpp asserts and the docs print).
+- writes FIGURES.json (what the docs print; render_held_out renders it). These figures are
+  computed here only: tests/advisor/replay checks the model on hand-derived values instead.
 """
 import argparse
 import concurrent.futures

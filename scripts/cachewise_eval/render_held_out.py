@@ -36,7 +36,7 @@ def held_out_section(figures):
     adopted = figures["adopted"]["figures"]
     lines = ["## Accuracy on cases the model was not fitted on", "",
              "Every recorded H200 run whose kernels match today's (tests/data/recorded: runs 11-21, stencil3d "
-             "from run 21 only) replayed through today's model; tests/advisor/replay/replay_test.cpp asserts "
+             "from run 21 only) replayed through today's model by cachewise_eval.held_out, which computes "
              "these figures. Held out: the calibration's values (docs/calibration.md) chosen without the case, "
              "among the adopted ones and " + "; ".join(changed(figures["grid"][0], p) for p in figures["grid"][1:])
              + ", by " + figures["objective"] + ".",
