@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sweep every candidate of the public-kernel corpus (scripts/corpus/corpus.json) on a GPU.
+"""Sweep every candidate of the public-kernel corpus (scripts/cachewise_eval/corpus/corpus.json) on a GPU.
 
 Each candidate is compiled with nvcc (-cubin for the device's sm_XY, -lineinfo, the candidate's
 -D parameters; a template entry is instantiated by a generated translation unit that includes
@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "corpus"))
-import corpus_lib  # noqa: E402
+sys.path.insert(0, str(HERE.parent))
+from cachewise_eval import corpus_lib  # noqa: E402
 
 FLUSH_BYTES = 256 << 20  # > 4x the H200's 60 MB L2
 WARMUPS = 2

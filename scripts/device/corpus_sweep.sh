@@ -3,7 +3,7 @@
 # counters for the measured best, median and slowest candidate of each kernel.
 #
 # Here:   bash scripts/device/corpus_sweep.sh --carry /work/main/.carry-corpus SRC
-#         copies this script, scripts/corpus and the corpus's source folders of SRC (the fetched
+#         copies this script, scripts/cachewise_eval (the corpus and its loader) and the corpus's source folders of SRC (the fetched
 #         repositories, unmodified) into the carry folder;
 # There:  bash .carry-corpus/scripts/device/corpus_sweep.sh        ($OUT receives 6-7 files)
 # Knobs: SWEEPS (whole sweeps, default 1), DEADLINE_S (sweep stops timing after it, default 400), NCU_TIMEOUT_S (default 120),
@@ -12,13 +12,13 @@ set -u
 if [ "${1:-}" = "--carry" ]; then
   dest=$2 src=$3 here=$(cd "$(dirname "$0")/../.." && pwd)
   rm -rf "$dest" && mkdir -p "$dest/scripts/device" "$dest/src"
-  cp -r "$here/scripts/corpus" "$dest/scripts/"
+  cp -r "$here/scripts/cachewise_eval" "$dest/scripts/"
   cp "$here/scripts/device/corpus_sweep.py" "$here/scripts/device/corpus_sweep.sh" "$dest/scripts/device/"
-  python3 - "$src" "$dest/src" "$here/scripts/corpus" <<'PY'
+  python3 - "$src" "$dest/src" "$here/scripts" <<'PY'
 import shutil, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-import corpus_lib
+from cachewise_eval import corpus_lib
 _, kernels = corpus_lib.load_corpus()
 for kernel in kernels.values():
     for folder in corpus_lib.kernel_files(kernel):
@@ -56,8 +56,8 @@ cat "$OUT/sweep-log.txt"
 $sweep select --sweep "$OUT/sweep.json" --out /tmp/corpus-select.json ${PREDICTED:+--predicted "$PREDICTED"} ${NCU_ALL:+--all}
 regex=$(python3 -c "
 import json, sys
-sys.path.insert(0, '$carry/scripts/corpus')
-import corpus_lib
+sys.path.insert(0, '$carry/scripts')
+from cachewise_eval import corpus_lib
 _, kernels = corpus_lib.load_corpus()
 chosen = json.load(open('/tmp/corpus-select.json'))
 names = sorted({corpus_lib.entry_base(s['entry']) for k in chosen for s in kernels[k]['specs'].values()})

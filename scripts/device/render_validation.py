@@ -191,8 +191,8 @@ summary.append("")
 head = 6 + (len(failures) + 1 if failures else 0)
 # The replayed figures of every recorded run lead the report (docs/calibration.md): this run's
 # own numbers below are in-sample for the calibration chosen on it.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval"))
-from render_held_out import DEFAULT as FIGURES, held_out_section  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cachewise_eval.render_held_out import DEFAULT as FIGURES, held_out_section  # noqa: E402
 held_out = held_out_section(json.load(open(FIGURES))) if os.path.exists(FIGURES) else []
 text = "\n".join(lines[:head] + held_out + summary + lines[head:]) + "\n"
 open(os.path.join(out, "validation-h200.md"), "w").write(text)

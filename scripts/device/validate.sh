@@ -2,7 +2,8 @@
 # Validation of the model against the H200 (run ON the GPU machine, from the repository root):
 # for every family, two sizes, the advisor's whole space is timed (`advisor validate --all`),
 # counters are read for the predicted best few, the measured best and the predicted worst,
-# and the results are rendered into docs/validation-h200.md + .json.
+# and the results are rendered into OUT_DIR/validation-h200.md + .json (committed as
+# docs/validation-h200.md and measurements/validation-h200.json).
 #
 #   scripts/device/validate.sh [BUILD_DIR=build-kernels] [OUT_DIR=docs] [PROFILE]
 #

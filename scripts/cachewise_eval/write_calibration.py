@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a calibration (docs/calibration.md) into a device profile's `calibration` section.
 
-    python3 scripts/eval/write_calibration.py CALIBRATION.json PROFILE.json
+    python3 -m cachewise_eval.write_calibration CALIBRATION.json PROFILE.json
 
 CALIBRATION.json is one calibration object (name, values with their sources); the profile is
 rewritten in place with its other sections unchanged (keys sorted, indent 2, as save_profile

@@ -7,7 +7,7 @@ The committed runs counted one shared load per fragment element and kk; the mode
 compiled kernel's (model/data/kernel_facts_sm90.json: fragment_loads per kk_per_group kk, merged
 along kk), so each run's count is lowered by the loads nvcc merged away before the fit.
 Needs numpy (Debian: python3-numpy).
-Usage: scripts/eval/fit_gemm_overhead.py [measurements/instructions]
+Usage: python3 -m cachewise_eval.fit_gemm_overhead [measurements/instructions]
 """
 import glob
 import json

@@ -9,7 +9,7 @@ current round; an instruction reading a register that a load of the current roun
 waits for it, which closes the round: the loads issued after it are the next round, one more
 latency. Stores do not wait. Prints, per stretch with loads, how many precede the first wait
 and the loads per round (the model keeps the largest round in flight).
-Usage: scripts/eval/loads_ahead_of_use.py SASS_FILE...
+Usage: python3 -m cachewise_eval.loads_ahead_of_use SASS_FILE...
 """
 import re
 import sys

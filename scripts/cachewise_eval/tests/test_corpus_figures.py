@@ -1,11 +1,8 @@
-"""The statistics of corpus_figures.py on hand-derived cases. Run: python3 -m unittest discover scripts/eval"""
+"""The statistics of corpus_figures on hand-derived cases."""
 import math
-import sys
 import unittest
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus_figures as cf  # noqa: E402
+from cachewise_eval import corpus_figures as cf
 
 
 class AverageRanks(unittest.TestCase):

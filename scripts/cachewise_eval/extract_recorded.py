@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Extracts the recorded H200 validation runs into compact replay data (tests/data/recorded/).
 
-    python3 scripts/eval/extract_recorded.py [--source-commit COMMIT] [--out tests/data/recorded]
+    python3 -m cachewise_eval.extract_recorded [--source-commit COMMIT] [--out tests/data/recorded]
 
 Sources: the `validation-h200.json` of runs 11-20 under docs/h200-runs/ and run 21's
 docs/validation-h200.json, read from git at --source-commit (default 34d4fc7, the commit that

@@ -2,7 +2,7 @@
 """Re-predicts every config of a validation file whose counters were read and prints one
 counter predicted against measured, per config, with the mean relative error: how a model
 change moves one count before the GPU sees it (docs/model.md, "Checking a model change against the H200").
-Usage: scripts/eval/compare_counter.py [--advisor build/bin/advisor] [--validation FILE]
+Usage: python3 -m cachewise_eval.compare_counter [--advisor build/bin/advisor] [--validation FILE]
        [--profile profiles/h200.json] [--metric lts__t_sectors_op_read.sum] [--only REGEX]
 """
 import argparse
@@ -10,7 +10,7 @@ import concurrent.futures
 import json
 import re
 
-from rescore import simulate  # the same `advisor simulate --json` call
+from cachewise_eval.rescore import simulate  # the same `advisor simulate --json` call
 
 
 def main():

@@ -6,7 +6,7 @@ cuobjdump), splits it per function, and prints loads_ahead_of_use.py's line for 
 whose name matches --match, named by its function and template arguments as the facts
 generator (tests/frontend/builtin/kernel_facts.cpp) reads them: "stencil2d_globalIfLi1ELi1EE: ...".
 Then `ninja kernel_facts` on a machine with nvcc carries them into model/data.
-Usage: scripts/eval/sass_rounds.py BINARY [--match stencil] > measurements/sass/stencil-loads-by-stretch.txt
+Usage: python3 -m cachewise_eval.sass_rounds BINARY [--match stencil] > measurements/sass/stencil-loads-by-stretch.txt
 """
 import argparse
 import os
@@ -15,8 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import loads_ahead_of_use  # noqa: E402
+from cachewise_eval import loads_ahead_of_use
 
 # The kernels live in an anonymous namespace: ..._GLOBAL__N__<hash>_<n>_<file>_cu_<hash><len><name>I...E
 SCOPED_NAME = re.compile(r"_GLOBAL__N_\w*?_cu_[0-9a-f]{8}(\d+)")

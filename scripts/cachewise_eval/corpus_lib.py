@@ -1,9 +1,9 @@
 """The measured corpus of public kernels (issue 37): loading, #ifndef guards, candidates.
 
-scripts/corpus/corpus.json names each kernel's cachewise spec (scripts/corpus/specs), the
+scripts/cachewise_eval/corpus/corpus.json names each kernel's cachewise spec (scripts/cachewise_eval/corpus/specs), the
 #define lines wrapped in #ifndef at run time, the variants and the kernel signature. Sources
 are never committed: a spec's "source" starts with @REPO, a folder of the fetched repositories
-(see scripts/corpus/README.md), resolved against the folder given to the functions below.
+(see scripts/cachewise_eval/corpus/README.md), resolved against the folder given to the functions below.
 """
 import itertools
 import json
@@ -11,7 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
-CORPUS_DIR = Path(__file__).resolve().parent
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 
 # ---------------------------------------------------------------------------------------------
 # Integer expressions of the kernel spec (docs/kernel-spec.md, "Expressions"): + - * / % with C++

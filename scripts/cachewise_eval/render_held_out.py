@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Renders tests/data/recorded/figures.json (scripts/eval/held_out.py) as the Markdown section
+"""Renders tests/data/recorded/figures.json (cachewise_eval.held_out) as the Markdown section
 that leads docs/validation-h200.md: held-out figures first, in-sample beside them, the unfitted
 counters over every recorded run.
 
-    python3 scripts/eval/render_held_out.py [FIGURES.json]   # prints the section
+    python3 -m cachewise_eval.render_held_out [FIGURES.json]   # prints the section
 
 scripts/device/render_validation.py puts the same section at the head of each new report.
 """
@@ -36,7 +36,7 @@ def held_out_section(figures):
     adopted = figures["adopted"]["figures"]
     lines = ["## Accuracy on cases the model was not fitted on", "",
              "Every recorded H200 run whose kernels match today's (tests/data/recorded: runs 11-21, stencil3d "
-             "from run 21 only) replayed through today's model; tests/advisor/replay/replay_test.cpp asserts "
+             "from run 21 only) replayed through today's model by cachewise_eval.held_out, which computes "
              "these figures. Held out: the calibration's values (docs/calibration.md) chosen without the case, "
              "among the adopted ones and " + "; ".join(changed(figures["grid"][0], p) for p in figures["grid"][1:])
              + ", by " + figures["objective"] + ".",

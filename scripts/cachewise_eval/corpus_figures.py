@@ -3,7 +3,7 @@
 
 For every kernel of measurements/corpus/corpus-h200.json, `advisor suggest --spec S --json`
 ranks every candidate of every variant (the corpus's specs, materialized with their guards as
-scripts/corpus/README.md says); predicted candidates are matched to measured ones by variant and
+scripts/cachewise_eval/corpus/README.md says); predicted candidates are matched to measured ones by variant and
 parameter values, and per kernel:
 
   top1_over_best    measured time of the predicted best / the measured best (of all measured)
@@ -13,10 +13,10 @@ parameter values, and per kernel:
 
 Kernels with `steps` per candidate (Rodinia's pyramid height) compare time per step, both sides.
 Kernels the advisor cannot predict are kept with their one-line reason and count as misses.
-The figures are aggregated for the held-out half (scripts/corpus/split.json), the fit half, and
+The figures are aggregated for the held-out half (scripts/cachewise_eval/corpus/split.json), the fit half, and
 leave-one-kernel-out (the same as the plain figures while nothing is fitted on the corpus).
 
-  scripts/eval/corpus_figures.py --advisor build/bin/advisor --src .corpus-src \
+  python3 -m cachewise_eval.corpus_figures --advisor build/bin/advisor --src .corpus-src \
       [--timeout-s 300] [--out measurements/corpus/figures.json]
 """
 import argparse
@@ -33,12 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-import rescore  # beside this file: the one rank helper
-
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(ROOT / "scripts" / "corpus"))
-import corpus_lib  # noqa: E402
+from cachewise_eval import corpus_lib, rescore  # rescore: the one rank helper
 
 TOP1_MEDIAN_GOAL = 1.03
 TOP1_WORST_GOAL = 1.10
@@ -271,7 +266,7 @@ def main():
     if args.only:
         names = [n for n in names if n in args.only]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    command = "python3 scripts/eval/corpus_figures.py " + " ".join(sys.argv[1:])
+    command = "python3 -m cachewise_eval.corpus_figures " + " ".join(sys.argv[1:])
     rows = {}
     lock = threading.Lock()
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Issue 35's public-code table: every kernel of the fetched repositories that a spec here
 describes, run through `advisor suggest --spec S --json` unmodified except the #ifndef guards of
-scripts/corpus/corpus.json, cold (empty cache) and warm (the same cache again).
+scripts/cachewise_eval/corpus/corpus.json, cold (empty cache) and warm (the same cache again).
 
-  scripts/corpus/ingest.py --advisor build/bin/advisor --src .corpus-src \
+  python3 -m cachewise_eval.ingest --advisor build/bin/advisor --src .corpus-src \
       [--work /tmp/ingest] [--timeout-s 600] [--out measurements/public-kernels.md]
 
-The specs are the corpus's (scripts/corpus/specs, one per variant) and scripts/corpus/public.json
+The specs are the corpus's (scripts/cachewise_eval/corpus/specs, one per variant) and scripts/cachewise_eval/corpus/public.json
 (more kernels of the same repositories, at the authors' default parameters). Include folders
 are passed as `-I`, template entries as written (`reduce6<float, THREADS, true>`). Each failure is
 classified by its first error line.
@@ -22,9 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import corpus_lib  # noqa: E402
+from cachewise_eval import corpus_lib
 
 DATA_DEPENDENT = "data-dependent addresses or branches (declare contents)"
 # First error line -> why the kernel does not go in.
@@ -55,7 +53,7 @@ def limit_candidates(spec, name, variant, most):
 def public_kernels(src_root, work, most):
     """(name, spec path, include folders) for the corpus's variant specs and public.json's."""
     _, kernels = corpus_lib.load_corpus()
-    public = json.loads((HERE / "public.json").read_text())["kernels"] if (HERE / "public.json").exists() else {}
+    public = json.loads((corpus_lib.CORPUS_DIR / "public.json").read_text())["kernels"] if (corpus_lib.CORPUS_DIR / "public.json").exists() else {}
     extra = {}
     for name, entry in public.items():
         spec = dict(entry["spec"])
@@ -120,9 +118,9 @@ def write_table(rows, out, command, commit, load, most):
         "# Public kernels through `advisor suggest`",
         "",
         "Kernels of NVIDIA/cuda-samples, PolyBench-ACC and Rodinia (fetched, never committed; commits in",
-        "scripts/corpus/corpus.json) run unmodified except `#ifndef` guards around the constants a user",
-        "tunes (scripts/corpus/corpus.json `guards`). The specs: scripts/corpus/specs (the measured corpus of",
-        "issue 37, one row per variant) and scripts/corpus/public.json. Cold: an empty cache; warm: the same",
+        "scripts/cachewise_eval/corpus/corpus.json) run unmodified except `#ifndef` guards around the constants a user",
+        "tunes (scripts/cachewise_eval/corpus/corpus.json `guards`). The specs: scripts/cachewise_eval/corpus/specs (the measured corpus of",
+        "issue 37, one row per variant) and scripts/cachewise_eval/corpus/public.json. Cold: an empty cache; warm: the same",
         "cache again. 'reason' classifies the first error line.",
         "",
         f"Command: `{command}`; tree {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {load}. "
@@ -182,7 +180,7 @@ def main():
         return dict(item, spec=str(item["spec"]), worked=worked, cold_s=cold, warm_s=warm, error=error, reason=reason)
 
     commit = args.tree or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    command = f"python3 scripts/corpus/ingest.py --advisor {args.advisor} --src {args.src}" + (
+    command = f"python3 -m cachewise_eval.ingest --advisor {args.advisor} --src {args.src}" + (
         f" --max-candidates {args.max_candidates}" if args.max_candidates else "") + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
     done = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

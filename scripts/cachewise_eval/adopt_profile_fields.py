@@ -3,7 +3,7 @@
 into another, leaving every other value of the target as it was measured. Used when a probe
 gains a measurement: the shipped profile takes the new field from a fresh probe run of the same
 GPU instead of being replaced by a run whose other values moved by noise (docs/probe.md).
-Usage: scripts/eval/adopt_profile_fields.py SOURCE TARGET FIELD [FIELD ...]
+Usage: python3 -m cachewise_eval.adopt_profile_fields SOURCE TARGET FIELD [FIELD ...]
 """
 import json
 import sys

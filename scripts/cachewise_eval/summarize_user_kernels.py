@@ -2,7 +2,7 @@
 """Summarizes scripts/device/user_kernels.sh (user-style kernels measured on a GPU) against the
 front end's ranking of the same candidates, into one small JSON and a Markdown table.
 
-    python3 scripts/eval/summarize_user_kernels.py ADVISOR PROFILE RUN_DIR OUT.json
+    python3 -m cachewise_eval.summarize_user_kernels ADVISOR PROFILE RUN_DIR OUT.json
 
 RUN_DIR is the unpacked user-kernels folder (tuned-NAME.json: every candidate's measured median
 from `advisor tune --strategy exhaustive`; validate-NAME.json: the predicted top 3 with their

@@ -5,7 +5,7 @@ the ranking against the measured times (docs/model.md, "Checking a model change 
 For each case: Spearman rank correlation of predicted vs measured time, and top-1/best =
 measured time of the config the model ranks first / best measured time. Reported for the
 predictions stored in the validation file ("before") and for the current binary ("after").
-Usage: scripts/eval/rescore.py [--advisor build-calib/bin/advisor] [--validation FILE]
+Usage: python3 -m cachewise_eval.rescore [--advisor build-calib/bin/advisor] [--validation FILE]
        [--profile profiles/h200.json] [--jobs 2] [--only REGEX] [--dump FILE]
 """
 import argparse

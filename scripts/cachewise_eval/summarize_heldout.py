@@ -4,7 +4,7 @@
 side-by-side re-timing, the predicted rank of the measured best, the predicted-time error of the
 predicted top 10, and per profiled config the predicted and measured counters.
 
-    python3 scripts/eval/summarize_heldout.py HELDOUT_DIR OUT.json
+    python3 -m cachewise_eval.summarize_heldout HELDOUT_DIR OUT.json
 """
 import json
 import statistics

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Merge the device files of scripts/device/corpus_sweep.sh into the committed corpus data.
 
-  scripts/corpus/summarize_sweep.py --out measurements/corpus [--ncu DIR ...] PRIMARY_DIR [OTHER_DIR ...]
+  python3 -m cachewise_eval.summarize_sweep --out measurements/corpus [--ncu DIR ...] PRIMARY_DIR [OTHER_DIR ...]
 
 PRIMARY_DIR/sweep.json gives each candidate's median, min, max and runs; every other sweep
 (PRIMARY_DIR/sweep-run*.json, OTHER_DIR/sweep*.json) adds its median to `repeat_median_us`; the
@@ -16,9 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import corpus_lib  # noqa: E402
+from cachewise_eval import corpus_lib
 
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "sm__cycles_elapsed.avg",
@@ -83,7 +81,7 @@ def main():
     for directory in reversed(args.ncu or [args.primary, *args.others]):  # the first folder's counters win
         counters.update(read_ncu(directory))
     out = {"about": "Measured corpus of public kernels on one H200 (issue 37). Per kernel: its half of the split "
-                    "(scripts/corpus/split.json), its spec, and per candidate the launch, ptxas resources, median/min/max "
+                    "(scripts/cachewise_eval/corpus/split.json), its spec, and per candidate the launch, ptxas resources, median/min/max "
                     "of `runs` timed launches (L2 flushed before each) in microseconds, the medians of the repeat sweeps, "
                     "and ncu counters where taken. Kernels with `steps_per_launch` advance that many time steps per launch "
                     "(Rodinia's pyramid height): compare them by median_us / steps_per_launch.",
@@ -94,7 +92,7 @@ def main():
     for name, entry in primary["kernels"].items():
         kernel = kernels[name]
         steps = kernel.get("steps_per_launch")
-        record = {"half": kernel["half"], "spec": "scripts/corpus/" + kernel["spec"],
+        record = {"half": kernel["half"], "spec": "scripts/cachewise_eval/corpus/" + kernel["spec"],
                   "source": sorted({s["source"] for s in kernel["specs"].values()})}
         if steps:
             record["steps_per_launch"] = steps

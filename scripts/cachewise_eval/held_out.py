@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Chooses the time model's calibration on some recorded H200 cases and reports on the others.
 
-    python3 scripts/eval/held_out.py predict ADVISOR PROFILE CACHE            # the grid, top 32
-    python3 scripts/eval/held_out.py predict ADVISOR PROFILE CACHE --top 100000 --points adopted
-    python3 scripts/eval/held_out.py report PROFILE CACHE FIGURES.json
+    python3 -m cachewise_eval.held_out predict ADVISOR PROFILE CACHE            # the grid, top 32
+    python3 -m cachewise_eval.held_out predict ADVISOR PROFILE CACHE --top 100000 --points adopted
+    python3 -m cachewise_eval.held_out report PROFILE CACHE FIGURES.json
 
 `predict` runs `ADVISOR suggest --top T --json` for every recorded case
 (tests/data/recorded/spaces.json) once per point of GRID_POINTS (or the adopted one),
@@ -21,7 +21,8 @@ reads them with the recorded measurements (tests/data/recorded/run*.json) and:
 - error bands: per family the 10th-90th percentile of measured / predicted time over the
   predicted top 10 of that family's cases held out by leave-one-size-out; for any other
   kernel ("all"), the same over every family held out by leave-one-family-out;
-- writes FIGURES.json (what tests/advisor/replay/replay_test.cpp asserts and the docs print).
+- writes FIGURES.json (what the docs print; render_held_out renders it). These figures are
+  computed here only: tests/advisor/replay checks the model on hand-derived values instead.
 """
 import argparse
 import concurrent.futures
