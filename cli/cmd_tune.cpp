@@ -137,7 +137,7 @@ std::optional<tuner::TuningResult> tune_one(const TuneArguments& args, const Ran
                                             const std::vector<tuner::MeasuringDevice>& group,
                                             const TuneDevices& devices) {
   tuner::Tuner tuner(ranked.problem, ranked.space);
-  tuner.set_measure(measure_on(devices, [&] { return kernel_measure(ranked.problem); }));
+  tuner.set_measure(devices.source().measure([&] { return kernel_measure(ranked.problem); }));
   const tuner::Predict predict = [predicted = ranked.predicted_us](const Config& config) {
     return predicted->at(config.to_string());
   };
@@ -285,7 +285,7 @@ ProblemSpec checked_base_problem(const TuneArguments& args) {
 /// The generated header and the JSON results, where asked for.
 void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::MeasuringDevice>& group,
                         const DeviceProfile& profile, const std::filesystem::path& profile_path,
-                        const std::vector<tuner::TunedEntry>& entries, const nlohmann::json& tuned) {
+                        const std::vector<tuner::TunedEntry>& entries, tuner::TuneResults results) {
   const bool measuring = !group.empty();
   const std::string device = measuring ? group.front().name : std::string();
   const std::string strategy =
@@ -296,18 +296,14 @@ void write_tune_outputs(const TuneArguments& args, const std::vector<tuner::Meas
     tuner::write_text_file(args.header, tuner::render_header(entries, info));
   }
   if (!args.json.empty()) {
-    const nlohmann::json json = {
-        {"cachewise_version", CACHEWISE_VERSION},
-        {"device", measuring ? nlohmann::json(device) : nlohmann::json()},
-        {"devices", devices_json(group)},
-        {"compute_capability", measuring ? nlohmann::json(group.front().compute_capability) : nlohmann::json()},
-        {"measured", measuring},
-        {"profile", profile_path.string()},
-        {"strategy", strategy},
-        {"scope", tuned.at("scope")},
-        {"parameters", tuned.at("parameters")},
-        {"sizes", tuned.at("sizes")}};
-    tuner::write_text_file(args.json, json.dump(2) + '\n');
+    results.cachewise_version = CACHEWISE_VERSION;
+    results.measured = measuring;
+    results.device_name = device;
+    results.compute_capability = measuring ? group.front().compute_capability : 0;
+    results.devices = group;
+    results.profile = profile_path.string();
+    results.strategy = strategy;
+    tuner::write_tune_results(results, args.json);
   }
 }
 
@@ -358,7 +354,7 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
   }
 
   std::vector<tuner::TunedEntry> entries;
-  nlohmann::json sizes_json = nlohmann::json::array();
+  tuner::TuneResults tune_results;
   std::vector<std::pair<ProblemSpec, tuner::ConvergenceReport>> convergence_reports;
   std::map<std::string, std::set<std::int64_t>> parameters; // every size's space: what merge-tuned compares
   for (const std::int64_t n : args.sizes) {
@@ -367,16 +363,17 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
     warn_about_size(problem);
     const RankedSpace ranked = rank_space(problem, profile, fixed);
     for (const auto& [name, values] : ranked.space.parameters()) parameters[name].insert(values.begin(), values.end());
-    nlohmann::json size_json = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
+    tuner::TunedSize size;
+    size.record = {{"problem", advisor::describe(problem)}, {"n", n}, {"feasible", ranked.ranked.size()}};
     if (measuring) {
       const std::optional<tuner::TuningResult> tuned = tune_one(args, ranked, group, devices);
       if (!tuned) continue; // a measuring MPI rank: rank 0 reports
       const tuner::TuningResult& result = *tuned;
       entries.push_back(tuner::tuned_entry(result));
-      size_json["results"] = tuner::results_to_json(result);
+      size.record["results"] = tuner::results_to_json(result);
       if (args.report_convergence) {
         convergence_reports.emplace_back(problem, tuner::convergence(result));
-        size_json["convergence"] = tuner::convergence_to_json(convergence_reports.back().second);
+        size.record["convergence"] = tuner::convergence_to_json(convergence_reports.back().second);
       }
     } else {
       const advisor::Candidate& best = ranked.ranked.front();
@@ -384,14 +381,12 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
                          "model-predicted best of " + std::to_string(ranked.ranked.size()) + " feasible candidates"});
     }
     const advisor::Candidate& best_predicted = ranked.ranked.front();
-    size_json["bucket"] = tuned_bucket_json({{"n", n}});
-    size_json["config"] = entries.back().config.to_string();
-    size_json["time_us"] = entries.back().time_ms * 1000.0;
-    size_json["time_ms"] = entries.back().time_ms;
-    size_json["note"] = entries.back().note;
-    size_json["static"] = {{"config", best_predicted.config.to_string()},
-                           {"time_ms", best_predicted.prediction.time_us / 1000.0}};
-    sizes_json.push_back(std::move(size_json));
+    size.sizes = {{"n", n}};
+    size.pick = {entries.back().config, entries.back().time_ms};
+    size.record["time_us"] = entries.back().time_ms * 1000.0;
+    size.note = entries.back().note;
+    size.static_pick = {best_predicted.config, best_predicted.prediction.time_us / 1000.0};
+    tune_results.sizes.push_back(std::move(size));
     std::cout << advisor::describe(problem) << ": " << entries.back().config.to_string() << "  "
               << advisor::time_text(entries.back().time_ms * 1000.0) << ' '
               << (measuring ? "measured" : "predicted (not measured)") << '\n';
@@ -402,11 +397,10 @@ void tune_sizes(const TuneArguments& args, const ProblemSpec& base, const Config
   }
 
   if (!devices.writes_outputs()) return;
-  nlohmann::json space = nlohmann::json::object();
-  for (const auto& [name, values] : parameters) space[name] = std::vector<std::int64_t>(values.begin(), values.end());
-  const nlohmann::json tuned = {
-      {"scope", base.family + "_" + to_string(base.dtype)}, {"parameters", space}, {"sizes", sizes_json}};
-  write_tune_outputs(args, group, profile, profile_path, entries, tuned);
+  for (const auto& [name, values] : parameters)
+    tune_results.parameters[name] = std::vector<std::int64_t>(values.begin(), values.end());
+  tune_results.scope = base.family + "_" + to_string(base.dtype);
+  write_tune_outputs(args, group, profile, profile_path, entries, std::move(tune_results));
   if (!measuring) {
     std::cerr << "advisor: tune: no CUDA device"
 #ifndef CACHEWISE_WITH_CUDA

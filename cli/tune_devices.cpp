@@ -5,17 +5,18 @@
 #include <iostream>
 
 #include "cachewise/errors.hpp"
+#include "run_advisor.hpp"
 
 namespace cachewise::cli {
 
 TuneDevices tune_devices(const std::string& gpus, bool mpi) {
   TuneDevices devices;
-  devices.fakes = tuner::fake_devices_from_environment();
+  devices.devices = &device_source();
   if (mpi && !gpus.empty()) {
     throw InputError(
         "tune: --gpus has no effect with --mpi (each rank measures on GPU <local rank> mod <its host's GPUs>)");
   }
-  const std::vector<tuner::MeasuringDevice> present = tuner::list_devices(&devices.why_none);
+  const std::vector<tuner::MeasuringDevice> present = devices.source().list(&devices.why_none);
   if (mpi) {
     devices.session = std::make_shared<tuner::mpi::Session>(present);
     devices.groups = {{devices.session->device()}};
@@ -49,26 +50,10 @@ void on_every_rank(const TuneDevices& devices, const std::function<void()>& work
   }
 }
 
-tuner::Measure measure_on(const TuneDevices& devices, const std::function<tuner::Measure()>& real) {
-  return devices.fakes ? tuner::fake_measure(*devices.fakes) : real();
-}
-
 std::string device_tag(const tuner::MeasuringDevice& device, std::size_t devices_in_run) {
   if (device.name.empty()) return {};
   if (device.rank >= 0) return " [rank " + std::to_string(device.rank) + ": GPU " + std::to_string(device.index) + "]";
   return devices_in_run > 1 ? " [GPU " + std::to_string(device.index) + "]" : std::string();
-}
-
-nlohmann::json devices_json(const std::vector<tuner::MeasuringDevice>& devices) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const tuner::MeasuringDevice& device : devices) list.push_back(tuner::device_to_json(device));
-  return list;
-}
-
-nlohmann::json tuned_bucket_json(const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
-  nlohmann::json bucket = nlohmann::json::array();
-  for (const auto& [name, value] : sizes) bucket.push_back({{"name", name}, {"value", value}});
-  return bucket;
 }
 
 std::string path_for_model(const std::string& file, const std::string& model, std::size_t models) {

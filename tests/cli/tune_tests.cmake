@@ -58,25 +58,26 @@ cachewise_cli_test(tune_convergence_from_with_header EXIT 2
   STDERR "^advisor: tune: --header has no effect with --convergence-from \\(it reads recorded runs\\)\n$"
   ARGS tune --convergence-from ${PROJECT_SOURCE_DIR}/tests/tuner/data/validate-cases.json --header /tmp/never.h)
 
-# --gpus: parallel measurement on the fake device list (same code paths as on GPUs).
+# --gpus: parallel measurement on the fake device list (same code paths as on GPUs): the
+# advisor_fake_gpus test executable, `advisor` with the list CACHEWISE_FAKE_DEVICES names injected.
 set(cachewise_fake_gpus ${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus.json)
 add_test(NAME cli.tune_gpus_fake
-  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor_fake_gpus> -DPROFILE=${cachewise_example_profile}
     -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DFAKES=${cachewise_fake_gpus}
     -DMIXED=${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-mixed.json -DWORK_DIR=${cachewise_tune_out}/gpus
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_gpus_fake.cmake)
 # Resuming from a Kernel Tuner cache (--kernel-tuner-cache) on the fake devices.
 add_test(NAME cli.tune_kernel_tuner_cache
-  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DPROFILE=${cachewise_example_profile}
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor_fake_gpus> -DPROFILE=${cachewise_example_profile}
     -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DFAKES=${cachewise_fake_gpus}
     -DCACHE=${PROJECT_SOURCE_DIR}/tests/data/kernel_tuner/resume-fake-h200.json -DWORK_DIR=${cachewise_tune_out}/kernel-tuner-cache
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/tune_kernel_tuner_cache.cmake)
 # A --gpus naming a device that is not there: one line, exit 2, before any work.
 add_test(NAME cli.tune_gpus_unknown_device COMMAND ${CMAKE_COMMAND} -E env CACHEWISE_FAKE_DEVICES=${cachewise_fake_gpus}
-  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor>|tune|--pattern|transpose|--n|64|--gpus|0,7" -DEXPECT_EXIT=2
+  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor_fake_gpus>|tune|--pattern|transpose|--n|64|--gpus|0,7" -DEXPECT_EXIT=2
     "-DEXPECT_STDERR=^advisor: --gpus 0,7: no device 7 \\(this host has 0-2\\)\n$" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
 add_test(NAME cli.tune_kernel_gpus_unknown_device COMMAND ${CMAKE_COMMAND} -E env CACHEWISE_FAKE_DEVICES=${cachewise_fake_gpus}
-  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor>|tune|--spec|${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json|--size|width=64,height=64|--gpus|3"
+  ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:advisor_fake_gpus>|tune|--spec|${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json|--size|width=64,height=64|--gpus|3"
     -DEXPECT_EXIT=2 "-DEXPECT_STDERR=^advisor: --gpus 3: no device 3 \\(this host has 0-2\\)\n$" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
 if(NOT CACHEWISE_WITH_CUDA)
   cachewise_cli_test(tune_gpus_without_gpu EXIT 2 STDERR "^advisor: --gpus all: this host has no GPU\n$"
@@ -96,14 +97,15 @@ cachewise_cli_test(tune_mpi_with_gpus EXIT 2 STDERR "^advisor: tune: --gpus has 
 # mpirun --oversubscribe -np 3 on this host, fake GPUs: serial results, a rank killed mid-run,
 # resume after Open MPI's abort (tests/tuner/mpi_tune.sh; skipped without mpirun or MPI).
 add_test(NAME cli.tune_mpi_ranks
-  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tuner/mpi_tune.sh $<TARGET_FILE:advisor> ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tuner/mpi_tune.sh $<TARGET_FILE:advisor_fake_gpus> ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json
     ${cachewise_example_profile} ${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-slow.json ${cachewise_tune_out}/mpi)
 set_tests_properties(cli.tune_mpi_ranks PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # advisor merge-tuned: one header over several GPU models' results; bad input is one line, exit 2.
 set(cachewise_merge_data ${PROJECT_SOURCE_DIR}/tests/tuner/data/merge)
 add_test(NAME cli.merge_tuned_header_compiles
-  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DCXX=${CMAKE_CXX_COMPILER} -DDATA=${cachewise_merge_data}
+  COMMAND ${CMAKE_COMMAND} -DADVISOR=$<TARGET_FILE:advisor> -DFAKE_GPUS_ADVISOR=$<TARGET_FILE:advisor_fake_gpus>
+    -DCXX=${CMAKE_CXX_COMPILER} -DDATA=${cachewise_merge_data}
     -DSPEC=${PROJECT_SOURCE_DIR}/examples/kernels/transpose.json -DPROFILE=${cachewise_example_profile}
     -DMIXED=${PROJECT_SOURCE_DIR}/tests/tuner/data/fake-gpus-mixed.json -DWORK_DIR=${cachewise_tune_out}/merge
     -P ${PROJECT_SOURCE_DIR}/tests/tuner/merge_tuned.cmake)

@@ -75,22 +75,13 @@ if(CACHEWISE_NVCC)
   cachewise_warnings(builtin_crosscheck_table)
   target_compile_definitions(builtin_crosscheck_table PRIVATE CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}"
                              CACHEWISE_H200_PROFILE="${PROJECT_SOURCE_DIR}/profiles/h200.json")
-  # The compiled built-in kernels' facts the model embeds (docs/model.md#compiled-kernel-facts):
-  # `ninja kernel_facts` regenerates model/data/kernel_facts_sm90.json; the test fails when the
-  # committed file is not what the compiled kernels say.
-  add_executable(builtin_kernel_facts builtin/kernel_facts.cpp ${cachewise_test_ptx_outputs})
-  target_link_libraries(builtin_kernel_facts PRIVATE cachewise::frontend nlohmann_json::nlohmann_json)
-  cachewise_warnings(builtin_kernel_facts)
-  list(JOIN cachewise_builtin_ptx_options " " cachewise_builtin_ptx_command)
-  target_compile_definitions(builtin_kernel_facts PRIVATE
-    CACHEWISE_BUILTIN_PTX_COMMAND="nvcc ${cachewise_builtin_ptx_command} kernels/src/<family>.cu, then ptxas -v -arch=sm_90 on its PTX")
-  get_filename_component(cachewise_nvcc_dir ${CACHEWISE_NVCC} DIRECTORY)
-  set(cachewise_facts_arguments ${cachewise_ptx_dir} ${cachewise_nvcc_dir}/ptxas ${CACHEWISE_NVCC} ${PROJECT_SOURCE_DIR})
-  add_custom_target(kernel_facts
-    COMMAND builtin_kernel_facts ${cachewise_facts_arguments} --write ${PROJECT_SOURCE_DIR}/model/data/kernel_facts_sm90.json
-    COMMENT "builtin_kernel_facts: model/data/kernel_facts_sm90.json" VERBATIM)
-  add_test(NAME kernel_facts_current
-    COMMAND builtin_kernel_facts ${cachewise_facts_arguments} --check ${PROJECT_SOURCE_DIR}/model/data/kernel_facts_sm90.json)
+  # The built-in kernels' PTX for the kernel facts generator (tools/kernel_facts): a target
+  # here, where its rules are, and the folder and the options that made it.
+  set(cachewise_builtin_ptx_outputs ${cachewise_test_ptx_outputs})
+  list(FILTER cachewise_builtin_ptx_outputs INCLUDE REGEX "/builtin_[a-z0-9]+\\.ptx$")
+  add_custom_target(cachewise_builtin_ptx DEPENDS ${cachewise_builtin_ptx_outputs})
+  set(CACHEWISE_BUILTIN_PTX_DIR ${cachewise_ptx_dir} CACHE INTERNAL "builtin_<family>.ptx of tests/frontend")
+  set(CACHEWISE_BUILTIN_PTX_OPTIONS ${cachewise_builtin_ptx_options} CACHE INTERNAL "nvcc options of builtin_<family>.ptx")
 else()
   message(STATUS "nvcc not found: the PTX extraction tests are not built")
 endif()

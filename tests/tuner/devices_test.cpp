@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/tuner.hpp"
+#include "fake_gpus.hpp"
 
 namespace cachewise::tuner {
 namespace {

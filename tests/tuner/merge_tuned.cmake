@@ -2,7 +2,7 @@
 # results of `tune --gpus all` become one header; translation units compiled against it check
 # the config it selects by device name, by compute capability, by -DCACHEWISE_TARGET_<DEVICE>,
 # and the fallback for an unknown device (every expected value read off the inputs by hand).
-# -DADVISOR -DCXX -DDATA -DSPEC -DPROFILE -DMIXED -DWORK_DIR
+# -DADVISOR -DFAKE_GPUS_ADVISOR (advisor_fake_gpus) -DCXX -DDATA -DSPEC -DPROFILE -DMIXED -DWORK_DIR
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
@@ -53,7 +53,7 @@ static_assert(CACHEWISE_TUNED_TRANSPOSE_TILED_WIDTH8192_HEIGHT8192_TILE_DIM == 3
 # Fake GPUs of two models tuned with --gpus all (each on its own), then merged: the fake times
 # make 8/1/32 the H200's pick and 16/1/32 the A100's (cc 80).
 execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=CUDA_VISIBLE_DEVICES CACHEWISE_FAKE_DEVICES=${MIXED}
-                        ${ADVISOR} tune --spec ${SPEC} --size width=256,height=256 --strategy exhaustive --profile ${PROFILE}
+                        ${FAKE_GPUS_ADVISOR} tune --spec ${SPEC} --size width=256,height=256 --strategy exhaustive --profile ${PROFILE}
                         --gpus all --json ${WORK_DIR}/fake.json
                 RESULT_VARIABLE exit_code OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT exit_code EQUAL 0)

@@ -3,7 +3,7 @@
 # is the serial run's; a measuring rank killed mid-run (SIGKILL) loses only its candidate in
 # flight with mpirun --enable-recovery, and without it Open MPI ends the job and a second run
 # resumes from the journal. Exit 77 (skipped) without mpirun or without MPI in this build.
-# Usage: mpi_tune.sh ADVISOR SPEC PROFILE FAKES WORK_DIR
+# Usage: mpi_tune.sh ADVISOR SPEC PROFILE FAKES WORK_DIR (ADVISOR: the advisor_fake_gpus test executable)
 set -euo pipefail
 advisor=$1 spec=$2 profile=$3 fakes=$4 work=$5
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
@@ -12,7 +12,7 @@ if ! command -v mpirun >/dev/null; then
   echo "SKIPPED: no mpirun"
   exit 77
 fi
-answer=$("$advisor" tune --spec "$spec" --mpi --profile "$profile" 2>&1 || true)
+answer=$(CACHEWISE_FAKE_DEVICES=$fakes "$advisor" tune --spec "$spec" --mpi --profile "$profile" 2>&1 || true)
 if grep -q "built without MPI" <<<"$answer"; then
   echo "SKIPPED: advisor built without MPI"
   exit 77

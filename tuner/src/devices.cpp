@@ -1,5 +1,5 @@
-// The devices a run measures on: --gpus selection, grouping by model, listing (fake or CUDA,
-// the latter in a child process), and pinning a measuring child with CUDA_VISIBLE_DEVICES.
+// The devices a run measures on: --gpus selection, grouping by model, listing (the CUDA
+// driver's, in a child process), and pinning a measuring child with CUDA_VISIBLE_DEVICES.
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -10,7 +10,6 @@
 
 #include "cachewise/errors.hpp"
 #include "cachewise/tuner/devices.hpp"
-#include "cachewise/tuner/fake_devices.hpp"
 #include "cachewise/tuner/isolation.hpp"
 
 namespace cachewise::tuner {
@@ -108,11 +107,6 @@ std::vector<std::vector<MeasuringDevice>> group_by_model(const std::vector<Measu
 }
 
 std::vector<MeasuringDevice> list_devices(std::string* why_none) {
-  if (const std::optional<FakeDevices> fakes = fake_devices_from_environment()) {
-    std::vector<MeasuringDevice> devices;
-    for (const FakeDevice& fake : fakes->devices) devices.push_back(fake.device);
-    return devices;
-  }
   const ChildOutcome outcome = run_in_child_process(
       [] {
         nlohmann::json list = nlohmann::json::array();

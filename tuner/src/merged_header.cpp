@@ -1,11 +1,11 @@
 // One header over results tuned on several GPU models: a namespace per device, a fallback,
 // and selection by macro, device name or compute capability.
 #include <cctype>
-#include <fstream>
 #include <set>
 
 #include "cachewise/errors.hpp"
 #include "cachewise/tuner/merged_header.hpp"
+#include "cachewise/tuner/tune_results.hpp"
 #include "header_parts.hpp"
 
 namespace cachewise::tuner {
@@ -13,46 +13,26 @@ namespace {
 
 using namespace header_parts;
 
-std::vector<std::pair<std::string, std::int64_t>> bucket_sizes(const nlohmann::json& bucket) {
-  std::vector<std::pair<std::string, std::int64_t>> sizes;
-  for (const nlohmann::json& size : bucket)
-    sizes.emplace_back(size.at("name").get<std::string>(), size.at("value").get<std::int64_t>());
-  return sizes;
-}
-
-TunedResults tuned_results_from_json(const nlohmann::json& json, const std::string& source) {
+TunedResults tuned_results(const TuneResults& file, const std::string& source) {
   TunedResults results;
   results.source = source;
-  if (!json.contains("scope") || !json.contains("parameters")) {
-    throw InputError(source + ": not the --json of advisor tune (no 'scope' and 'parameters')");
-  }
-  results.scope = json.at("scope").get<std::string>();
-  results.parameters = json.at("parameters");
-  results.measured = json.at("measured").get<bool>();
-  if (results.measured) results.device_name = json.at("device").get<std::string>();
-  if (json.contains("compute_capability") && json.at("compute_capability").is_number()) {
-    results.compute_capability = json.at("compute_capability").get<int>();
-  }
-  results.profile = json.value("profile", std::string());
-  for (const nlohmann::json& size : json.at("sizes")) {
-    const auto sizes = bucket_sizes(size.at("bucket"));
-    results.buckets.push_back({sizes,
-                               {},
-                               Config::parse(size.at("config").get<std::string>()),
-                               results.measured,
-                               size.at("time_ms").get<double>(),
-                               size.value("note", std::string())});
-    if (size.contains("static")) {
-      const nlohmann::json& pick = size.at("static");
-      results.static_buckets.push_back({sizes,
+  results.scope = file.scope;
+  results.parameters = file.parameters;
+  results.measured = file.measured;
+  results.device_name = file.device_name;
+  results.compute_capability = file.compute_capability;
+  results.profile = file.profile;
+  for (const TunedSize& size : file.sizes) {
+    results.buckets.push_back({size.sizes, {}, size.pick.config, results.measured, size.pick.time_ms, size.note});
+    if (size.static_pick) {
+      results.static_buckets.push_back({size.sizes,
                                         {},
-                                        Config::parse(pick.at("config").get<std::string>()),
+                                        size.static_pick->config,
                                         false,
-                                        pick.at("time_ms").get<double>(),
+                                        size.static_pick->time_ms,
                                         "the model's pick on " + results.profile});
     }
   }
-  if (results.buckets.empty()) throw InputError(source + ": no sizes");
   if (results.static_buckets.size() != results.buckets.size()) results.static_buckets.clear();
   return results;
 }
@@ -131,13 +111,7 @@ std::string lower(std::string text) {
 } // namespace
 
 TunedResults read_tuned_results(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open");
-  try {
-    return tuned_results_from_json(nlohmann::json::parse(in), path.string());
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path.string() + ": " + e.what());
-  }
+  return tuned_results(read_tune_results(path), path.string());
 }
 
 std::string device_target_name(const std::string& device_name) {

@@ -21,22 +21,22 @@ std::vector<KernelParameter> entry_parameters(const frontend::PtxModule& module,
   throw InputError("entry '" + entry + "' not in the compiled PTX");
 }
 
-/// Compiles `launch` and fills the rest of a CompiledCandidate; a compile error is kept, not thrown.
-CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::CandidateLaunch launch,
+/// Compiles `evaluated` and fills the rest of a CompiledCandidate; a compile error is kept, not thrown.
+CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::CandidateLaunch evaluated,
                                     const frontend::EntryName& entry, frontend::Compiler& compiler,
                                     int compute_capability) {
-  CompiledCandidate candidate{std::move(launch), {}, {}, {}, {}};
+  CompiledCandidate candidate{std::move(evaluated), {}, {}, {}, {}};
   try {
     const frontend::CompiledKernel compiled =
-        compiler.compile(frontend::candidate_compile_request(spec, candidate.launch, entry, compute_capability));
+        compiler.compile(frontend::candidate_compile_request(spec, candidate.evaluated, entry, compute_capability));
     const auto is_entry = [&](std::string_view name) {
-      return frontend::is_entry_of(std::string(name), entry.function, candidate.launch.template_arguments,
+      return frontend::is_entry_of(std::string(name), entry.function, candidate.evaluated.template_arguments,
                                    entry.signature);
     };
     const frontend::PtxModule module =
         frontend::parse_ptx(compiled.ptx, is_entry); // other kernels' bodies cannot fail it
     candidate.entry = frontend::find_entry(frontend::entry_names(module), entry.function,
-                                           candidate.launch.template_arguments, entry.signature);
+                                           candidate.evaluated.template_arguments, entry.signature);
     candidate.parameters = entry_parameters(module, candidate.entry);
     candidate.ptx = compiled.ptx;
   } catch (const InputError& error) {

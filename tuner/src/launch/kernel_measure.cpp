@@ -18,8 +18,8 @@ std::int64_t set_bytes_of(const std::vector<std::int64_t>& buffer_bytes) {
   return total;
 }
 
-LaunchShape shape_of(const frontend::CandidateLaunch& launch) {
-  return {launch.grid, launch.block, launch.dynamic_shared_bytes};
+LaunchShape shape_of(const frontend::CandidateLaunch& evaluated) {
+  return {evaluated.grid, evaluated.block, evaluated.dynamic_shared_bytes};
 }
 
 template <typename T>
@@ -62,14 +62,15 @@ LoadedKernel::LoadedKernel(Device& device, const KernelCandidates& candidates, c
     : device_(device), candidates_(candidates), candidate_(candidate) {
   if (candidate.ptx.empty()) throw InputError(candidate.failure);
   const DeviceLimits limits = device.limits();
-  check_launch_limits(shape_of(candidate.launch), limits);
+  check_launch_limits(shape_of(candidate.evaluated), limits);
   function_ = device.function(device.load_module(candidate.ptx), candidate.entry);
   const std::int64_t l2_bytes = options.l2_bytes > 0 ? options.l2_bytes : limits.l2_bytes;
-  const int sets = buffer_sets_for(set_bytes_of(candidate.launch.buffer_bytes), l2_bytes, limits.global_memory_bytes);
+  const int sets =
+      buffer_sets_for(set_bytes_of(candidate.evaluated.buffer_bytes), l2_bytes, limits.global_memory_bytes);
   for (int set = 0; set < sets; ++set) {
     std::vector<DeviceBuffer> buffers;
-    for (std::size_t b = 0; b < candidate.launch.buffer_bytes.size(); ++b) {
-      buffers.push_back(device.allocate(candidate.launch.buffer_bytes[b]));
+    for (std::size_t b = 0; b < candidate.evaluated.buffer_bytes.size(); ++b) {
+      buffers.push_back(device.allocate(candidate.evaluated.buffer_bytes[b]));
       fill(buffers.back(), set, static_cast<int>(b));
     }
     sets_.push_back(std::move(buffers));
@@ -85,13 +86,13 @@ LoadedKernel::~LoadedKernel() {
 double LoadedKernel::run(std::int64_t iteration) {
   if (iteration == 0 && candidates_.reference() != nullptr) check_against_reference();
   const auto set = static_cast<std::size_t>(iteration) % sets_.size();
-  return device_.launch_timed(function_, shape_of(candidate_.launch), arguments(candidate_, sets_[set]));
+  return device_.launch_timed(function_, shape_of(candidate_.evaluated), arguments(candidate_, sets_[set]));
 }
 
 void LoadedKernel::fill(const DeviceBuffer& buffer, int set, int index) {
   // A buffer with declared contents holds them in every set: the kernel runs as it was modelled.
   const frontend::DeclaredContents* declared =
-      candidate_.launch.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
+      candidate_.evaluated.contents_of(candidates_.spec().buffers[static_cast<std::size_t>(index)].name);
   if (!declared) return device_.copy_to_device(buffer, buffer_contents(buffer.bytes, set, index));
   auto [found, added] = declared_bytes_.try_emplace(index);
   if (added) found->second = declared->bytes(buffer.bytes);
@@ -107,16 +108,16 @@ PackedArguments LoadedKernel::arguments(const CompiledCandidate& kernel,
     compiled.push_back({parameter.name, parameter.type, parameter.bytes, parameter.align});
   return pack_arguments(kernel.parameters,
                         frontend::kernel_parameter_values(compiled, candidates_.source_parameters(), candidates_.spec(),
-                                                          kernel.launch, addresses));
+                                                          kernel.evaluated, addresses));
 }
 
 void LoadedKernel::check_against_reference() {
   const CompiledCandidate& reference = *candidates_.reference();
-  if (reference.launch.buffer_bytes != candidate_.launch.buffer_bytes) {
-    throw InputError("the reference " + reference.launch.config.to_string() + " has other buffer sizes than " +
-                     candidate_.launch.config.to_string() + ": outputs cannot be compared");
+  if (reference.evaluated.buffer_bytes != candidate_.evaluated.buffer_bytes) {
+    throw InputError("the reference " + reference.evaluated.config.to_string() + " has other buffer sizes than " +
+                     candidate_.evaluated.config.to_string() + ": outputs cannot be compared");
   }
-  check_launch_limits(shape_of(reference.launch), device_.limits());
+  check_launch_limits(shape_of(reference.evaluated), device_.limits());
   const std::uint64_t reference_function = device_.function(device_.load_module(reference.ptx), reference.entry);
   const std::vector<std::vector<std::byte>> expected = outputs_after(reference_function, reference);
   const std::vector<std::vector<std::byte>> actual = outputs_after(function_, candidate_);
@@ -124,7 +125,7 @@ void LoadedKernel::check_against_reference() {
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     if (auto difference = first_difference(actual[i], expected[i], spec.outputs[i].type, spec.tolerance)) {
       throw InputError("output " + spec.outputs[i].name + " differs from the reference (" +
-                       reference.launch.config.to_string() + ") at " + *difference);
+                       reference.evaluated.config.to_string() + ") at " + *difference);
     }
   }
 }
@@ -134,7 +135,7 @@ std::vector<std::vector<std::byte>> LoadedKernel::outputs_after(std::uint64_t fu
   const frontend::KernelSpec& spec = candidates_.spec();
   std::vector<DeviceBuffer>& buffers = sets_.front();
   for (std::size_t b = 0; b < buffers.size(); ++b) fill(buffers[b], 0, static_cast<int>(b));
-  device_.launch_timed(function, shape_of(kernel.launch), arguments(kernel, buffers));
+  device_.launch_timed(function, shape_of(kernel.evaluated), arguments(kernel, buffers));
   std::vector<std::vector<std::byte>> outputs;
   for (const frontend::OutputSpec& output : spec.outputs) {
     const auto index = static_cast<std::size_t>(

@@ -37,8 +37,7 @@ std::vector<MeasuringDevice> select_devices(std::string_view text, const std::ve
 /// tuned on its own, as a time on one model says nothing about another.
 std::vector<std::vector<MeasuringDevice>> group_by_model(const std::vector<MeasuringDevice>& devices);
 
-/// The GPUs of this host: the fake list when CACHEWISE_FAKE_DEVICES names one
-/// (fake_devices.hpp), else the CUDA driver's, asked in a child process (the parent forks
+/// The GPUs of this host: the CUDA driver's, asked in a child process (the parent forks
 /// measuring children and must not initialise CUDA). Empty when there are none; then
 /// `why_none` (if given) says why ("no CUDA device: built without CUDA").
 std::vector<MeasuringDevice> list_devices(std::string* why_none = nullptr);

@@ -1,4 +1,4 @@
-#include "evicted_pass.hpp"
+#include "cachewise/validation/evicted_pass.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "cachewise/cupti.hpp"
 #include "cachewise/kernels.hpp"
 
-namespace cachewise::cli {
+namespace cachewise::validation {
 namespace {
 
 constexpr std::string_view kDramWrite = "dram__bytes_write.sum";
@@ -49,4 +49,4 @@ std::map<std::string, double> measure_evicted_pass(const std::vector<std::string
   return metrics;
 }
 
-} // namespace cachewise::cli
+} // namespace cachewise::validation

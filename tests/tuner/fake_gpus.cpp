@@ -1,5 +1,5 @@
-// Fake devices: a GPU list and per-config times from a JSON file, for scheduling tests and
-// demos on a machine without a GPU.
+// Fake GPUs: a device list and per-config times from a JSON file, for scheduling tests on a
+// machine without a GPU.
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/errors.hpp"
-#include "cachewise/tuner/fake_devices.hpp"
+#include "fake_gpus.hpp"
 
 namespace cachewise::tuner {
 namespace {
@@ -65,12 +65,6 @@ FakeDevices load_fake_devices(const std::filesystem::path& path) {
   }
 }
 
-std::optional<FakeDevices> fake_devices_from_environment() {
-  const char* path = std::getenv("CACHEWISE_FAKE_DEVICES");
-  if (path == nullptr || *path == '\0') return std::nullopt;
-  return load_fake_devices(path);
-}
-
 double fake_time_ms(const FakeDevices& fakes, int index, const Config& config) {
   const FakeDevice& device = fakes.devices.at(static_cast<std::size_t>(index));
   const std::string key = config.to_string();
@@ -100,5 +94,13 @@ Measure fake_measure(FakeDevices fakes) {
     return fake_time_ms(fakes, index, config) * (1.0 + fakes.jitter_fraction * wobble);
   };
 }
+
+std::vector<MeasuringDevice> FakeDeviceSource::list(std::string* /*why_none*/) const {
+  std::vector<MeasuringDevice> devices;
+  for (const FakeDevice& fake : fakes_.devices) devices.push_back(fake.device);
+  return devices;
+}
+
+Measure FakeDeviceSource::measure(const std::function<Measure()>& /*real*/) const { return fake_measure(fakes_); }
 
 } // namespace cachewise::tuner

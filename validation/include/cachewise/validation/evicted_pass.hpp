@@ -1,6 +1,6 @@
-// One CUPTI counter pass of a launch as the model predicts it: L2 evicted before (user replay),
-// and the DRAM writes of the dirty lines the launch leaves in L2 counted as its own. Shared by
-// `validate --pattern` and `validate --kernel/--spec`. Built only with CUDA.
+// cachewise::validation evicted passes: one CUPTI counter pass of a launch as the model predicts it: L2 evicted before
+// (user replay), and the DRAM writes of the dirty lines the launch leaves in L2 counted as its own. Shared by the
+// validation of a built-in family and of a user kernel.
 #pragma once
 
 #include <functional>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace cachewise::cli {
+namespace cachewise::validation {
 
 /// What a pass writes to DRAM when its first range dirties nothing (an eviction, then the
 /// eviction that follows every launch): writes that are not the launch's.
@@ -20,4 +20,4 @@ double pass_baseline_dram_write_bytes();
 std::map<std::string, double> measure_evicted_pass(const std::vector<std::string>& counters,
                                                    const std::function<void()>& launch, double baseline_bytes);
 
-} // namespace cachewise::cli
+} // namespace cachewise::validation

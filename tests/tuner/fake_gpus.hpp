@@ -1,15 +1,18 @@
-// cachewise::tuner fake devices: a GPU list and deterministic "launch" times from a JSON file,
-// so multi-GPU and MPI scheduling run on a machine without a GPU through the same code: the
-// same device listing, pinning, child processes, journal and pick; only the Measure differs.
-// Selected by CACHEWISE_FAKE_DEVICES=FILE (docs/tuner.md has the format).
+// Fake GPUs for tests: a device list and deterministic measured times from a JSON file, so
+// multi-GPU and MPI scheduling run on a machine without a GPU through the same code: the same
+// device selection, pinning, child processes, journal and pick; only the DeviceSource differs.
+// The test executable advisor_fake_gpus (tests/cli/) injects the list CACHEWISE_FAKE_DEVICES
+// names (docs/tuner.md has the format).
 #pragma once
 
 #include <filesystem>
 #include <map>
-#include <optional>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cachewise/tuner/device_source.hpp"
 #include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/execution.hpp"
 
@@ -32,8 +35,6 @@ struct FakeDevices {
 
 /// Throws InputError for a missing or malformed file (the field named).
 FakeDevices load_fake_devices(const std::filesystem::path& path);
-/// The list CACHEWISE_FAKE_DEVICES names, or nullopt when it is unset or empty.
-std::optional<FakeDevices> fake_devices_from_environment();
 
 /// The fake device list's time of `config` on device `index` (before jitter).
 double fake_time_ms(const FakeDevices& fakes, int index, const Config& config);
@@ -42,5 +43,16 @@ double fake_time_ms(const FakeDevices& fakes, int index, const Config& config);
 /// measuring process (device 0 when unset), as a CUDA program sees only that device, and
 /// returns its fake time; throws InputError when the pinned index is not in the list.
 Measure fake_measure(FakeDevices fakes);
+
+/// The fake list as a run's device source: its devices, each candidate measured by fake_measure.
+class FakeDeviceSource final : public DeviceSource {
+public:
+  explicit FakeDeviceSource(FakeDevices fakes) : fakes_(std::move(fakes)) {}
+  std::vector<MeasuringDevice> list(std::string* why_none) const override;
+  Measure measure(const std::function<Measure()>& real) const override;
+
+private:
+  FakeDevices fakes_;
+};
 
 } // namespace cachewise::tuner
