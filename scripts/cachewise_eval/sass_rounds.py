@@ -4,7 +4,7 @@
 Runs `cuobjdump -sass` on a binary holding the kernels library (only the GPU machine has
 cuobjdump), splits it per function, and prints loads_ahead_of_use.py's line for every function
 whose name matches --match, named by its function and template arguments as the facts
-generator (tests/frontend/builtin/kernel_facts.cpp) reads them: "stencil2d_globalIfLi1ELi1EE: ...".
+generator (tools/kernel_facts/kernel_facts.cpp) reads them: "stencil2d_globalIfLi1ELi1EE: ...".
 Then `ninja kernel_facts` on a machine with nvcc carries them into model/data.
 Usage: python3 -m cachewise_eval.sass_rounds BINARY [--match stencil] > measurements/sass/stencil-loads-by-stretch.txt
 """

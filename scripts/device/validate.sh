@@ -10,7 +10,7 @@
 # ONLY=REGEX keeps the cases it matches (e.g. ONLY=stencil). Each case may take CASE_TIMEOUT_S seconds (default 90) and all of them TOTAL_TIMEOUT_S
 # (default 1800, the report is still written), REPEATS timed launches per config (default 7); a case that fails or runs out of time is
 # listed in the report as not measured, and the others still count.
-# All measuring is in C++ (cli/cmd_validate.cpp); this script only loops over cases and
+# All measuring is in C++ (validation/, the library behind advisor validate); this script only loops over cases and
 # turns their JSON into one report.
 set -euo pipefail
 build=${1:-build-kernels}

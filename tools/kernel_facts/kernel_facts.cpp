@@ -125,7 +125,7 @@ Rounds block_rounds(const BlockTrace& block) {
 
 constexpr const char* kSassRounds = "measurements/sass/stencil-loads-by-stretch.txt";
 
-/// The largest SASS round per kernel instance in kSassRounds (scripts/eval/loads_ahead_of_use.py's
+/// The largest SASS round per kernel instance in kSassRounds (scripts/cachewise_eval/loads_ahead_of_use.py's
 /// "<mangled name>: N loads, ... rounds [a, b]; ..." per line), over all its stretches.
 std::map<std::string, std::int64_t> sass_rounds(const std::filesystem::path& source_dir) {
   std::map<std::string, std::int64_t> rounds;
@@ -337,10 +337,11 @@ int run(int argc, char** argv) {
     print_table(measured);
     return 0;
   }
-  const KernelFactsProvenance provenance{
-      "sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND, sources_hash(argv[4]),
-      std::string(kSassRounds) +
-          ": cuobjdump -sass on the H200 machine, scripts/eval/loads_ahead_of_use.py (measurements/README.md)"};
+  const KernelFactsProvenance provenance{"sm_90", compiler_version(argv[3]), CACHEWISE_BUILTIN_PTX_COMMAND,
+                                         sources_hash(argv[4]),
+                                         std::string(kSassRounds) +
+                                             ": cuobjdump -sass on the H200 machine, "
+                                             "scripts/cachewise_eval/loads_ahead_of_use.py (measurements/README.md)"};
   const std::string text = facts_json(measured, provenance);
   if (mode == "--write") {
     std::ofstream(argv[6], std::ios::binary) << text;
