@@ -18,7 +18,7 @@ std::int64_t set_bytes_of(const std::vector<std::int64_t>& buffer_bytes) {
   return total;
 }
 
-LaunchShape shape_of(const frontend::CandidateLaunch& launch) {
+LaunchShape shape_of(const frontend::EvaluatedSpec& launch) {
   return {launch.grid, launch.block, launch.dynamic_shared_bytes};
 }
 

@@ -18,7 +18,7 @@
 
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/tuner/autotuner.hpp"
 #include "cachewise/tuner/device.hpp"
@@ -40,7 +40,7 @@ frontend::KernelSpec with_size_bucket(frontend::KernelSpec spec, const SizeBucke
 
 /// One candidate, compiled for the device.
 struct CompiledCandidate {
-  frontend::CandidateLaunch launch;
+  frontend::EvaluatedSpec launch;
   std::string ptx;   ///< empty when it did not compile
   std::string entry; ///< the .entry's (mangled) name
   std::vector<KernelParameter> parameters;
