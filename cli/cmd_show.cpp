@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 

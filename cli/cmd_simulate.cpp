@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 #include "cachewise/device_pattern.hpp"
 #include "command.hpp"
 #include "cachewise/frontend/kernel_advisor.hpp"

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/suggestion_plot.hpp"
+#include "cachewise/advisor/suggestion_plot.hpp"
 #include "cachewise/tuner/tuned_header.hpp"
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 #include "suggest_kernel.hpp"

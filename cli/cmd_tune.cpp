@@ -15,7 +15,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/tuner.hpp"
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 #include "command.hpp"
 #include "common.hpp"
 #include "tune_devices.hpp"

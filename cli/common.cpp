@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cachewise/notes.hpp"
+#include "cachewise/advisor/notes.hpp"
 
 #ifdef CACHEWISE_WITH_CUDA
 #include "cachewise/kernels.hpp"

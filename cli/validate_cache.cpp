@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/tuner/cache_comparison.hpp"
 #include "common.hpp"
 #include "progress.hpp"
@@ -110,7 +110,8 @@ void run_validate_cache(const KernelOptions& kernel, const std::string& cache_fi
     if (!define.value.empty() && std::from_chars(define.value.data(), end, value).ptr == end)
       fixed.push_back({define.name, value});
   }
-  const tuner::CacheMatch match = tuner::match_cache_to_space(cache, frontend::LaunchModel(spec).search_space(), fixed);
+  const tuner::CacheMatch match =
+      tuner::match_cache_to_space(cache, frontend::SpecExpressions(spec).search_space(), fixed);
   if (match.matched.empty()) {
     throw InputError(cache_file + ": none of its " + std::to_string(cache.entries.size()) +
                      " configurations is a candidate of the spec" +

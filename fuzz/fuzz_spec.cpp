@@ -1,13 +1,13 @@
 // Fuzzes the kernel spec's JSON form (frontend/spec.hpp): any JSON must either be rejected with
-// InputError or give a spec; a spec that validates gives a launch model (every expression parsed,
-// names checked) whose candidates, when there are few, evaluate to a launch or an InputError.
+// InputError or give a spec; a spec that validates gives its SpecExpressions (every expression
+// parsed, names checked) whose candidates, when there are few, evaluate or throw InputError.
 // Bytes that are not JSON at all are skipped. Any other exception escapes and counts as a crash.
 #include <cstddef>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/model.hpp"
 
@@ -20,12 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)merge_kernel_specs(spec, spec);
     validate_kernel_spec(spec);
     (void)parse_entry_name(spec.entry);
-    const LaunchModel model(spec);
-    const cachewise::advisor::SearchSpace space = model.search_space();
+    const SpecExpressions expressions(spec);
+    const cachewise::advisor::SearchSpace space = expressions.search_space();
     if (space.unconstrained_size() > 64) return 0; // the candidate count is another target's concern
     for (const cachewise::Config& config : space.enumerate()) {
       try {
-        (void)model.evaluate(config);
+        (void)expressions.evaluate(config);
       } catch (const cachewise::InputError&) {
       }
     }

@@ -10,7 +10,7 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/calibration.hpp"
-#include "cachewise/notes.hpp"
+#include "cachewise/advisor/notes.hpp"
 #include "metric_names.hpp"
 
 namespace cachewise::advisor {

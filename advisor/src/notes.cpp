@@ -1,6 +1,6 @@
-#include "cachewise/notes.hpp"
+#include "cachewise/advisor/notes.hpp"
 
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 
 namespace cachewise::advisor {
 

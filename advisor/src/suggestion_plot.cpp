@@ -1,6 +1,6 @@
 // The ranking as SVG: a dot-and-band chart of every candidate and, over two varied parameters,
 // a heat map.
-#include "cachewise/suggestion_plot.hpp"
+#include "cachewise/advisor/suggestion_plot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 
 namespace cachewise::advisor {
 namespace {

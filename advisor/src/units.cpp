@@ -1,4 +1,4 @@
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/units.hpp"
 
 #include <array>
 #include <cmath>

@@ -19,17 +19,17 @@ namespace {
 
 /// The launch shape alone, checked before compiling: a block the device cannot run needs no
 /// compile. Registers are unknown yet (1 passes the check).
-void check_launch_shape(const KernelSpec& spec, const CandidateLaunch& launch, const DeviceProfile& profile) {
+void check_launch_shape(const KernelSpec& spec, const EvaluatedSpec& evaluated, const DeviceProfile& profile) {
   TracedKernel shape;
   shape.name = spec.entry;
-  shape.grid = launch.grid;
-  shape.block = launch.block;
-  shape.shared_bytes_per_block = launch.dynamic_shared_bytes;
+  shape.grid = evaluated.grid;
+  shape.block = evaluated.block;
+  shape.shared_bytes_per_block = evaluated.dynamic_shared_bytes;
   shape.registers_per_thread = 1;
   check_fits_device(shape, profile);
 }
 
-CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+CompileRequest request_for(const KernelSpec& spec, const EvaluatedSpec& evaluated, const EntryName& entry,
                            int compute_capability) {
   CompileRequest request;
   request.source = spec.source;
@@ -38,11 +38,11 @@ CompileRequest request_for(const KernelSpec& spec, const CandidateLaunch& launch
   request.include_directories = spec.include_directories;
   request.compiler_options = spec.compiler_options;
   request.defines = spec.defines;
-  if (launch.template_arguments.empty()) {
-    for (const auto& [name, value] : launch.config.values())
-      request.defines.push_back({name, launch.config.text(name)});
+  if (evaluated.template_arguments.empty()) {
+    for (const auto& [name, value] : evaluated.config.values())
+      request.defines.push_back({name, evaluated.config.text(name)});
   } else {
-    request.instantiations.push_back(instance_text(entry.function, launch.template_arguments));
+    request.instantiations.push_back(instance_text(entry.function, evaluated.template_arguments));
   }
   return request;
 }
@@ -63,7 +63,7 @@ struct Build {
 };
 
 struct Planned {
-  CandidateLaunch launch;
+  EvaluatedSpec evaluated;
   std::size_t build = 0;
 };
 
@@ -73,9 +73,9 @@ struct Planned {
 /// its values are seen to compile differently.
 class ParameterUse {
 public:
-  ParameterUse(const KernelSpec& spec, const LaunchModel& model) {
+  ParameterUse(const KernelSpec& spec, const SpecExpressions& expressions) {
     for (const ParameterValues& parameter : spec.parameters) {
-      if (parameter.values.size() >= 2 && !model.launch_uses(parameter.name))
+      if (parameter.values.size() >= 2 && !expressions.evaluation_uses(parameter.name))
         followed_.push_back({parameter.name, false, false, {}});
     }
   }
@@ -86,7 +86,7 @@ public:
     for (Followed& parameter : followed_) {
       if (parameter.differs) continue;
       if (!hash) hash = normalized_ptx_hash(build);
-      Config rest = plan.launch.config; // configs equal but for this parameter
+      Config rest = plan.evaluated.config; // configs equal but for this parameter
       rest.set(parameter.name, 0);
       std::set<std::size_t>& hashes = parameter.ptx_by_rest[rest.to_string()];
       hashes.insert(*hash);
@@ -137,7 +137,7 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
                     Compiler& compiler, std::size_t threads,
                     const std::function<void(std::size_t, std::size_t)>& on_compiled = {}) {
   std::vector<std::vector<std::string>> template_arguments(builds.size());
-  for (const Planned& plan : planned) template_arguments[plan.build] = plan.launch.template_arguments;
+  for (const Planned& plan : planned) template_arguments[plan.build] = plan.evaluated.template_arguments;
   std::atomic<std::size_t> compiled{0};
   advisor::in_parallel(builds.size(), threads, [&](std::size_t i) {
     Build& build = builds[i];
@@ -163,13 +163,13 @@ void compile_builds(std::vector<Build>& builds, const EntryName& entry, const st
 }
 
 /// The candidate's declared contents, placed at their buffers' base addresses.
-std::vector<KnownContents> known_contents(const KernelSpec& spec, const CandidateLaunch& launch,
+std::vector<KnownContents> known_contents(const KernelSpec& spec, const EvaluatedSpec& evaluated,
                                           const std::vector<std::uint64_t>& bases) {
   std::vector<KnownContents> known;
   for (std::size_t i = 0; i < spec.buffers.size(); ++i) {
-    const DeclaredContents* contents = launch.contents_of(spec.buffers[i].name);
+    const DeclaredContents* contents = evaluated.contents_of(spec.buffers[i].name);
     if (!contents) continue;
-    known.push_back({contents->buffer(), bases[i], launch.buffer_bytes[i], contents->type().bytes,
+    known.push_back({contents->buffer(), bases[i], evaluated.buffer_bytes[i], contents->type().bytes,
                      [contents = *contents](std::int64_t element) { return contents.element(element); }});
   }
   return known;
@@ -193,36 +193,36 @@ struct TracedCandidate {
   CompilerResources resources;
 };
 
-TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& launch, const Build& build,
+TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& evaluated, const Build& build,
                                  const std::optional<std::vector<SourceParameter>>& source_parameters) {
   TracedCandidate traced;
   traced.resources = parse_ptxas_resources(build.compiled->ptxas_log, build.entry);
   auto kernel = std::make_shared<TracedKernel>();
   kernel->name = spec.entry;
-  kernel->grid = launch.grid;
-  kernel->block = launch.block;
-  kernel->shared_bytes_per_block = traced.resources.static_shared_bytes + launch.dynamic_shared_bytes;
+  kernel->grid = evaluated.grid;
+  kernel->block = evaluated.block;
+  kernel->shared_bytes_per_block = traced.resources.static_shared_bytes + evaluated.dynamic_shared_bytes;
   kernel->registers_per_thread = traced.resources.registers_per_thread;
   kernel->local_bytes_per_thread = traced.resources.stack_frame_bytes;
-  kernel->useful_bytes = launch.useful_bytes;
-  const std::vector<std::uint64_t> bases = buffer_base_addresses(launch.buffer_bytes);
+  kernel->useful_bytes = evaluated.useful_bytes;
+  const std::vector<std::uint64_t> bases = buffer_base_addresses(evaluated.buffer_bytes);
   std::vector<PtxParam> parameters;
   for (const PtxFunction& function : build.module->functions) {
     if (function.name == build.entry) parameters = function.params;
   }
   for (std::size_t i = 0; i < spec.buffers.size(); ++i)
-    kernel->buffers.push_back({spec.buffers[i].name, bases[i], launch.buffer_bytes[i]});
+    kernel->buffers.push_back({spec.buffers[i].name, bases[i], evaluated.buffer_bytes[i]});
   LaunchArgs args;
-  args.grid = launch.grid;
-  args.block = launch.block;
-  args.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  args.grid = evaluated.grid;
+  args.block = evaluated.block;
+  args.dynamic_shared_bytes = evaluated.dynamic_shared_bytes;
   args.buffers = kernel->buffers;
-  args.param_bytes = kernel_parameter_values(parameters, source_parameters, spec, launch, bases);
+  args.param_bytes = kernel_parameter_values(parameters, source_parameters, spec, evaluated, bases);
   args.params.assign(args.param_bytes.size(), 0); // every value is in param_bytes
-  args.contents = known_contents(spec, launch, bases);
+  args.contents = known_contents(spec, evaluated, bases);
   args.summarise_loops = !spec.replay_loops;
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
-  trace_boundary_blocks(*traced.extractor, launch.grid);
+  trace_boundary_blocks(*traced.extractor, evaluated.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](
                             const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
   traced.kernel = std::move(kernel);
@@ -233,30 +233,31 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const CandidateLaunch& 
 void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
            const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile,
            bool name_entry_in_errors, advisor::CandidatePool& pool) {
-  const CandidateLaunch& launch = plan.launch;
-  if (!build.compiled) return pool.rejected.push_back({advisor::RejectionStage::compile, launch.config, build.error});
+  const EvaluatedSpec& evaluated = plan.evaluated;
+  if (!build.compiled)
+    return pool.rejected.push_back({advisor::RejectionStage::compile, evaluated.config, build.error});
   TracedCandidate traced;
   try {
-    traced = traced_candidate(spec, launch, build, source_parameters);
+    traced = traced_candidate(spec, evaluated, build, source_parameters);
   } catch (const TraceLimitError& error) {
-    return pool.rejected.push_back({advisor::RejectionStage::trace, launch.config, error.what()});
+    return pool.rejected.push_back({advisor::RejectionStage::trace, evaluated.config, error.what()});
   }
   const std::shared_ptr<TracedKernel>& kernel = traced.kernel;
   const CompilerResources& resources = traced.resources;
   try {
     check_fits_device(*kernel, profile);
   } catch (const InputError& error) {
-    return pool.rejected.push_back({advisor::RejectionStage::device_limits, launch.config, error.what()});
+    return pool.rejected.push_back({advisor::RejectionStage::device_limits, evaluated.config, error.what()});
   }
   const int resident_blocks = blocks_per_sm(*kernel, profile);
   if (resident_blocks == 0) {
     return pool.rejected.push_back(
-        {advisor::RejectionStage::occupancy, launch.config, "no block can be resident on an SM"});
+        {advisor::RejectionStage::occupancy, evaluated.config, "no block can be resident on an SM"});
   }
 
   advisor::PredictableCandidate admitted;
-  admitted.candidate.config = launch.config;
-  admitted.candidate.threads_per_block = launch.block.count();
+  admitted.candidate.config = evaluated.config;
+  admitted.candidate.threads_per_block = evaluated.block.count();
   admitted.candidate.shared_bytes_per_block = kernel->shared_bytes_per_block;
   admitted.candidate.registers_per_thread = resources.registers_per_thread;
   admitted.candidate.blocks_per_sm = resident_blocks;
@@ -277,9 +278,9 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
 
 } // namespace
 
-CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+CompileRequest candidate_compile_request(const KernelSpec& spec, const EvaluatedSpec& evaluated, const EntryName& entry,
                                          int compute_capability) {
-  return request_for(spec, launch, entry, compute_capability);
+  return request_for(spec, evaluated, entry, compute_capability);
 }
 
 namespace {
@@ -343,10 +344,10 @@ public:
         profile_(profile),
         compiler_(compiler),
         options_(options),
-        model_(spec_),
+        expressions_(spec_),
         entry_(parse_entry_name(spec_.entry)),
-        space_(model_.search_space()),
-        parameter_use_(spec_, model_) {
+        space_(expressions_.search_space()),
+        parameter_use_(spec_, expressions_) {
     // Without parameters the kernel is ranked alone: one candidate, the empty config.
     if (spec_.parameters.empty()) {
       candidates_ = 1;
@@ -457,20 +458,20 @@ private:
   std::optional<Planned> plan_candidate(const Config& config, std::vector<Build>& builds,
                                         std::map<std::string, std::size_t>& build_by_key,
                                         advisor::RejectionTally& shape_rejections) const {
-    CandidateLaunch launch = model_.evaluate(config);
-    CompileRequest request = request_for(spec_, launch, entry_, compute_capability_);
+    EvaluatedSpec evaluated = expressions_.evaluate(config);
+    CompileRequest request = request_for(spec_, evaluated, entry_, compute_capability_);
     if (entry_index_)
-      launch.config.set_word("entry", static_cast<std::int64_t>(*entry_index_),
-                             spec_.entry); // a key of the table, not a macro
+      evaluated.config.set_word("entry", static_cast<std::int64_t>(*entry_index_),
+                                spec_.entry); // a key of the table, not a macro
     try {
-      check_launch_shape(spec_, launch, profile_);
+      check_launch_shape(spec_, evaluated, profile_);
     } catch (const InputError& error) {
-      shape_rejections.add(advisor::RejectionStage::device_limits, launch.config, error.what());
+      shape_rejections.add(advisor::RejectionStage::device_limits, evaluated.config, error.what());
       return std::nullopt;
     }
     const auto [found, added] = build_by_key.try_emplace(request_key(request), builds.size());
     if (added) builds.push_back({std::move(request), std::nullopt, {}, {}, nullptr});
-    return Planned{std::move(launch), found->second};
+    return Planned{std::move(evaluated), found->second};
   }
 
   KernelSpec spec_;
@@ -478,7 +479,7 @@ private:
   const DeviceProfile& profile_;
   Compiler& compiler_;
   const KernelSuggestOptions& options_;
-  LaunchModel model_;
+  SpecExpressions expressions_;
   EntryName entry_;
   advisor::SearchSpace space_;
   ParameterUse parameter_use_;
@@ -571,7 +572,7 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
 
 KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,
                                  const SimulationOptions& options) {
-  const LaunchModel model(spec);
+  const SpecExpressions expressions(spec);
   Config config;
   for (const ParameterValues& parameter : spec.parameters) {
     if (parameter.values.size() != 1) {
@@ -586,18 +587,18 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
     }
     config.set(parameter.name, parameter.values.front());
   }
-  if (!spec.parameters.empty() && model.search_space().enumerate().empty()) {
+  if (!spec.parameters.empty() && expressions.search_space().enumerate().empty()) {
     throw InputError("simulate: " + config.to_string() + " breaks the spec's constraints");
   }
   const EntryName entry = parse_entry_name(spec.entry);
   const int compute_capability = profile.device.compute_capability_major * 10 + profile.device.compute_capability_minor;
-  std::vector<Planned> planned = {{model.evaluate(config), 0}};
-  check_launch_shape(spec, planned.front().launch, profile);
+  std::vector<Planned> planned = {{expressions.evaluate(config), 0}};
+  check_launch_shape(spec, planned.front().evaluated, profile);
   std::vector<Build> builds = {
-      {request_for(spec, planned.front().launch, entry, compute_capability), std::nullopt, {}, {}, nullptr}};
+      {request_for(spec, planned.front().evaluated, entry, compute_capability), std::nullopt, {}, {}, nullptr}};
   compile_builds(builds, entry, planned, compiler, 1);
   if (!builds.front().compiled) throw InputError(builds.front().error);
-  const TracedCandidate traced = traced_candidate(spec, planned.front().launch, builds.front(),
+  const TracedCandidate traced = traced_candidate(spec, planned.front().evaluated, builds.front(),
                                                   kernel_parameters(read_file_bytes(spec.source), entry.function));
 
   // The active lanes of every memory instruction the simulator traces (its sampled blocks).
@@ -619,7 +620,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
     return trace;
   };
   KernelSimulation result;
-  result.launch = planned.front().launch;
+  result.launch = planned.front().evaluated;
   result.compiled = traced.resources;
   result.shared_bytes_per_block = kernel.shared_bytes_per_block;
   result.prediction = simulate_traced(kernel, profile, options, &result.facts);

@@ -204,7 +204,7 @@ Bytes struct_bytes(const SourceParameter& parameter, const PtxParam& compiled, c
 }
 
 std::vector<Bytes> values_by_name(const std::vector<PtxParam>& compiled, const std::vector<SourceParameter>& parameters,
-                                  const KernelSpec& spec, const CandidateLaunch& launch,
+                                  const KernelSpec& spec, const EvaluatedSpec& evaluated,
                                   const std::vector<std::uint64_t>& bases) {
   for (const BufferSpec& buffer : spec.buffers) {
     if (std::ranges::none_of(parameters,
@@ -234,7 +234,7 @@ std::vector<Bytes> values_by_name(const std::vector<PtxParam>& compiled, const s
       continue;
     }
     if (parameter.fields) {
-      values.push_back(struct_bytes(parameter, compiled[i], spec, launch.bindings, used));
+      values.push_back(struct_bytes(parameter, compiled[i], spec, evaluated.bindings, used));
       continue;
     }
     if (compiled[i].bytes > 8) {
@@ -244,7 +244,7 @@ std::vector<Bytes> values_by_name(const std::vector<PtxParam>& compiled, const s
           "'), whose definition is not in the source: only structs defined in the kernel's file can be passed");
     }
     ValueSource value;
-    if (const auto binding = launch.bindings.find(parameter.name); binding != launch.bindings.end())
+    if (const auto binding = evaluated.bindings.find(parameter.name); binding != evaluated.bindings.end())
       value.integer = binding->second;
     if (const auto text = std::ranges::find(spec.value_args, parameter.name, &ArgumentText::name);
         text != spec.value_args.end()) {
@@ -256,7 +256,7 @@ std::vector<Bytes> values_by_name(const std::vector<PtxParam>& compiled, const s
                        "=N (or a --param of that name)");
     }
     const ScalarType type = parameter_scalar_type(parameter.type, compiled[i]);
-    encode(bytes, 0, type, type_word(type, parameter.type), value, launch.bindings, "kernel parameter " + shown);
+    encode(bytes, 0, type, type_word(type, parameter.type), value, evaluated.bindings, "kernel parameter " + shown);
     values.push_back(std::move(bytes));
   }
   for (std::size_t a = 0; a < used.size(); ++a) {
@@ -325,9 +325,9 @@ std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>
 
 std::vector<std::vector<std::uint8_t>> kernel_parameter_values(
     const std::vector<PtxParam>& parameters, const std::optional<std::vector<SourceParameter>>& source_parameters,
-    const KernelSpec& spec, const CandidateLaunch& launch, const std::vector<std::uint64_t>& buffer_bases) {
+    const KernelSpec& spec, const EvaluatedSpec& evaluated, const std::vector<std::uint64_t>& buffer_bases) {
   if (source_parameters && source_parameters->size() == parameters.size()) {
-    return values_by_name(parameters, *source_parameters, spec, launch, buffer_bases);
+    return values_by_name(parameters, *source_parameters, spec, evaluated, buffer_bases);
   }
   return values_in_order(parameters, spec, buffer_bases);
 }

@@ -21,7 +21,7 @@ struct LaunchRequest {
   cudaStream_t stream;
 };
 
-/// Launches the request's family; no validation (launch() and time_kernel() did that once).
+/// Launches the request's family; no validation (launch_family_kernel() and time_kernel() did that once).
 void launch_request(const LaunchRequest& request);
 
 void launch_transpose(const LaunchRequest& request);

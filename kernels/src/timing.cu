@@ -58,7 +58,7 @@ Timing time_kernel(const ProblemSpec& problem, const Config& config, Workload& w
   // Validate once (the first launch), then launch straight from the prepared request, so no
   // host work sits between a start event and its kernel.
   workload.select_set(0);
-  launch(problem, config, workload);
+  launch_family_kernel(problem, config, workload);
   const KernelPattern pattern = build_pattern(problem, config);
   const FamilyShape shape = family_shape(problem, config);
   const int sets = workload.input_sets();

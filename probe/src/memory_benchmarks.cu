@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "launch.cuh"
+#include "host_code.cuh"
 
 namespace cachewise::probe::gpu {
 namespace {

@@ -1,8 +1,8 @@
 // Human units: binary byte units, one time unit per column, always labelled.
 #include <gtest/gtest.h>
 
-#include "cachewise/notes.hpp"
-#include "cachewise/units.hpp"
+#include "cachewise/advisor/notes.hpp"
+#include "cachewise/advisor/units.hpp"
 
 namespace cachewise::advisor {
 namespace {

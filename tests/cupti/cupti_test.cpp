@@ -23,7 +23,7 @@ std::map<std::string, double> measure_copy(const std::string& config_text) {
   const ProblemSpec problem{"copy", kElements, 0, 0, DataType::f32};
   const Config config = Config::parse(config_text);
   kernels::Workload workload(problem, config);
-  return measure(kCopyMetrics, [&] { kernels::launch(problem, config, workload); });
+  return measure(kCopyMetrics, [&] { kernels::launch_family_kernel(problem, config, workload); });
 }
 
 TEST(Cupti, CountsScalarCopyRequestsAndSectors) {
@@ -55,7 +55,7 @@ TEST(Cupti, UserReplayStartsEveryPassFromTheHook) {
   metrics.insert(metrics.end(), {"dram__bytes_write.sum", "lts__t_sectors_op_read.sum", "lts__t_sector_hit_rate.pct",
                                  "l1tex__t_sector_hit_rate.pct"});
   const auto values = measure(
-      metrics, [&] { kernels::launch(problem, config, workload); }, 0,
+      metrics, [&] { kernels::launch_family_kernel(problem, config, workload); }, 0,
       [&] {
         ++passes;
         kernels::evict_l2();
@@ -71,8 +71,8 @@ TEST(Cupti, ProfilesEachKernelOfALaunchAsItsOwnRange) {
   const Config vector = Config::parse("block=256,vector=2,ept=1,stride=1");
   kernels::Workload workload(problem, scalar);
   const auto ranges = measure_kernels({"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}, [&] {
-    kernels::launch(problem, scalar, workload);
-    kernels::launch(problem, vector, workload);
+    kernels::launch_family_kernel(problem, scalar, workload);
+    kernels::launch_family_kernel(problem, vector, workload);
   });
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(ranges[0].metrics.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), (1 << 20) / 32.0);
@@ -86,7 +86,8 @@ TEST(Cupti, NamesAnUnknownMetric) {
   const Config config = Config::parse("block=256,vector=1,ept=1,stride=1");
   kernels::Workload workload(problem, config);
   try {
-    measure({"dram__bytes_read.sum", "no_such__counter.sum"}, [&] { kernels::launch(problem, config, workload); });
+    measure({"dram__bytes_read.sum", "no_such__counter.sum"},
+            [&] { kernels::launch_family_kernel(problem, config, workload); });
     FAIL() << "an unknown metric was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'no_such__counter.sum'"), std::string::npos) << e.what();

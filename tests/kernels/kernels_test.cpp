@@ -27,7 +27,7 @@ void expect_matches_reference(const Case& c) {
   SCOPED_TRACE(describe(c));
   const Config config = Config::parse(c.config);
   Workload workload(c.problem, config, 1, 7);
-  launch(c.problem, config, workload);
+  launch_family_kernel(c.problem, config, workload);
   const double error = max_relative_error(c.problem, config, workload);
   EXPECT_LE(error, error_tolerance(c.problem));
 }
@@ -135,7 +135,7 @@ TEST(Reference, FlagsAnUnwrittenOutput) {
   const Config config = Config::parse("block=128,vector=1,ept=1,stride=1");
   Workload workload(spec, config);
   EXPECT_TRUE(std::isinf(max_relative_error(spec, config, workload))); // poisoned, never launched
-  launch(spec, config, workload);
+  launch_family_kernel(spec, config, workload);
   EXPECT_TRUE(check_against_cpu_reference(spec, config, workload));
   workload.poison_outputs();
   EXPECT_FALSE(check_against_cpu_reference(spec, config, workload));
@@ -146,7 +146,7 @@ TEST(Reference, SampledCheckCoversTheLastPoint) {
   const ProblemSpec spec = problem("transpose", 33, 65, 0, DataType::f32);
   const Config config = Config::parse("smem=1,tile=32,block_x=32,block_y=8,pad=1");
   Workload workload(spec, config);
-  launch(spec, config, workload);
+  launch_family_kernel(spec, config, workload);
   EXPECT_EQ(max_relative_error(spec, config, workload, 10), 0.0);
 }
 
@@ -182,7 +182,7 @@ TEST(Launch, RejectsBadConfigsWithTheModelsError) {
   }
   ASSERT_FALSE(model_message.empty());
   try {
-    launch(spec, bad, workload);
+    launch_family_kernel(spec, bad, workload);
     FAIL() << "launch accepted a config the model rejects";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), model_message);
@@ -192,10 +192,10 @@ TEST(Launch, RejectsBadConfigsWithTheModelsError) {
 TEST(Launch, RejectsAWorkloadOfAnotherProblem) {
   const Config config = Config::parse("block=128,vector=1,ept=1,stride=1");
   Workload workload(problem("copy", 256, 0, 0, DataType::f32), config);
-  EXPECT_THROW(launch(problem("copy", 512, 0, 0, DataType::f32), config, workload), InputError);
-  EXPECT_THROW(
-      launch(problem("copy", 256, 0, 0, DataType::f32), Config::parse("block=128,vector=1,ept=1,stride=2"), workload),
-      InputError);
+  EXPECT_THROW(launch_family_kernel(problem("copy", 512, 0, 0, DataType::f32), config, workload), InputError);
+  EXPECT_THROW(launch_family_kernel(problem("copy", 256, 0, 0, DataType::f32),
+                                    Config::parse("block=128,vector=1,ept=1,stride=2"), workload),
+               InputError);
 }
 
 TEST(Timing, ReportsOrderedQuantilesAndUsefulBandwidth) {

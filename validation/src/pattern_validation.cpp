@@ -142,7 +142,7 @@ void check_and_count(const ValidateOptions& options, const ProblemSpec& problem,
   for (const std::size_t index : rows_to_profile(options, rows)) {
     Row& row = rows[index];
     workload.poison_outputs();
-    kernels::launch(problem, row.candidate.config, workload);
+    kernels::launch_family_kernel(problem, row.candidate.config, workload);
     row.max_relative_error =
         kernels::max_relative_error(problem, row.candidate.config, workload, options.checked_points);
     row.correct = *row.max_relative_error <= kernels::error_tolerance(problem);
@@ -150,7 +150,7 @@ void check_and_count(const ValidateOptions& options, const ProblemSpec& problem,
     // The model predicts a cold, clean cache and counts the dirty lines a kernel leaves in L2 as
     // its DRAM writes.
     row.measured = measure_evicted_pass(
-        kCountersRead, [&] { kernels::launch(problem, row.candidate.config, workload); }, baseline_bytes);
+        kCountersRead, [&] { kernels::launch_family_kernel(problem, row.candidate.config, workload); }, baseline_bytes);
   }
 }
 

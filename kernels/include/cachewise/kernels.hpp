@@ -5,7 +5,7 @@
 #pragma once
 
 #include "cachewise/kernels/device.hpp"
-#include "cachewise/kernels/launch.hpp"
+#include "cachewise/kernels/family_kernel.hpp"
 #include "cachewise/kernels/reference.hpp"
 #include "cachewise/kernels/timing.hpp"
 #include "cachewise/kernels/workload.hpp"

@@ -26,7 +26,7 @@ struct BuiltinKernel {
   std::string key() const { return path.empty() ? instance : instance + " [" + path + "]"; }
 };
 
-/// The kernel kernels::launch runs for a valid config of a built-in family (build_pattern's
+/// The kernel kernels::launch_family_kernel runs for a valid config of a built-in family (build_pattern's
 /// rules already checked). Throws InputError for a config no kernel is compiled for.
 BuiltinKernel builtin_kernel(const ProblemSpec& problem, const Config& config);
 

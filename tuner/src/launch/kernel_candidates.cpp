@@ -22,7 +22,7 @@ std::vector<KernelParameter> entry_parameters(const frontend::PtxModule& module,
 }
 
 /// Compiles `evaluated` and fills the rest of a CompiledCandidate; a compile error is kept, not thrown.
-CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::CandidateLaunch evaluated,
+CompiledCandidate compile_candidate(const frontend::KernelSpec& spec, frontend::EvaluatedSpec evaluated,
                                     const frontend::EntryName& entry, frontend::Compiler& compiler,
                                     int compute_capability) {
   CompiledCandidate candidate{std::move(evaluated), {}, {}, {}, {}};
@@ -115,7 +115,7 @@ KernelCandidates::KernelCandidates(frontend::KernelSpec spec, frontend::Compiler
                                    std::size_t threads)
     : spec_(std::move(spec)) {
   frontend::validate_kernel_spec(spec_);
-  const frontend::LaunchModel model(spec_);
+  const frontend::SpecExpressions model(spec_);
   space_ = model.search_space();
   const frontend::EntryName entry = frontend::parse_entry_name(spec_.entry);
   source_parameters_ = frontend::kernel_parameters(frontend::read_file_bytes(spec_.source), entry.function);

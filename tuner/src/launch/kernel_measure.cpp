@@ -18,7 +18,7 @@ std::int64_t set_bytes_of(const std::vector<std::int64_t>& buffer_bytes) {
   return total;
 }
 
-LaunchShape shape_of(const frontend::CandidateLaunch& evaluated) {
+LaunchShape shape_of(const frontend::EvaluatedSpec& evaluated) {
   return {evaluated.grid, evaluated.block, evaluated.dynamic_shared_bytes};
 }
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cachewise/advisor.hpp"
+#include "cachewise/advisor/compiler_resources.hpp"
 #include "cachewise/frontend/spec.hpp"
 
 namespace cachewise::frontend {

@@ -13,7 +13,7 @@
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/kernel_trace.hpp"
@@ -56,7 +56,7 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
                                         const KernelSuggestOptions& options = {});
 /// One configuration of a user kernel, simulated on its own (`advisor simulate --kernel`).
 struct KernelSimulation {
-  CandidateLaunch launch;
+  EvaluatedSpec launch;
   CompilerResources compiled;
   std::int64_t shared_bytes_per_block = 0; ///< static (ptxas) + dynamic
   Prediction prediction;
@@ -75,7 +75,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
 
 /// The compile request of one candidate: its parameters as macros, or its template
 /// instantiation, for sm_<compute_capability> (shared with the tuner, which compiles the same builds).
-CompileRequest candidate_compile_request(const KernelSpec& spec, const CandidateLaunch& launch, const EntryName& entry,
+CompileRequest candidate_compile_request(const KernelSpec& spec, const EvaluatedSpec& evaluated, const EntryName& entry,
                                          int compute_capability);
 
 /// Where the traced address space puts the buffers: the first at 1 GiB, each followed by a
@@ -93,6 +93,6 @@ std::vector<std::uint64_t> buffer_base_addresses(const std::vector<std::int64_t>
 /// Throws InputError naming the parameter and the flag that fixes it.
 std::vector<std::vector<std::uint8_t>> kernel_parameter_values(
     const std::vector<PtxParam>& parameters, const std::optional<std::vector<SourceParameter>>& source_parameters,
-    const KernelSpec& spec, const CandidateLaunch& launch, const std::vector<std::uint64_t>& buffer_bases);
+    const KernelSpec& spec, const EvaluatedSpec& evaluated, const std::vector<std::uint64_t>& buffer_bases);
 
 } // namespace cachewise::frontend

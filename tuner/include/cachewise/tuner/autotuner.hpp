@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cachewise/problem.hpp"
-#include "cachewise/search_space.hpp"
+#include "cachewise/advisor/search_space.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"

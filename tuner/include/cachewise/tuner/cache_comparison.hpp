@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/search_space.hpp"
+#include "cachewise/advisor/search_space.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/options.hpp"

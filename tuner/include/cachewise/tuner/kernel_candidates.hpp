@@ -12,7 +12,7 @@
 #include "cachewise/advisor.hpp"
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/kernel_source.hpp"
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "cachewise/tuner/kernel_arguments.hpp"
 
@@ -20,9 +20,9 @@ namespace cachewise::tuner {
 
 /// One candidate, compiled for the device.
 struct CompiledCandidate {
-  frontend::CandidateLaunch evaluated; ///< the spec evaluated for its config: grid, block, buffers, template arguments
-  std::string ptx;                     ///< empty when it did not compile
-  std::string entry;                   ///< the .entry's (mangled) name
+  frontend::EvaluatedSpec evaluated; ///< the spec evaluated for its config: grid, block, buffers, template arguments
+  std::string ptx;                   ///< empty when it did not compile
+  std::string entry;                 ///< the .entry's (mangled) name
   std::vector<KernelParameter> parameters;
   std::string failure; ///< "does not compile: <first error line>"
 };

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/search_space.hpp"
+#include "cachewise/advisor/search_space.hpp"
 #include "cachewise/tuner/results.hpp"
 
 namespace cachewise::tuner {

@@ -1,4 +1,4 @@
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,62 +25,62 @@ KernelSpec transpose_spec() {
   return spec;
 }
 
-TEST(LaunchModel, ConstraintsPruneTheSpace) {
-  const LaunchModel model(transpose_spec());
-  const advisor::SearchSpace space = model.search_space();
+TEST(SpecExpressions, ConstraintsPruneTheSpace) {
+  const SpecExpressions expressions(transpose_spec());
+  const advisor::SearchSpace space = expressions.search_space();
   EXPECT_EQ(space.unconstrained_size(), 18U);
   // BLOCK_ROWS < TILE_DIM drops only (16, 16); every tile is a multiple of 4, 8 and 16: 8 pairs x 2 pads.
   EXPECT_EQ(space.enumerate().size(), 16U);
 }
 
-// The tuner keeps only the space (KernelCandidates' model is gone when it enumerates): the
-// constraints must not reach back into the model (ASan reports a use after scope otherwise).
-TEST(LaunchModel, SpaceOutlivesTheModel) {
+// The tuner keeps only the space (KernelCandidates' SpecExpressions are gone when it enumerates):
+// the constraints must not reach back into them (ASan reports a use after scope otherwise).
+TEST(SpecExpressions, SpaceOutlivesTheExpressions) {
   KernelSpec spec = transpose_spec();
   spec.constraints = {"TILE_DIM * BLOCK_ROWS <= width / 16"}; // 256: (16, 4|8|16), (32, 4|8), (64, 4)
-  const advisor::SearchSpace space = LaunchModel(spec).search_space();
+  const advisor::SearchSpace space = SpecExpressions(spec).search_space();
   EXPECT_EQ(space.enumerate().size(), 12U); // 6 pairs x 2 pads
 }
 
-TEST(LaunchModel, EvaluatesTheLaunchPerCandidate) {
-  const LaunchModel model(transpose_spec());
-  const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 1}});
-  EXPECT_EQ(launch.grid, (Dim3{128, 64, 1})); // 4096 / 32, 2048 / 32
-  EXPECT_EQ(launch.block, (Dim3{32, 8, 1}));
-  EXPECT_EQ(launch.buffer_bytes, (std::vector<std::int64_t>{33554432, 33554432})); // 4096 * 2048 * 4
-  EXPECT_EQ(launch.useful_bytes, 67108864);
-  EXPECT_EQ(launch.dynamic_shared_bytes, 0);
-  EXPECT_TRUE(launch.template_arguments.empty());
-  EXPECT_TRUE(model.launch_uses("BLOCK_ROWS"));
-  EXPECT_FALSE(model.launch_uses("PAD"));
+TEST(SpecExpressions, EvaluatesTheLaunchPerCandidate) {
+  const SpecExpressions expressions(transpose_spec());
+  const EvaluatedSpec evaluated = expressions.evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 1}});
+  EXPECT_EQ(evaluated.grid, (Dim3{128, 64, 1})); // 4096 / 32, 2048 / 32
+  EXPECT_EQ(evaluated.block, (Dim3{32, 8, 1}));
+  EXPECT_EQ(evaluated.buffer_bytes, (std::vector<std::int64_t>{33554432, 33554432})); // 4096 * 2048 * 4
+  EXPECT_EQ(evaluated.useful_bytes, 67108864);
+  EXPECT_EQ(evaluated.dynamic_shared_bytes, 0);
+  EXPECT_TRUE(evaluated.template_arguments.empty());
+  EXPECT_TRUE(expressions.evaluation_uses("BLOCK_ROWS"));
+  EXPECT_FALSE(expressions.evaluation_uses("PAD"));
 }
 
-TEST(LaunchModel, TemplateArgumentsAndSharedBytes) {
+TEST(SpecExpressions, TemplateArgumentsAndSharedBytes) {
   KernelSpec spec = transpose_spec();
   spec.entry = "transpose_tiled<TILE_DIM, PAD + 1>";
   spec.dynamic_shared_bytes = "TILE_DIM * (TILE_DIM + PAD) * 4";
-  const LaunchModel model(spec);
-  const CandidateLaunch launch = model.evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 1}});
-  EXPECT_EQ(launch.template_arguments, (std::vector<std::string>{"16", "2"}));
-  EXPECT_EQ(launch.dynamic_shared_bytes, 16 * 17 * 4);
-  EXPECT_TRUE(model.templated());
+  const SpecExpressions expressions(spec);
+  const EvaluatedSpec evaluated = expressions.evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 1}});
+  EXPECT_EQ(evaluated.template_arguments, (std::vector<std::string>{"16", "2"}));
+  EXPECT_EQ(evaluated.dynamic_shared_bytes, 16 * 17 * 4);
+  EXPECT_TRUE(expressions.templated());
 }
 
-TEST(LaunchModel, BadExpressionsNameTheProblem) {
+TEST(SpecExpressions, BadExpressionsNameTheProblem) {
   KernelSpec spec = transpose_spec();
   spec.grid = "widht / TILE_DIM";
-  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }),
+  EXPECT_EQ(error_of([&] { SpecExpressions{spec}; }),
             "--grid: unknown name 'widht' (known: BLOCK_ROWS, PAD, TILE_DIM, height, width)");
   spec = transpose_spec();
   spec.block = "TILE_DIM, BLOCK_ROWS / (PAD - PAD)";
   EXPECT_EQ(error_of([&] {
-              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+              SpecExpressions(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
             }),
             "--block: division by zero in 'BLOCK_ROWS / (PAD - PAD)'");
   spec = transpose_spec();
   spec.buffers[1].bytes = "width * height * 4 - 2 * width * height * 4";
   EXPECT_EQ(error_of([&] {
-              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+              SpecExpressions(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
             }),
             "--buffer idata: 'width * height * 4 - 2 * width * height * 4' is -33554432 bytes for "
             "BLOCK_ROWS=4,PAD=0,TILE_DIM=16; "
@@ -88,49 +88,49 @@ TEST(LaunchModel, BadExpressionsNameTheProblem) {
   spec = transpose_spec();
   spec.grid = "width / TILE_DIM - 300";
   EXPECT_EQ(error_of([&] {
-              LaunchModel(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
+              SpecExpressions(spec).evaluate(Config{{"TILE_DIM", 16}, {"BLOCK_ROWS", 4}, {"PAD", 0}});
             }),
             "--grid: x = 'width / TILE_DIM - 300' is -44 for BLOCK_ROWS=4,PAD=0,TILE_DIM=16; launch dimensions must be "
             "at least 1");
   spec = transpose_spec();
   spec.constraints = {"width > 0"};
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
+  EXPECT_EQ(error_of([&] { SpecExpressions(spec).search_space(); }), "--constraint: 'width > 0' names no parameter");
 }
 
 // Seven parameters of ten values: 10^7 candidates, counted (not enumerated) and refused.
-TEST(LaunchModel, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
+TEST(SpecExpressions, SpaceOverTheCapIsRefusedBeforeItIsBuilt) {
   KernelSpec spec = transpose_spec();
   spec.constraints = {};
   const std::vector<std::int64_t> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   spec.parameters = {{"TILE_DIM", ten}, {"BLOCK_ROWS", ten}, {"A", ten}, {"B", ten},
                      {"C", ten},        {"D", ten},          {"E", ten}};
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+  EXPECT_EQ(error_of([&] { SpecExpressions(spec).search_space(); }),
             "kernel spec: the parameters span 10000000 candidates, more than the cap of 10000 "
             "(give fewer values, or raise the cap with --max-candidates N)");
   // Raised to the ceiling, it is still counted and refused; past the ceiling the spec is invalid.
   spec.max_candidates = kLargestMaxCandidates;
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+  EXPECT_EQ(error_of([&] { SpecExpressions(spec).search_space(); }),
             "kernel spec: the parameters span 10000000 candidates, more than the cap of 100000 "
             "(give fewer values, or raise the cap with --max-candidates N)");
   spec.max_candidates = 10000000;
-  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "kernel spec: max_candidates must be 1 to 100000, got 10000000");
+  EXPECT_EQ(error_of([&] { SpecExpressions{spec}; }), "kernel spec: max_candidates must be 1 to 100000, got 10000000");
   // The transpose space (18) at a cap of 18 and of 17.
   spec = transpose_spec();
   spec.max_candidates = 18;
-  EXPECT_EQ(LaunchModel(spec).search_space().enumerate().size(), 16U);
+  EXPECT_EQ(SpecExpressions(spec).search_space().enumerate().size(), 16U);
   spec.max_candidates = 17;
-  EXPECT_EQ(error_of([&] { LaunchModel(spec).search_space(); }),
+  EXPECT_EQ(error_of([&] { SpecExpressions(spec).search_space(); }),
             "kernel spec: the parameters span 18 candidates, more than the cap of 17 (give fewer values, or raise the "
             "cap with --max-candidates N)");
 }
 
 // "((n" has no closing parenthesis: an error, never an empty list taken as one block.
-TEST(LaunchModel, UnclosedDimensionIsAnError) {
+TEST(SpecExpressions, UnclosedDimensionIsAnError) {
   KernelSpec spec = transpose_spec();
   spec.grid = "((n";
-  EXPECT_EQ(error_of([&] { LaunchModel model(spec); }), "--grid: expected ')' at column 4 of '((n'");
+  EXPECT_EQ(error_of([&] { SpecExpressions expressions(spec); }), "--grid: expected ')' at column 4 of '((n'");
   spec.grid = "width / TILE_DIM, (height";
-  EXPECT_EQ(error_of([&] { LaunchModel model(spec); }), "--grid: expected ')' at column 8 of '(height'");
+  EXPECT_EQ(error_of([&] { SpecExpressions expressions(spec); }), "--grid: expected ')' at column 8 of '(height'");
 }
 
 KernelSpec csr_spec() {
@@ -147,16 +147,16 @@ KernelSpec csr_spec() {
 }
 
 // Per candidate: row_ptr[i] = i * NNZ, col[i] = (37 i) % 100 - 3 as little-endian i64.
-TEST(LaunchModel, DeclaredContentsPerCandidate) {
-  const LaunchModel model(csr_spec());
-  EXPECT_TRUE(model.launch_uses("NNZ")); // only the contents name it: the PTX cannot differ, the accesses do
-  const CandidateLaunch launch = model.evaluate(Config{{"NNZ", 8}});
-  ASSERT_EQ(launch.contents.size(), 2U);
-  ASSERT_NE(launch.contents_of("row_ptr"), nullptr);
-  EXPECT_EQ(launch.contents_of("x"), nullptr);
-  EXPECT_EQ(launch.contents_of("row_ptr")->element(100), 800);
-  EXPECT_EQ(launch.contents_of("col")->element(3), 111 % 100 - 3);
-  const std::vector<std::byte> bytes = launch.contents_of("col")->bytes(20); // 2 elements and a 4-byte tail
+TEST(SpecExpressions, DeclaredContentsPerCandidate) {
+  const SpecExpressions expressions(csr_spec());
+  EXPECT_TRUE(expressions.evaluation_uses("NNZ")); // only the contents name it: the PTX cannot differ, the accesses do
+  const EvaluatedSpec evaluated = expressions.evaluate(Config{{"NNZ", 8}});
+  ASSERT_EQ(evaluated.contents.size(), 2U);
+  ASSERT_NE(evaluated.contents_of("row_ptr"), nullptr);
+  EXPECT_EQ(evaluated.contents_of("x"), nullptr);
+  EXPECT_EQ(evaluated.contents_of("row_ptr")->element(100), 800);
+  EXPECT_EQ(evaluated.contents_of("col")->element(3), 111 % 100 - 3);
+  const std::vector<std::byte> bytes = evaluated.contents_of("col")->bytes(20); // 2 elements and a 4-byte tail
   ASSERT_EQ(bytes.size(), 20U);
   EXPECT_EQ(bytes[0], std::byte{0xFD}); // -3
   for (int b = 1; b < 8; ++b) EXPECT_EQ(bytes[static_cast<std::size_t>(b)], std::byte{0xFF});
@@ -164,19 +164,19 @@ TEST(LaunchModel, DeclaredContentsPerCandidate) {
   for (int b = 9; b < 20; ++b) EXPECT_EQ(bytes[static_cast<std::size_t>(b)], std::byte{0});
 }
 
-TEST(LaunchModel, BadContentsNameTheProblem) {
+TEST(SpecExpressions, BadContentsNameTheProblem) {
   KernelSpec spec = csr_spec();
   spec.contents[1].value = "j % rows";
-  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }), "contents of 'col': unknown name 'j' (known: NNZ, i, rows)");
+  EXPECT_EQ(error_of([&] { SpecExpressions{spec}; }), "contents of 'col': unknown name 'j' (known: NNZ, i, rows)");
   spec = csr_spec();
   spec.args.push_back({"i", 1});
-  EXPECT_EQ(error_of([&] { LaunchModel{spec}; }),
+  EXPECT_EQ(error_of([&] { SpecExpressions{spec}; }),
             "--contents: 'i' is the element index there; rename the parameter or arg 'i'");
   spec = csr_spec();
   spec.contents[0].type = "u32";
   spec.contents[0].value = "i - NNZ";
-  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"NNZ", 2}});
-  EXPECT_EQ(error_of([&] { (void)launch.contents_of("row_ptr")->bytes(16); }),
+  const EvaluatedSpec evaluated = SpecExpressions(spec).evaluate(Config{{"NNZ", 2}});
+  EXPECT_EQ(error_of([&] { (void)evaluated.contents_of("row_ptr")->bytes(16); }),
             "contents of 'row_ptr': element i = 0 is -2, outside u32");
 }
 
@@ -226,55 +226,56 @@ std::vector<std::uint8_t> little_endian(std::uint64_t value, int size) {
 
 TEST(KernelParameters, ByNameOrInOrder) {
   const KernelSpec spec = transpose_spec();
-  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}});
+  const EvaluatedSpec evaluated =
+      SpecExpressions(spec).evaluate(Config{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}});
   const std::vector<std::uint64_t> bases = {1000, 2000}; // odata, idata
   const std::vector<SourceParameter> signature = {
       {"idata", true}, {"odata", true}, {"height", false}, {"TILE_DIM", false}};
   const auto four = compiled({{"u64", 8}, {"u64", 8}, {"u32", 4}, {"u32", 4}});
-  EXPECT_EQ(kernel_parameter_values(four, signature, spec, launch, bases),
+  EXPECT_EQ(kernel_parameter_values(four, signature, spec, evaluated, bases),
             (std::vector<std::vector<std::uint8_t>>{little_endian(2000, 8), little_endian(1000, 8),
                                                     little_endian(2048, 4), little_endian(32, 4)}));
   // Unknown signature: 8-byte parameters take the buffers in order, the rest the args in order.
-  EXPECT_EQ(kernel_parameter_values(four, std::nullopt, spec, launch, bases),
+  EXPECT_EQ(kernel_parameter_values(four, std::nullopt, spec, evaluated, bases),
             (std::vector<std::vector<std::uint8_t>>{little_endian(1000, 8), little_endian(2000, 8),
                                                     little_endian(4096, 4), little_endian(2048, 4)}));
   const std::vector<SourceParameter> extra_pointer = {
       {"odata", true}, {"idata", true}, {"scratch", true}, {"width", false}};
   EXPECT_EQ(error_of([&] {
               kernel_parameter_values(compiled({{"u64", 8}, {"u64", 8}, {"u64", 8}, {"u32", 4}}), extra_pointer, spec,
-                                      launch, bases);
+                                      evaluated, bases);
             }),
             "kernel parameter 'scratch' is a pointer with no buffer: give --buffer scratch=BYTES");
   const std::vector<SourceParameter> no_idata = {{"odata", true}, {"width", false}};
   EXPECT_EQ(error_of([&] {
-              kernel_parameter_values(compiled({{"u64", 8}, {"u32", 4}}), no_idata, spec, launch, bases);
+              kernel_parameter_values(compiled({{"u64", 8}, {"u32", 4}}), no_idata, spec, evaluated, bases);
             }),
             "--buffer idata: the entry has no pointer parameter 'idata' (parameters: odata, width)");
 }
 
 // A template entry over a type parameter, an expression, a bool and a fixed type: the type
 // parameter's value is its type (T index 1: double), 2 * R with R = 4 is 8, the rest as written.
-TEST(LaunchModel, TypeAndBoolTemplateArguments) {
+TEST(SpecExpressions, TypeAndBoolTemplateArguments) {
   KernelSpec spec = transpose_spec();
   spec.entry = "tiled<T, 2 * R, true, unsigned int>";
   spec.parameters = {{"T", {0, 1}, {"float", "double"}}, {"R", {4}}};
   spec.constraints.clear();
   spec.grid = "R";
   spec.block = "32";
-  const LaunchModel model(spec);
+  const SpecExpressions expressions(spec);
   Config config;
   config.set("T", 1);
   config.set("R", 4);
-  const CandidateLaunch launch = model.evaluate(config);
-  EXPECT_EQ(launch.template_arguments, (std::vector<std::string>{"double", "8", "true", "unsigned int"}));
-  EXPECT_EQ(launch.config.to_string(), "R=4,T=double");
+  const EvaluatedSpec evaluated = expressions.evaluate(config);
+  EXPECT_EQ(evaluated.template_arguments, (std::vector<std::string>{"double", "8", "true", "unsigned int"}));
+  EXPECT_EQ(evaluated.config.to_string(), "R=4,T=double");
   // A type has no integer value: an expression may not name it.
   spec.grid = "T";
-  EXPECT_EQ(error_of([&] { (void)LaunchModel(spec); }), "--grid: unknown name 'T' (known: R, height, width)");
+  EXPECT_EQ(error_of([&] { (void)SpecExpressions(spec); }), "--grid: unknown name 'T' (known: R, height, width)");
   // An expression with an unknown name is still an error, not a type.
   spec.grid = "R";
   spec.entry = "tiled<2 * Q>";
-  EXPECT_EQ(error_of([&] { (void)LaunchModel(spec); }), "--entry: unknown name 'Q' (known: R, height, width)");
+  EXPECT_EQ(error_of([&] { (void)SpecExpressions(spec); }), "--entry: unknown name 'Q' (known: R, height, width)");
 }
 
 TEST(KernelSource, UnguardedDefines) {
@@ -364,7 +365,7 @@ TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
   KernelSpec spec = scale_spec();
   spec.value_args = {{"alpha", "2.5"}, {"beta", "-0.125"}};
   spec.args.push_back({"gamma", 3});
-  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  const EvaluatedSpec evaluated = SpecExpressions(spec).evaluate(Config{});
   // 2.5f = 0x40200000; -0.125 as a double = 0xBFC0000000000000; the integer 3 given to a float = 3.0f = 0x40400000.
   const std::vector<SourceParameter> signature = {{"out", true, "float"},
                                                   {"alpha", false, "float"},
@@ -372,7 +373,7 @@ TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
                                                   {"gamma", false, "float"},
                                                   {"n", false, "int"}};
   const auto params = compiled({{"u64", 8}, {"f32", 4}, {"f64", 8}, {"f32", 4}, {"u32", 4}});
-  const auto values = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30});
+  const auto values = kernel_parameter_values(params, signature, spec, evaluated, {1ULL << 30});
   EXPECT_EQ(values[1], little_endian(0x40200000, 4));
   EXPECT_EQ(values[2], little_endian(0xBFC0000000000000ULL, 8));
   EXPECT_EQ(values[3], little_endian(0x40400000, 4));
@@ -380,18 +381,18 @@ TEST(KernelParameters, FloatingPointScalarsAsTheirType) {
   // A template's `T alpha` is read by its compiled type: .f32.
   const std::vector<SourceParameter> templated = {
       {"out", true, "T"}, {"alpha", false, "T"}, {"beta", false, "double"}, {"gamma", false, "T"}, {"n", false, "int"}};
-  EXPECT_EQ(kernel_parameter_values(params, templated, spec, launch, {1ULL << 30})[1], little_endian(0x40200000, 4));
+  EXPECT_EQ(kernel_parameter_values(params, templated, spec, evaluated, {1ULL << 30})[1], little_endian(0x40200000, 4));
   // A non-integer for an integer parameter, and an integer that does not fit: each names the fix.
   spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}, {"n", "2.5"}};
   spec.args = {{"gamma", 3}};
   EXPECT_EQ(error_of([&] {
-              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+              kernel_parameter_values(params, signature, spec, SpecExpressions(spec).evaluate(Config{}), {1ULL << 30});
             }),
             "kernel parameter 'n' is int: give it an integer, not '2.5'");
   spec.value_args = {{"alpha", "2.5"}, {"beta", "1"}};
   spec.args = {{"gamma", 3}, {"n", 1LL << 31}};
   EXPECT_EQ(error_of([&] {
-              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+              kernel_parameter_values(params, signature, spec, SpecExpressions(spec).evaluate(Config{}), {1ULL << 30});
             }),
             "kernel parameter 'n': 2147483648 does not fit int");
 }
@@ -409,9 +410,9 @@ TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
   KernelSpec spec = scale_spec();
   spec.args = {{"w", 4096}};
   spec.value_args = {{"p.width", "w / 2"}, {"p.scale", "0.5"}, {"p.tag", "-2"}, {"p.alpha", "1"}};
-  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  const EvaluatedSpec evaluated = SpecExpressions(spec).evaluate(Config{});
   const std::vector<PtxParam> params = {{"out", "u64", 8, 8}, {"p", "b8", 24, 8}};
-  const std::vector<std::uint8_t> bytes = kernel_parameter_values(params, signature, spec, launch, {1ULL << 30})[1];
+  const std::vector<std::uint8_t> bytes = kernel_parameter_values(params, signature, spec, evaluated, {1ULL << 30})[1];
   std::vector<std::uint8_t> expected(24, 0);
   auto put = [&](std::size_t at, std::uint64_t value, int size) {
     for (int b = 0; b < size; ++b)
@@ -427,21 +428,21 @@ TEST(KernelParameters, StructFieldsAtTheirCLayoutOffsets) {
   spec.value_args = {};
   spec.args = {{"p", 1}};
   EXPECT_EQ(error_of([&] {
-              kernel_parameter_values(params, signature, spec, LaunchModel(spec).evaluate(Config{}), {1ULL << 30});
+              kernel_parameter_values(params, signature, spec, SpecExpressions(spec).evaluate(Config{}), {1ULL << 30});
             }),
             "kernel parameter 'p' (struct Params) is a struct passed by value, not a scalar: give its fields: "
             "--arg p.width=VALUE --arg p.scale=VALUE --arg p.tag=VALUE --arg p.alpha=VALUE");
   spec.args = {};
   spec.value_args = {{"p.width", "1"}, {"p.scale", "0.5"}, {"p.alpha", "1"}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, launch, {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, evaluated, {1ULL << 30}); }),
             "kernel parameter 'p' (struct Params): field 'tag' has no value: give "
             "--arg p.width=VALUE --arg p.scale=VALUE --arg p.tag=VALUE --arg p.alpha=VALUE");
   spec.value_args = {{"p.width", "1"}, {"p.scale", "0.5"}, {"p.tag", "1"}, {"p.alpha", "1"}, {"p.height", "3"}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, launch, {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(params, signature, spec, evaluated, {1ULL << 30}); }),
             "--arg p.height: struct Params has no field 'height' (fields: width, scale, tag, alpha)");
   spec.value_args.pop_back();
   const std::vector<PtxParam> packed = {{"out", "u64", 8, 8}, {"p", "b8", 18, 1}};
-  EXPECT_EQ(error_of([&] { kernel_parameter_values(packed, signature, spec, launch, {1ULL << 30}); }),
+  EXPECT_EQ(error_of([&] { kernel_parameter_values(packed, signature, spec, evaluated, {1ULL << 30}); }),
             "kernel parameter 'p' (struct Params): its fields lay out to 24 bytes by the C rules, the compiled "
             "parameter has 18 "
             "(a packed struct, or one with an over-aligned field, cannot be placed)");
@@ -460,14 +461,14 @@ TEST(KernelParameters, OverAlignedStructTakesThePtxAlignment) {
   KernelSpec spec = scale_spec();
   spec.args = {};
   spec.value_args = {{"s.begin", "1"}, {"s.end", "4096"}, {"s.step", "2"}};
-  const CandidateLaunch launch = LaunchModel(spec).evaluate(Config{});
+  const EvaluatedSpec evaluated = SpecExpressions(spec).evaluate(Config{});
   const std::vector<PtxParam> params = {{"out", "u64", 8, 8}, {"s", "b8", 16, 16}};
   std::vector<std::uint8_t> expected(16, 0);
   expected[0] = 1;
   expected[4] = 0x00;
   expected[5] = 0x10; // 4096
   expected[8] = 2;
-  EXPECT_EQ(kernel_parameter_values(params, signature, spec, launch, {1ULL << 30})[1], expected);
+  EXPECT_EQ(kernel_parameter_values(params, signature, spec, evaluated, {1ULL << 30})[1], expected);
 }
 
 TEST(KernelSource, StructFieldsOfBothDefinitions) {

@@ -35,7 +35,7 @@ void check_launch(const char* kernel_name) {
   check_cuda(cudaGetLastError(), (std::string("launch of ") + kernel_name).c_str());
 }
 
-void launch(const ProblemSpec& problem, const Config& config, Workload& workload, void* stream) {
+void launch_family_kernel(const ProblemSpec& problem, const Config& config, Workload& workload, void* stream) {
   if (!(workload.problem() == problem)) {
     throw InputError("kernels: the workload was allocated for another problem (" + workload.problem().family +
                      ", n=" + std::to_string(workload.problem().n) + ")");

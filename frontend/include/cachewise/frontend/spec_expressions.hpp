@@ -1,6 +1,7 @@
-// cachewise::frontend — a kernel spec's expressions, parsed once: the parameter space with its
-// constraints, and per candidate the launch (grid, block, dynamic shared memory), buffer
-// sizes, useful bytes and template arguments, in exact integer arithmetic.
+// cachewise::frontend::SpecExpressions — a kernel spec's expressions, parsed once: the parameter
+// space with its constraints, and per candidate (EvaluatedSpec) the launch shape (grid, block,
+// dynamic shared memory), buffer sizes, useful bytes and template arguments, in exact integer
+// arithmetic.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cachewise/advisor.hpp"
+#include "cachewise/advisor/search_space.hpp"
 #include "cachewise/frontend/contents.hpp"
 #include "cachewise/frontend/expression.hpp"
 #include "cachewise/frontend/spec.hpp"
@@ -17,7 +18,8 @@
 
 namespace cachewise::frontend {
 
-struct CandidateLaunch {
+/// A kernel spec's expressions evaluated for one config.
+struct EvaluatedSpec {
   /// The declared contents of buffer `name`; nullptr when none are declared.
   const DeclaredContents* contents_of(std::string_view name) const;
 
@@ -33,12 +35,12 @@ struct CandidateLaunch {
   std::vector<std::string> template_arguments;
 };
 
-class LaunchModel {
+class SpecExpressions {
 public:
   /// Parses every expression; throws InputError on a syntax error or a name that is neither
   /// a parameter nor an arg ("--grid: unknown name 'widht' (known: ...)"); contents may also
   /// name `i`, the element index.
-  explicit LaunchModel(const KernelSpec& spec);
+  explicit SpecExpressions(const KernelSpec& spec);
 
   /// The parameters with the spec's constraints.
   advisor::SearchSpace search_space() const;
@@ -48,10 +50,10 @@ public:
 
   /// Throws InputError on division by zero, overflow, a launch dimension below 1 or a
   /// buffer size below 1 (naming the expression and the config).
-  CandidateLaunch evaluate(const Config& config) const;
+  EvaluatedSpec evaluate(const Config& config) const;
 
   /// Whether the grid, block, shared, buffer, contents or useful-bytes expressions name `parameter`.
-  bool launch_uses(std::string_view parameter) const;
+  bool evaluation_uses(std::string_view parameter) const;
 
   bool templated() const { return !template_arguments_.empty(); }
 

@@ -1,11 +1,11 @@
-// cachewise::advisor — a ranking drawn for people (`advisor suggest --plot FILE.svg`): SVG text
+// cachewise::advisor::suggestion_svg — a ranking drawn for people (`advisor suggest --plot FILE.svg`): SVG text
 // written here, no plotting dependency.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "cachewise/advisor.hpp"
+#include "cachewise/advisor/suggestion.hpp"
 
 namespace cachewise::advisor {
 

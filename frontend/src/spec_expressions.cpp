@@ -1,5 +1,5 @@
 // The spec's expressions per candidate: search space, launch shape, buffer sizes.
-#include "cachewise/frontend/launch.hpp"
+#include "cachewise/frontend/spec_expressions.hpp"
 
 #include <algorithm>
 #include <set>
@@ -69,8 +69,8 @@ std::optional<Expression> parsed_or_none(const std::string& text) {
 /// known names is evaluated per candidate; anything else that reads as a type ("float",
 /// "unsigned int", "my::vec3") is passed to the compiler as written. What is left is an
 /// expression whose unknown names or syntax error are reported.
-LaunchModel::TemplateArgument template_argument(const std::string& text, const std::set<std::string>& known,
-                                                const std::set<std::string>& types) {
+SpecExpressions::TemplateArgument template_argument(const std::string& text, const std::set<std::string>& known,
+                                                    const std::set<std::string>& types) {
   if (text == "true" || text == "false" || types.contains(text)) return {std::nullopt, text};
   const std::optional<Expression> expression = parsed_or_none(text);
   if (expression && std::ranges::all_of(expression->names(), [&](const std::string& n) { return known.contains(n); })) {
@@ -82,7 +82,7 @@ LaunchModel::TemplateArgument template_argument(const std::string& text, const s
 
 } // namespace
 
-LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
+SpecExpressions::SpecExpressions(const KernelSpec& spec) : spec_(spec) {
   validate_kernel_spec(spec_);
   std::set<std::string> known;
   for (const ParameterValues& parameter : spec_.parameters) known.insert(parameter.name);
@@ -121,12 +121,12 @@ LaunchModel::LaunchModel(const KernelSpec& spec) : spec_(spec) {
   }
 }
 
-const DeclaredContents* CandidateLaunch::contents_of(std::string_view name) const {
+const DeclaredContents* EvaluatedSpec::contents_of(std::string_view name) const {
   const auto found = std::ranges::find(contents, name, &DeclaredContents::buffer);
   return found == contents.end() ? nullptr : &*found;
 }
 
-advisor::SearchSpace LaunchModel::search_space() const {
+advisor::SearchSpace SpecExpressions::search_space() const {
   advisor::SearchSpace space;
   for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
   // Counted, not enumerated: a space past the cap is refused before any candidate exists.
@@ -153,7 +153,7 @@ advisor::SearchSpace LaunchModel::search_space() const {
   return space;
 }
 
-Config LaunchModel::with_types(Config config) const {
+Config SpecExpressions::with_types(Config config) const {
   for (const ParameterValues& parameter : spec_.parameters) {
     if (!parameter.is_type() || !config.has(parameter.name)) continue;
     const std::int64_t index = config.get(parameter.name);
@@ -162,50 +162,53 @@ Config LaunchModel::with_types(Config config) const {
   return config;
 }
 
-Bindings LaunchModel::bindings_for(const Config& config) const { return bindings_of(constant_bindings(spec_), config); }
+Bindings SpecExpressions::bindings_for(const Config& config) const {
+  return bindings_of(constant_bindings(spec_), config);
+}
 
-CandidateLaunch LaunchModel::evaluate(const Config& config) const {
-  CandidateLaunch launch;
-  launch.config = with_types(config);
-  launch.bindings = bindings_for(config);
-  launch.grid = evaluate_dims(grid_, launch.bindings, config);
-  launch.block = evaluate_dims(block_, launch.bindings, config);
+EvaluatedSpec SpecExpressions::evaluate(const Config& config) const {
+  EvaluatedSpec evaluated;
+  evaluated.config = with_types(config);
+  evaluated.bindings = bindings_for(config);
+  evaluated.grid = evaluate_dims(grid_, evaluated.bindings, config);
+  evaluated.block = evaluate_dims(block_, evaluated.bindings, config);
   if (!dynamic_shared_.empty()) {
-    launch.dynamic_shared_bytes = dynamic_shared_.front().evaluate(launch.bindings);
-    if (launch.dynamic_shared_bytes < 0) {
+    evaluated.dynamic_shared_bytes = dynamic_shared_.front().evaluate(evaluated.bindings);
+    if (evaluated.dynamic_shared_bytes < 0) {
       throw InputError("--shared: '" + dynamic_shared_.front().text() + "' is " +
-                       std::to_string(launch.dynamic_shared_bytes) + " bytes for " + config.to_string() +
+                       std::to_string(evaluated.dynamic_shared_bytes) + " bytes for " + config.to_string() +
                        "; sizes must not be negative");
     }
   }
   std::int64_t total_bytes = 0;
   for (const Expression& buffer : buffers_) {
-    const std::int64_t bytes = buffer.evaluate(launch.bindings);
+    const std::int64_t bytes = buffer.evaluate(evaluated.bindings);
     if (bytes < 1) {
       throw InputError(buffer.context() + ": '" + buffer.text() + "' is " + std::to_string(bytes) + " bytes for " +
                        config.to_string() + "; a buffer needs at least 1 byte");
     }
     if (__builtin_add_overflow(total_bytes, bytes, &total_bytes))
       throw InputError("--buffer: the buffers' sizes overflow 64 bits");
-    launch.buffer_bytes.push_back(bytes);
+    evaluated.buffer_bytes.push_back(bytes);
   }
-  launch.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(launch.bindings);
+  evaluated.useful_bytes = useful_.empty() ? total_bytes : useful_.front().evaluate(evaluated.bindings);
   for (const TemplateArgument& argument : template_arguments_) {
     if (argument.expression)
-      launch.template_arguments.push_back(std::to_string(argument.expression->evaluate(launch.bindings)));
+      evaluated.template_arguments.push_back(std::to_string(argument.expression->evaluate(evaluated.bindings)));
     else
-      launch.template_arguments.push_back(launch.config.has(argument.text) ? launch.config.text(argument.text)
-                                                                           : argument.text);
+      evaluated.template_arguments.push_back(evaluated.config.has(argument.text) ? evaluated.config.text(argument.text)
+                                                                                 : argument.text);
   }
   for (std::size_t i = 0; i < contents_.size(); ++i) {
     const ContentsSpec& contents = spec_.contents[i];
-    launch.contents.emplace_back(contents.name, contents_[i],
-                                 contents_element_type(contents.type, "--contents " + contents.name), launch.bindings);
+    evaluated.contents.emplace_back(contents.name, contents_[i],
+                                    contents_element_type(contents.type, "--contents " + contents.name),
+                                    evaluated.bindings);
   }
-  return launch;
+  return evaluated;
 }
 
-bool LaunchModel::launch_uses(std::string_view parameter) const {
+bool SpecExpressions::evaluation_uses(std::string_view parameter) const {
   for (const auto* list : {&grid_, &block_, &dynamic_shared_, &useful_, &buffers_, &contents_}) {
     for (const Expression& expression : *list) {
       const auto names = expression.names();
