@@ -13,7 +13,8 @@
 #include <sstream>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 #include "cachewise/cupti.hpp"
 #include "cachewise/kernels.hpp"
 #include "cachewise/tuner.hpp"

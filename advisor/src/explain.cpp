@@ -9,7 +9,8 @@
 #include <tuple>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/calibration.hpp"
+#include "cachewise/model/profile/calibration.hpp"
+#include "cachewise/model/timing/gpu_architecture.hpp"
 #include "cachewise/notes.hpp"
 #include "metric_names.hpp"
 

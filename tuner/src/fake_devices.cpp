@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/fake_devices.hpp"
 
 namespace cachewise::tuner {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <set>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/merged_header.hpp"
 #include "header_parts.hpp"
 
