@@ -9,7 +9,8 @@
 
 #include "cachewise/advisor.hpp"
 #include "cachewise/advisor/units.hpp"
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 #include "command.hpp"
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "common.hpp"

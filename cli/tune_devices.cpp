@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "run_advisor.hpp"
 
 namespace cachewise::cli {

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/calibration.hpp"
+#include "cachewise/model/profile/calibration.hpp"
 #include "cachewise/advisor/notes.hpp"
 #include "metric_names.hpp"
 

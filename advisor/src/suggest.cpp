@@ -14,7 +14,8 @@
 #include <map>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 
 namespace cachewise::advisor {
 

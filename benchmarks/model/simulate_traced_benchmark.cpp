@@ -6,7 +6,7 @@
 // a generator instead of the extractor.
 #include <benchmark/benchmark.h>
 
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 #include "cachewise/model.hpp"
 
 namespace {

@@ -16,7 +16,7 @@
 #include "cachewise/frontend/compile.hpp"
 #include "cachewise/frontend/contents.hpp"
 #include "cachewise/model.hpp"
-#include "cachewise/strict_json.hpp"
+#include "cachewise/model/strict_json.hpp"
 
 namespace cachewise::frontend {
 namespace {

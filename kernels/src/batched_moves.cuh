@@ -5,7 +5,7 @@
 // order within loads (and within stores) stay exactly the contract's.
 #pragma once
 
-#include "cachewise/family_kernels.hpp"
+#include "cachewise/model/families/family_kernels.hpp"
 
 namespace cachewise::kernels {
 

@@ -3,7 +3,7 @@
 // (the kernels are not compiled for separable linking), uploaded by its launcher.
 #pragma once
 
-#include "cachewise/family_kernels.hpp"
+#include "cachewise/model/families/family_kernels.hpp"
 #include "cuda_check.hpp"
 #include "launchers.hpp"
 #include "numeric.cuh"

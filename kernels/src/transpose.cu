@@ -10,7 +10,7 @@
 // from per-thread base pointers (the launcher checks they fit).
 #include <algorithm>
 
-#include "cachewise/family_kernels.hpp"
+#include "cachewise/model/families/family_kernels.hpp"
 #include "launchers.hpp"
 
 namespace cachewise::kernels {

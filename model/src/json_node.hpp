@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/model.hpp"
-#include "cachewise/strict_json.hpp"
+#include "cachewise/model/errors.hpp"
+#include "cachewise/model/strict_json.hpp"
 
 namespace cachewise::detail {
 

@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/advisor.hpp"
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 
 namespace cachewise::advisor {
 namespace {

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <utility>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "fake_gpus.hpp"
 #include "run_advisor.hpp"
 

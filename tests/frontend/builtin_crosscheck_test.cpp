@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "builtin/crosscheck.hpp"
-#include "cachewise/profile.hpp"
+#include "cachewise/model.hpp"
 
 namespace cachewise::frontend::builtin {
 namespace {

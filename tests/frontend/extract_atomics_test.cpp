@@ -5,8 +5,8 @@
 // contents declared (all 0, or element i = i). Counts derived by hand.
 #include <memory>
 
-#include "cachewise/kernel_trace.hpp"
-#include "cachewise/profile.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
+#include "cachewise/model.hpp"
 #include "extract_test_support.hpp"
 
 namespace cachewise::frontend::testing {

@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "builtin/crosscheck.hpp"
-#include "cachewise/profile.hpp"
+#include "cachewise/model.hpp"
 #include "extract_test_support.hpp"
 
 namespace cachewise::frontend::testing {

@@ -4,8 +4,8 @@
 // executed instructions per stride derived by hand.
 #include <memory>
 
-#include "cachewise/kernel_trace.hpp"
-#include "cachewise/profile.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
+#include "cachewise/model.hpp"
 #include "extract_test_support.hpp"
 
 namespace cachewise::frontend::testing {

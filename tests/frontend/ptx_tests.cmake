@@ -40,7 +40,7 @@ if(CACHEWISE_NVCC)
     set(ptx ${cachewise_ptx_dir}/builtin_${family}.ptx)
     set(source ${PROJECT_SOURCE_DIR}/kernels/src/${family}.cu)
     file(GLOB headers ${PROJECT_SOURCE_DIR}/kernels/src/*.cuh ${PROJECT_SOURCE_DIR}/kernels/src/*.hpp
-         ${PROJECT_SOURCE_DIR}/model/include/cachewise/family_kernels.hpp)
+         ${PROJECT_SOURCE_DIR}/model/include/cachewise/model/families/family_kernels.hpp)
     add_custom_command(OUTPUT ${ptx}
       COMMAND ${CACHEWISE_NVCC} ${cachewise_builtin_ptx_options}
               -I${PROJECT_SOURCE_DIR}/model/include -I${PROJECT_SOURCE_DIR}/kernels/include ${source} -o ${ptx}

@@ -7,7 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include "cachewise/families.hpp"
+#include "cachewise/model/families/families.hpp"
 #include "cachewise/kernels.hpp"
 
 namespace cachewise::kernels {

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/builtin_kernels.hpp"
-#include "cachewise/families.hpp"
-#include "cachewise/family_kernels.hpp"
+#include "cachewise/model/families/builtin_kernels.hpp"
+#include "cachewise/model/families/families.hpp"
+#include "cachewise/model/families/family_kernels.hpp"
 
 namespace cachewise {
 namespace {

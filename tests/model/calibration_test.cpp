@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 #include "example_profile_json.hpp"
 
 namespace cachewise {

@@ -1,8 +1,9 @@
 // Built-in families: config validation (one clear message each) and the shapes they build.
 #include <gtest/gtest.h>
 
-#include "cachewise/builtin_kernels.hpp"
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model/families/builtin_kernels.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 
 namespace cachewise {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cachewise/model.hpp"
-#include "../../model/src/pattern_builders.hpp"
+#include "../../model/src/pattern/pattern_builders.hpp"
 
 namespace cachewise {
 namespace {

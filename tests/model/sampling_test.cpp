@@ -5,8 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/device_pattern.hpp"
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 
 namespace cachewise {
 namespace {

@@ -6,7 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 
 namespace cachewise {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/model.hpp"
-#include "../../model/src/pattern_builders.hpp"
+#include "../../model/src/pattern/pattern_builders.hpp"
 
 namespace cachewise {
 namespace {

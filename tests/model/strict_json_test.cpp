@@ -1,4 +1,4 @@
-#include "cachewise/strict_json.hpp"
+#include "cachewise/model/strict_json.hpp"
 
 #include <string>
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 #include "cachewise/model.hpp"
 
 namespace cachewise {

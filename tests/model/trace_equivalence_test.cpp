@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 #include "cachewise/model.hpp"
 #include "trace_from_pattern.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "../../model/src/lowered_pattern.hpp"
+#include "../../model/src/simulation/lowered_pattern.hpp"
 
 namespace cachewise::testing {
 namespace {

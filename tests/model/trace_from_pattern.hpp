@@ -2,7 +2,7 @@
 // addresses, so simulate_traced and simulate can be held to the same counts.
 #pragma once
 
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 #include "cachewise/model.hpp"
 
 namespace cachewise::testing {

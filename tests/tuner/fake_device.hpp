@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/device.hpp"
 
 namespace cachewise::tuner::testing {

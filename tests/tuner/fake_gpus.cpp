@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "fake_gpus.hpp"
 
 namespace cachewise::tuner {

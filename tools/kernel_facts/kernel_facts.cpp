@@ -52,7 +52,7 @@ std::string command_output(const std::string& command) {
 /// FNV-1a (64-bit) over the kernels' sources, names and bytes, in name order: what the PTX
 /// depends on (the same files as the builtin PTX rule of tests/frontend/ptx_tests.cmake).
 std::string sources_hash(const std::filesystem::path& source_dir) {
-  std::vector<std::filesystem::path> files = {source_dir / "model/include/cachewise/family_kernels.hpp"};
+  std::vector<std::filesystem::path> files = {source_dir / "model/include/cachewise/model/families/family_kernels.hpp"};
   for (const auto& entry : std::filesystem::directory_iterator(source_dir / "kernels/src")) {
     const std::string extension = entry.path().extension().string();
     if (extension == ".cu" || extension == ".cuh" || extension == ".hpp") files.push_back(entry.path());

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/isolation.hpp"
 

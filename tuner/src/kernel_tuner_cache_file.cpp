@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/strict_json.hpp"
+#include "cachewise/model/strict_json.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 
 namespace cachewise::tuner {

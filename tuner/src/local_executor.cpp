@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/isolation.hpp"
 #include "cachewise/tuner/statistics.hpp"

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <set>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/merged_header.hpp"
 #include "cachewise/tuner/tune_results.hpp"
 #include "header_parts.hpp"

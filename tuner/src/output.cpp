@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/results.hpp"
 #include "cachewise/tuner/tuned_header.hpp"
 #include "header_parts.hpp"

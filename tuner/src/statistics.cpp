@@ -8,7 +8,7 @@
 #include <numbers>
 #include <string>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/statistics.hpp"
 
 namespace cachewise::tuner {

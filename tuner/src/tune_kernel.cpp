@@ -8,7 +8,7 @@
 #include <memory>
 #include <set>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/model.hpp"
 #include "cachewise/tuner/cache_comparison.hpp"

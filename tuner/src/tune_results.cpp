@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/tuned_header.hpp"
 
 namespace cachewise::tuner {

@@ -6,7 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "cachewise/device_pattern.hpp"
+#include "cachewise/model.hpp"
+#include "cachewise/model/families/device_pattern.hpp"
 #include "cachewise/tuner/statistics.hpp"
 #include "cachewise/validation/evicted_pass.hpp"
 

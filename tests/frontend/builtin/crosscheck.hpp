@@ -1,5 +1,5 @@
 // The built-in kernels (kernels/src/*.cu) through the kernel front end, against the hand-built
-// patterns of model/src/family_*.cpp: for one family problem + config, the PTX nvcc compiled
+// patterns of model/src/families/<family>/<family>_pattern.cpp: for one family problem + config, the PTX nvcc compiled
 // from the kernel's own source (all its launcher's instantiations) is extracted with the
 // launcher's grid, block and arguments, and simulate_traced's counters are compared with
 // simulate()'s of build_pattern() for the same problem, config, profile and sampling.
@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "cachewise/builtin_kernels.hpp"
-#include "cachewise/families.hpp"
+#include "cachewise/model/families/builtin_kernels.hpp"
+#include "cachewise/model/families/families.hpp"
 #include "cachewise/frontend/compile.hpp"
-#include "cachewise/family_kernels.hpp"
+#include "cachewise/model/families/family_kernels.hpp"
 #include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/kernel_advisor.hpp"
 #include "cachewise/frontend/ptx.hpp"
-#include "cachewise/kernel_trace.hpp"
-#include "cachewise/simulation.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
+#include "cachewise/model/simulation/simulation.hpp"
 
 namespace cachewise::frontend::builtin {
 

@@ -12,7 +12,7 @@
 #include <map>
 #include <vector>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/device.hpp"
 #include "cachewise/tuner/devices.hpp"
 

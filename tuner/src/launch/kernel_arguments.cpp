@@ -3,7 +3,7 @@
 
 #include <bit>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 
 namespace cachewise::tuner {
 namespace {

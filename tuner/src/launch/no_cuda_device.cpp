@@ -1,5 +1,5 @@
 // A build without CUDA has no device to open: tuning takes the static path.
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/device.hpp"
 #include "cachewise/tuner/devices.hpp"
 

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/mpi.hpp"
 
 namespace cachewise::tuner::mpi {

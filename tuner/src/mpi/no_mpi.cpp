@@ -1,7 +1,7 @@
 // A build without MPI: --mpi says so and nothing else changes.
 #include <cstdlib>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 #include "cachewise/tuner/mpi.hpp"
 
 namespace cachewise::tuner::mpi {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::advisor {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cachewise/frontend/ptx.hpp"
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 
 namespace cachewise::frontend {
 

@@ -16,7 +16,7 @@
 #include "cachewise/frontend/spec_expressions.hpp"
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/frontend/spec.hpp"
-#include "cachewise/kernel_trace.hpp"
+#include "cachewise/model/simulation/kernel_trace.hpp"
 
 namespace cachewise::frontend {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cachewise/errors.hpp"
+#include "cachewise/model/errors.hpp"
 
 namespace cachewise::kernels {
 

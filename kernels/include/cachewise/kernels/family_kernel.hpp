@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cachewise/kernels/workload.hpp"
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::kernels {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "cachewise/kernels/workload.hpp"
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::kernels {
 

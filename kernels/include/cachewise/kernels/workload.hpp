@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::kernels {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 #include "cachewise/advisor/search_space.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/options.hpp"

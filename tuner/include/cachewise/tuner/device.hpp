@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cachewise/pattern.hpp"
+#include "cachewise/model/pattern/pattern.hpp"
 
 namespace cachewise::tuner {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 #include "cachewise/tuner/devices.hpp"
 #include "cachewise/tuner/statistics.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 #include "cachewise/tuner/devices.hpp"
 
 namespace cachewise::tuner {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cachewise/frontend/spec.hpp"
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::tuner {
 

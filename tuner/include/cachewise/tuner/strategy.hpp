@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 
 namespace cachewise::tuner {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 #include "cachewise/tuner/devices.hpp"
 
 namespace cachewise::tuner {

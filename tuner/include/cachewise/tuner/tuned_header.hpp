@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "cachewise/problem.hpp"
+#include "cachewise/model/problem.hpp"
 #include "cachewise/tuner/results.hpp"
 
 namespace cachewise::tuner {
