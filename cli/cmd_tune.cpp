@@ -49,7 +49,7 @@ void run_tune_kernel_with(const TuneArguments& args) {
 /// The advisor's view of one problem: the feasible configs, best predicted first.
 struct RankedSpace {
   ProblemSpec problem;
-  advisor::SearchSpace space;
+  SearchSpace space;
   std::vector<advisor::Candidate> ranked;
   /// Predicted time by Config::to_string(), shared with the tuner's constraint and Predict.
   std::shared_ptr<const std::map<std::string, double>> predicted_us;
@@ -59,7 +59,7 @@ RankedSpace rank_space(const ProblemSpec& problem, const DeviceProfile& profile,
   advisor::SuggestOptions options;
   options.top = std::numeric_limits<std::size_t>::max();
   options.fixed = fixed;
-  RankedSpace ranked{problem, advisor::family_search_space(problem, profile, fixed), {}, {}};
+  RankedSpace ranked{problem, family_search_space(problem, profile, fixed), {}, {}};
   ranked.ranked = advisor::suggest(problem, profile, options).ranked;
   auto predicted_us = std::make_shared<std::map<std::string, double>>();
   for (const advisor::Candidate& candidate : ranked.ranked) {

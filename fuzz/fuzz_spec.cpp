@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     validate_kernel_spec(spec);
     (void)parse_entry_name(spec.entry);
     const SpecExpressions expressions(spec);
-    const cachewise::advisor::SearchSpace space = expressions.search_space();
+    const cachewise::SearchSpace space = expressions.search_space();
     if (space.unconstrained_size() > 64) return 0; // the candidate count is another target's concern
     for (const cachewise::Config& config : space.enumerate()) {
       try {

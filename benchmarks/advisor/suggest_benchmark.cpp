@@ -23,7 +23,7 @@ void suggest_family(benchmark::State& state, const ProblemSpec& problem) {
 
 void enumerate_space(benchmark::State& state, const ProblemSpec& problem) {
   const cachewise::DeviceProfile profile = cachewise::load_profile(CACHEWISE_EXAMPLE_PROFILE);
-  const advisor::SearchSpace space = advisor::family_search_space(problem, profile);
+  const cachewise::SearchSpace space = cachewise::family_search_space(problem, profile);
   std::size_t configs = 0;
   for (auto _ : state) {
     configs = space.enumerate().size();

@@ -481,7 +481,7 @@ private:
   const KernelSuggestOptions& options_;
   SpecExpressions expressions_;
   EntryName entry_;
-  advisor::SearchSpace space_;
+  SearchSpace space_;
   ParameterUse parameter_use_;
   std::vector<std::uint32_t> indices_; ///< the space's configs, as value indices
   std::size_t candidates_ = 0;

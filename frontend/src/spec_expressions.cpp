@@ -126,8 +126,8 @@ const DeclaredContents* EvaluatedSpec::contents_of(std::string_view name) const 
   return found == contents.end() ? nullptr : &*found;
 }
 
-advisor::SearchSpace SpecExpressions::search_space() const {
-  advisor::SearchSpace space;
+SearchSpace SpecExpressions::search_space() const {
+  SearchSpace space;
   for (const ParameterValues& parameter : spec_.parameters) space.add_parameter(parameter.name, parameter.values);
   // Counted, not enumerated: a space past the cap is refused before any candidate exists.
   if (const std::uint64_t size = space.unconstrained_size(); size > spec_.max_candidates) {

@@ -27,7 +27,7 @@ KernelSpec transpose_spec() {
 
 TEST(SpecExpressions, ConstraintsPruneTheSpace) {
   const SpecExpressions expressions(transpose_spec());
-  const advisor::SearchSpace space = expressions.search_space();
+  const SearchSpace space = expressions.search_space();
   EXPECT_EQ(space.unconstrained_size(), 18U);
   // BLOCK_ROWS < TILE_DIM drops only (16, 16); every tile is a multiple of 4, 8 and 16: 8 pairs x 2 pads.
   EXPECT_EQ(space.enumerate().size(), 16U);
@@ -38,7 +38,7 @@ TEST(SpecExpressions, ConstraintsPruneTheSpace) {
 TEST(SpecExpressions, SpaceOutlivesTheExpressions) {
   KernelSpec spec = transpose_spec();
   spec.constraints = {"TILE_DIM * BLOCK_ROWS <= width / 16"}; // 256: (16, 4|8|16), (32, 4|8), (64, 4)
-  const advisor::SearchSpace space = SpecExpressions(spec).search_space();
+  const SearchSpace space = SpecExpressions(spec).search_space();
   EXPECT_EQ(space.enumerate().size(), 12U); // 6 pairs x 2 pads
 }
 

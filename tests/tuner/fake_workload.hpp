@@ -7,8 +7,8 @@
 namespace cachewise::tuner::testing {
 
 /// a in {1,2,3,4}, b in {1,2,3}, constraint a*b <= 9 (drops a=4,b=3): 11 candidates.
-inline advisor::SearchSpace fake_space() {
-  advisor::SearchSpace space;
+inline SearchSpace fake_space() {
+  SearchSpace space;
   space.add_parameter("a", {1, 2, 3, 4});
   space.add_parameter("b", {1, 2, 3});
   space.add_constraint(

@@ -61,7 +61,7 @@ TEST(BucketHeader, RejectsWhatCannotBeOneHeader) {
 }
 
 TEST(KernelTunerCache, KeysInParameterOrderAndFailuresAsKernelTunerWritesThem) {
-  advisor::SearchSpace space;
+  SearchSpace space;
   space.add_parameter("TILE_DIM", {16, 32});
   space.add_parameter("BLOCK_ROWS", {4, 8});
   space.add_parameter("PAD", {0, 1});

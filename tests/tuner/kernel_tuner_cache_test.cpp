@@ -125,8 +125,8 @@ TEST(KernelTunerCacheFile, BadInputNamesTheProblem) {
 
 /// TILE_DIM in {16, 32, 64}, BLOCK_ROWS in {4, 8}, PAD in {0, 1}, TILE_DIM % BLOCK_ROWS == 0 is
 /// always true here, so the constraint is TILE_DIM / BLOCK_ROWS <= 8 (drops 64,4).
-advisor::SearchSpace transpose_space() {
-  advisor::SearchSpace space;
+SearchSpace transpose_space() {
+  SearchSpace space;
   space.add_parameter("TILE_DIM", {16, 32, 64});
   space.add_parameter("BLOCK_ROWS", {4, 8});
   space.add_parameter("PAD", {0, 1});
@@ -178,7 +178,7 @@ TEST(CacheMatch, ExpressibleConfigurationsAndWhyTheOthersAreNot) {
                          {"16,4,True,1,0", "PAD=True is not an integer"},
                      }));
   // A space parameter with one value needs no cache column: it is set.
-  advisor::SearchSpace one_pad;
+  SearchSpace one_pad;
   one_pad.add_parameter("TILE_DIM", {16, 32});
   one_pad.add_parameter("BLOCK_ROWS", {4, 8});
   one_pad.add_parameter("PAD", {1});
@@ -198,8 +198,8 @@ KernelTunerCache four_measured(const std::string& time_of_a1) {
                                   "four.json");
 }
 
-advisor::SearchSpace a_space(std::vector<std::int64_t> values) {
-  advisor::SearchSpace space;
+SearchSpace a_space(std::vector<std::int64_t> values) {
+  SearchSpace space;
   space.add_parameter("a", std::move(values));
   return space;
 }
@@ -319,11 +319,11 @@ TEST(CachedRounds, AResumedRunMeasuresOnlyWhatTheCacheLacks) {
 
 TEST(CheckCacheContinues, TheSameDeviceKernelProblemAndParameters) {
   const KernelTunerCache cache = parse_kernel_tuner_cache(kCache, "test.json");
-  advisor::SearchSpace space;
+  SearchSpace space;
   space.add_parameter("TILE_DIM", {16, 32});
   space.add_parameter("BLOCK_ROWS", {4, 8});
   EXPECT_NO_THROW(check_cache_continues(cache, {"NVIDIA H200", "transpose_tiled", {4096, 4096}, ""}, space, "c.json"));
-  const auto message = [&](const KernelTunerCacheInfo& info, const advisor::SearchSpace& tuned) {
+  const auto message = [&](const KernelTunerCacheInfo& info, const SearchSpace& tuned) {
     try {
       check_cache_continues(cache, info, tuned, "c.json");
     } catch (const InputError& error) {
@@ -337,7 +337,7 @@ TEST(CheckCacheContinues, TheSameDeviceKernelProblemAndParameters) {
             "c.json: the cache holds another kernel (transpose_tiled, not copy)");
   EXPECT_EQ(message({"NVIDIA H200", "transpose_tiled", {1024, 4096}, ""}, space),
             "c.json: the cache holds another problem_size ([4096,4096], not [1024,4096])");
-  advisor::SearchSpace reversed;
+  SearchSpace reversed;
   reversed.add_parameter("BLOCK_ROWS", {4, 8});
   reversed.add_parameter("TILE_DIM", {16, 32});
   EXPECT_EQ(message({"NVIDIA H200", "transpose_tiled", {4096, 4096}, ""}, reversed),

@@ -22,7 +22,7 @@ std::string value_list(const std::vector<std::int64_t>& values) {
 
 /// Why `entry` is not a candidate of `space`, or empty when it is one (then `config` is set).
 std::string express(const KernelTunerEntry& entry, const std::vector<std::string>& cache_parameters,
-                    const advisor::SearchSpace& space, const std::vector<FixedSetting>& fixed,
+                    const SearchSpace& space, const std::vector<FixedSetting>& fixed,
                     const std::set<std::string>& ignored, Config& config) {
   for (const auto& [name, values] : space.parameters()) {
     const auto position = std::ranges::find(cache_parameters, name);
@@ -50,7 +50,7 @@ std::string express(const KernelTunerEntry& entry, const std::vector<std::string
       return setting + ": the spec has no parameter " + name;
     }
   }
-  for (const advisor::SearchSpace::Constraint& constraint : space.constraints()) {
+  for (const SearchSpace::Constraint& constraint : space.constraints()) {
     if (!constraint.holds(config)) return "breaks the spec's constraint " + constraint.description;
   }
   return {};
@@ -74,7 +74,7 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
 
 } // namespace
 
-CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space,
+CacheMatch match_cache_to_space(const KernelTunerCache& cache, const SearchSpace& space,
                                 const std::vector<FixedSetting>& fixed) {
   const std::vector<std::string>& names = cache.parameters;
   for (const auto& [name, values] : space.parameters()) {

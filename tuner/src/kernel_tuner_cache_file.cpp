@@ -183,8 +183,8 @@ KernelTunerCache parse_kernel_tuner_cache(std::string_view text, const std::stri
   return cache;
 }
 
-void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info,
-                           const advisor::SearchSpace& space, const std::string& where) {
+void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info, const SearchSpace& space,
+                           const std::string& where) {
   const auto differs = [&](const std::string& what, const std::string& cached, const std::string& here) {
     throw InputError(where + ": the cache holds another " + what + " (" + cached + ", not " + here + ")");
   };

@@ -175,8 +175,7 @@ struct TuningRun {
 
 } // namespace
 
-Tuner::Tuner(ProblemSpec problem, advisor::SearchSpace space)
-    : problem_(std::move(problem)), space_(std::move(space)) {}
+Tuner::Tuner(ProblemSpec problem, SearchSpace space) : problem_(std::move(problem)), space_(std::move(space)) {}
 
 void Tuner::add_parameter(std::string name, std::vector<std::int64_t> values) {
   space_.add_parameter(std::move(name), std::move(values));

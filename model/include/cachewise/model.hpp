@@ -7,6 +7,7 @@
 
 #include "cachewise/model/errors.hpp"
 #include "cachewise/model/problem.hpp"
+#include "cachewise/model/search_space.hpp"
 #include "cachewise/model/pattern/pattern.hpp"
 #include "cachewise/model/profile/bundled_profiles.hpp"
 #include "cachewise/model/profile/calibration.hpp"
@@ -19,3 +20,4 @@
 #include "cachewise/model/simulation/occupancy.hpp"
 #include "cachewise/model/simulation/simulation.hpp"
 #include "cachewise/model/families/families.hpp"
+#include "cachewise/model/families/family_search_space.hpp"

@@ -5,7 +5,7 @@
 
 namespace cachewise::tuner {
 
-nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space,
+nlohmann::json kernel_tuner_cache(const TuningResult& result, const SearchSpace& space,
                                   const KernelTunerCacheInfo& info, const KernelTunerCache* resumed) {
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cachewise/advisor/search_space.hpp"
+#include "cachewise/model/search_space.hpp"
 #include "cachewise/frontend/contents.hpp"
 #include "cachewise/frontend/expression.hpp"
 #include "cachewise/frontend/spec.hpp"
@@ -43,7 +43,7 @@ public:
   explicit SpecExpressions(const KernelSpec& spec);
 
   /// The parameters with the spec's constraints.
-  advisor::SearchSpace search_space() const;
+  SearchSpace search_space() const;
 
   /// `config` with its type parameters' values shown as their types (T=float).
   Config with_types(Config config) const;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cachewise/model/problem.hpp"
-#include "cachewise/advisor/search_space.hpp"
+#include "cachewise/model/search_space.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/options.hpp"
 #include "cachewise/tuner/results.hpp"
@@ -22,12 +22,12 @@ class Tuner {
 public:
   /// `problem` names the run (journal, header, results); the space may be empty and filled
   /// with add_parameter / add_constraint.
-  explicit Tuner(ProblemSpec problem, advisor::SearchSpace space = {});
+  explicit Tuner(ProblemSpec problem, SearchSpace space = {});
 
   void add_parameter(std::string name, std::vector<std::int64_t> values);
   void add_constraint(std::vector<std::string> parameters, std::function<bool(const Config&)> rule,
                       std::string description);
-  const advisor::SearchSpace& space() const { return space_; }
+  const SearchSpace& space() const { return space_; }
 
   void set_measure(Measure measure) { measure_ = std::move(measure); }
   void set_strategy(Strategy strategy) { strategy_ = std::move(strategy); }
@@ -44,7 +44,7 @@ public:
 
 private:
   ProblemSpec problem_;
-  advisor::SearchSpace space_;
+  SearchSpace space_;
   Measure measure_;
   Strategy strategy_;
   Options options_;

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/advisor/search_space.hpp"
+#include "cachewise/model/search_space.hpp"
 #include "cachewise/tuner/execution.hpp"
 #include "cachewise/tuner/kernel_tuner_cache.hpp"
 #include "cachewise/tuner/options.hpp"
@@ -48,7 +48,7 @@ struct FixedSetting {
 /// `fixed` name to another value, or it sets a parameter the space lacks (and `fixed` does not
 /// name) that takes several values in the cache. Throws InputError when a parameter of the space
 /// with several values is not in the cache.
-CacheMatch match_cache_to_space(const KernelTunerCache& cache, const advisor::SearchSpace& space,
+CacheMatch match_cache_to_space(const KernelTunerCache& cache, const SearchSpace& space,
                                 const std::vector<FixedSetting>& fixed = {});
 
 /// The cache's matched entries as first-round records of `device_name`: a measured entry with

@@ -37,7 +37,7 @@ public:
                    std::size_t threads = 2);
 
   const frontend::KernelSpec& spec() const { return spec_; }
-  const advisor::SearchSpace& space() const { return space_; }
+  const SearchSpace& space() const { return space_; }
   /// Throws InputError for a config outside the space.
   const CompiledCandidate& at(const Config& config) const;
   const CompiledCandidate* reference() const { return reference_ ? &*reference_ : nullptr; }
@@ -46,7 +46,7 @@ public:
 
 private:
   frontend::KernelSpec spec_;
-  advisor::SearchSpace space_;
+  SearchSpace space_;
   std::map<std::string, CompiledCandidate> by_config_;
   std::optional<CompiledCandidate> reference_;
   std::optional<std::vector<frontend::SourceParameter>> source_parameters_;

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cachewise/advisor/search_space.hpp"
+#include "cachewise/model/search_space.hpp"
 #include "cachewise/tuner/results.hpp"
 
 namespace cachewise::tuner {
@@ -65,8 +65,8 @@ struct KernelTunerCacheInfo {
 /// Throws InputError "<where>: ..." unless `cache` holds this device's, kernel's and problem
 /// size's measurements of `space`'s parameters in its order, as Kernel Tuner requires before it
 /// continues from a cache (a problem size n equals [n]).
-void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info,
-                           const advisor::SearchSpace& space, const std::string& where);
+void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCacheInfo& info, const SearchSpace& space,
+                           const std::string& where);
 
 /// {"schema_version": "1.0.0", "device_name", "kernel_name", "problem_size", "tune_params_keys"
 /// (the space's parameters in order), "tune_params", "objective": "time", "cache": {"16,4,0":
@@ -74,7 +74,7 @@ void check_cache_continues(const KernelTunerCache& cache, const KernelTunerCache
 /// "time" is "CompilationFailedConfig" or "RuntimeFailedConfig", as Kernel Tuner writes.
 /// `resumed`: the cache the run resumed from; its entries this run did not measure again are
 /// written as they were, those it did not visit too.
-nlohmann::json kernel_tuner_cache(const TuningResult& result, const advisor::SearchSpace& space,
+nlohmann::json kernel_tuner_cache(const TuningResult& result, const SearchSpace& space,
                                   const KernelTunerCacheInfo& info, const KernelTunerCache* resumed = nullptr);
 
 } // namespace cachewise::tuner

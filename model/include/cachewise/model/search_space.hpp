@@ -1,5 +1,5 @@
-// cachewise::advisor::SearchSpace — named integer parameters, each with a list of values, and
-// constraints over subsets of them. Shared by the advisor's family spaces and the tuner.
+// cachewise::SearchSpace — named integer parameters, each with a list of values, and
+// constraints over subsets of them: the built-in families' spaces, a user kernel's parameters, the tuner's.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 
 #include "cachewise/model/problem.hpp"
 
-namespace cachewise::advisor {
+namespace cachewise {
 
 class SearchSpace {
 public:
@@ -59,4 +59,4 @@ private:
   std::vector<Constraint> constraints_;
 };
 
-} // namespace cachewise::advisor
+} // namespace cachewise

@@ -4,9 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "cachewise/advisor.hpp"
+#include "cachewise/model/search_space.hpp"
+#include "cachewise/model/errors.hpp"
 
-namespace cachewise::advisor {
+namespace cachewise {
 namespace {
 
 std::vector<std::int64_t> range(std::int64_t first, std::int64_t last) {
@@ -157,4 +158,4 @@ TEST(SearchSpace, UnconstrainedSizeSaturates) {
 }
 
 } // namespace
-} // namespace cachewise::advisor
+} // namespace cachewise

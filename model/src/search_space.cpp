@@ -12,9 +12,10 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 
-#include "cachewise/advisor.hpp"
+#include "cachewise/model/search_space.hpp"
+#include "cachewise/model/errors.hpp"
 
-namespace cachewise::advisor {
+namespace cachewise {
 
 namespace {
 using Parameters = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
@@ -154,4 +155,4 @@ std::vector<Config> SearchSpace::enumerate() const {
   return configs;
 }
 
-} // namespace cachewise::advisor
+} // namespace cachewise

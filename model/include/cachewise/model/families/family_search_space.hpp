@@ -1,10 +1,11 @@
-// cachewise::advisor::family_search_space — the advisor's candidate space for a built-in family.
+// cachewise::family_search_space — the candidate space the advisor ranks for a built-in family.
 #pragma once
 
-#include "cachewise/advisor/search_space.hpp"
-#include "cachewise/model.hpp"
+#include "cachewise/model/problem.hpp"
+#include "cachewise/model/profile/device_profile.hpp"
+#include "cachewise/model/search_space.hpp"
 
-namespace cachewise::advisor {
+namespace cachewise {
 
 /// The advisor's candidate space for a family (docs/advisor.md lists the values): tile sizes,
 /// pads, block shapes, elements per thread, vector widths. `fixed` pins keys to one value
@@ -13,4 +14,4 @@ namespace cachewise::advisor {
 /// family rules and device limits are left to build_pattern and check_fits_device.
 SearchSpace family_search_space(const ProblemSpec& problem, const DeviceProfile& profile, const Config& fixed = {});
 
-} // namespace cachewise::advisor
+} // namespace cachewise
