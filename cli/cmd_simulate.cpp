@@ -116,7 +116,7 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
   warn_about_grid(prediction, profile.profile);
   const Calibration& calibration = profile.profile.calibration;
   const std::string subject = spec.entry + " in " + spec.source.string();
-  const std::string config = result.launch.config.to_string();
+  const std::string config = result.evaluated.config.to_string();
   const TracedFacts& facts = result.facts;
   if (args.json) {
     nlohmann::json json = {{"cachewise_version", CACHEWISE_VERSION},
@@ -163,7 +163,7 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
           << "% of its trips extrapolated (" << loop.trips_interpreted << " interpreted, " << loop.trips_skipped
           << " extrapolated over " << loop.runs << " warp runs; --replay-loops interprets them all)\n";
   }
-  const LaunchShown launch{result.launch.grid, result.launch.block, result.shared_bytes_per_block};
+  const LaunchShown launch{result.evaluated.grid, result.evaluated.block, result.shared_bytes_per_block};
   print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,
                    extra.str());
   std::cout << "error band: " << time_interval_text(calibration, kAllFamiliesBand, prediction.time_us) << '\n';

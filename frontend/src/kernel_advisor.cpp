@@ -620,7 +620,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
     return trace;
   };
   KernelSimulation result;
-  result.launch = planned.front().evaluated;
+  result.evaluated = planned.front().evaluated;
   result.compiled = traced.resources;
   result.shared_bytes_per_block = kernel.shared_bytes_per_block;
   result.prediction = simulate_traced(kernel, profile, options, &result.facts);

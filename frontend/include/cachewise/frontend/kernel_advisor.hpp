@@ -56,7 +56,7 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
                                         const KernelSuggestOptions& options = {});
 /// One configuration of a user kernel, simulated on its own (`advisor simulate --kernel`).
 struct KernelSimulation {
-  EvaluatedSpec launch;
+  EvaluatedSpec evaluated;
   CompilerResources compiled;
   std::int64_t shared_bytes_per_block = 0; ///< static (ptxas) + dynamic
   Prediction prediction;
