@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cachewise/frontend/compile.hpp"
+#include "child_process.hpp" // frontend/src: the project's argv-only process runner
 #include "facts_cases.hpp"
 
 namespace cachewise::frontend::builtin {
@@ -38,15 +39,13 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-/// stdout and stderr of a shell command; throws when it fails.
-std::string command_output(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
-  std::string output;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  if (::pclose(pipe) != 0) throw std::runtime_error(command + " failed: " + first_error_line(output));
-  return output;
+/// stdout and stderr of a compiler run (argv, no shell); throws when it fails.
+std::string command_output(const std::vector<std::string>& arguments) {
+  constexpr int kTimeoutSeconds = 600;
+  const frontend::ProcessResult result = frontend::run_process(arguments, kTimeoutSeconds);
+  if (result.exit_code != 0 || result.signal != 0 || result.timed_out)
+    throw std::runtime_error(arguments.front() + " failed: " + first_error_line(result.output));
+  return result.output;
 }
 
 /// FNV-1a (64-bit) over the kernels' sources, names and bytes, in name order: what the PTX
@@ -72,7 +71,7 @@ std::string sources_hash(const std::filesystem::path& source_dir) {
 }
 
 std::string compiler_version(const std::string& nvcc) {
-  std::istringstream lines(command_output(nvcc + " --version"));
+  std::istringstream lines(command_output({nvcc, "--version"}));
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("Cuda compilation tools", 0) == 0) return line;
   throw std::runtime_error(nvcc + " --version names no release");
@@ -222,7 +221,7 @@ std::map<std::string, FamilyCode> compiled_families(const std::string& ptx_dir, 
     FamilyCode& f = code[family];
     const std::string ptx = ptx_dir + "/builtin_" + family + ".ptx";
     f.module = load_builtin_ptx(ptx_dir, "builtin_" + family);
-    f.ptxas_log = command_output(ptxas + " -v -arch=sm_90 " + ptx + " -o /dev/null");
+    f.ptxas_log = command_output({ptxas, "-v", "-arch=sm_90", ptx, "-o", "/dev/null"});
     for (const std::string& entry : entry_names(*f.module)) f.instances.insert(entry_instance_name(entry));
   }
   return code;
