@@ -25,13 +25,12 @@
 #include <set>
 #include <sstream>
 
-#if CACHEWISE_WITH_NVRTC
-#include <nvrtc.h>
-#endif
-
 #include "cachewise/frontend/kernel_source.hpp"
 #include "child_process.hpp"
 #include "include_scan.hpp"
+#if CACHEWISE_WITH_NVRTC
+#include "nvrtc_library.hpp"
+#endif
 #include "cachewise/model.hpp"
 
 extern char** environ;
@@ -222,13 +221,14 @@ struct NvrtcResult {
 /// the headers `empty_headers` names given to it empty.
 NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source,
                                const std::vector<std::string>& empty_headers) {
+  const detail::NvrtcFunctions& api = detail::nvrtc();
   nvrtcProgram program = nullptr;
   std::vector<const char*> header_names, header_texts;
   for (const std::string& name : empty_headers) {
     header_names.push_back(name.c_str());
     header_texts.push_back("");
   }
-  if (nvrtcCreateProgram(&program, source.c_str(), request.source.string().c_str(),
+  if (api.create_program(&program, source.c_str(), request.source.string().c_str(),
                          static_cast<int>(empty_headers.size()), header_texts.data(),
                          header_names.data()) != NVRTC_SUCCESS) {
     throw InputError("NVRTC could not create a program for " + request.source.string());
@@ -239,22 +239,22 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   options.push_back("--ptxas-options=-v");
   std::vector<const char*> option_pointers;
   for (const std::string& option : options) option_pointers.push_back(option.c_str());
-  for (const std::string& name : request.instantiations) nvrtcAddNameExpression(program, name.c_str());
+  for (const std::string& name : request.instantiations) api.add_name_expression(program, name.c_str());
   const nvrtcResult status =
-      nvrtcCompileProgram(program, static_cast<int>(option_pointers.size()), option_pointers.data());
+      api.compile_program(program, static_cast<int>(option_pointers.size()), option_pointers.data());
   NvrtcResult result;
   std::size_t size = 0;
-  nvrtcGetProgramLogSize(program, &size);
+  api.get_program_log_size(program, &size);
   result.log.assign(size, '\0');
-  nvrtcGetProgramLog(program, result.log.data());
+  api.get_program_log(program, result.log.data());
   result.compiled = status == NVRTC_SUCCESS;
   if (result.compiled) {
-    nvrtcGetPTXSize(program, &size);
+    api.get_ptx_size(program, &size);
     result.ptx.assign(size, '\0');
-    nvrtcGetPTX(program, result.ptx.data());
+    api.get_ptx(program, result.ptx.data());
     while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
   }
-  nvrtcDestroyProgram(&program);
+  api.destroy_program(&program);
   return result;
 }
 
@@ -458,9 +458,7 @@ Compiler::Compiler(std::filesystem::path cache_directory)
       nvcc_(locate_nvcc()),
       timeout_seconds_(compile_timeout_seconds()) {
 #if CACHEWISE_WITH_NVRTC
-  int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
-  compiler_identity_ = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  compiler_identity_ = detail::nvrtc_identity();
 #endif
   if (!nvcc_.empty()) {
     std::error_code ignored;
