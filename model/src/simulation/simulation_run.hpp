@@ -31,7 +31,7 @@ WriteRunRule write_run_rule(const Calibration& calibration);
 
 /// Adds one wave's stores to `runs`: each warp's runs of consecutive lines, spread unless
 /// `rule` calls them compact.
-void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, WriteRuns& runs);
+void tally_write_runs(const std::vector<StoredLine>& wave_stores, const WriteRunRule& rule, WriteRuns& runs);
 
 /// Runs the warps of `pattern` through coalescer, shared-memory banks, L1, L2 and DRAM.
 SimulationRun run_simulation(const KernelPattern& pattern, const DeviceProfile& profile,

@@ -69,7 +69,7 @@ void run_wave(const SimulatedKernel& kernel, const SamplePlan& plan, WaveExecuto
   }
   std::vector<StoredLine> stored;
   executor.run_wave(blocks, counts, write_runs != nullptr ? &stored : nullptr);
-  if (write_runs != nullptr) tally_write_runs(std::move(stored), plan.write_run_rule, *write_runs);
+  if (write_runs != nullptr) tally_write_runs(stored, plan.write_run_rule, *write_runs);
 }
 
 /// The simulated SMs, the wave and the most blocks the sample may take, before any block runs.

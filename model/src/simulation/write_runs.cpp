@@ -12,17 +12,50 @@ WriteRunRule write_run_rule(const Calibration& calibration) {
           static_cast<std::int64_t>(calibration.write_run_compact_factor.value)};
 }
 
-void tally_write_runs(std::vector<StoredLine> stored, const WriteRunRule& rule, WriteRuns& runs) {
+namespace {
+
+/// `stored` grouped by block slot, then warp (a counting sort: both are small), each group's
+/// lines ascending and distinct: each warp's runs lie together.
+std::vector<StoredLine> by_warp_then_line(const std::vector<StoredLine>& stored) {
+  std::uint32_t warps = 0;
+  std::uint32_t slots = 0;
+  for (const StoredLine& entry : stored) {
+    warps = std::max(warps, entry.warp + 1);
+    slots = std::max(slots, entry.block_slot + 1);
+  }
+  std::vector<std::size_t> group_start(std::size_t{slots} * warps + 1, 0);
+  const auto group = [&](const StoredLine& entry) { return std::size_t{entry.block_slot} * warps + entry.warp; };
+  for (const StoredLine& entry : stored) ++group_start[group(entry) + 1];
+  for (std::size_t g = 1; g < group_start.size(); ++g) group_start[g] += group_start[g - 1];
+  std::vector<StoredLine> grouped(stored.size());
+  std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
+  for (const StoredLine& entry : stored) grouped[next[group(entry)]++] = entry;
+  std::size_t kept = 0;
+  for (std::size_t g = 0; g + 1 < group_start.size(); ++g) {
+    const auto first = grouped.begin() + static_cast<std::ptrdiff_t>(group_start[g]);
+    const auto last = grouped.begin() + static_cast<std::ptrdiff_t>(group_start[g + 1]);
+    const auto by_line = [](const StoredLine& a, const StoredLine& b) { return a.line < b.line; };
+    if (!std::is_sorted(first, last, by_line)) std::sort(first, last, by_line);
+    for (auto entry = first; entry != last; ++entry) {
+      if (entry == first || entry->line != std::prev(entry)->line) grouped[kept++] = *entry;
+    }
+  }
+  grouped.resize(kept);
+  return grouped;
+}
+
+} // namespace
+
+void tally_write_runs(const std::vector<StoredLine>& wave_stores, const WriteRunRule& rule, WriteRuns& runs) {
   // By warp, then line: each warp's runs. By line: who else wrote a line.
-  std::sort(stored.begin(), stored.end(), [](const StoredLine& a, const StoredLine& b) {
-    if (a.block_slot != b.block_slot) return a.block_slot < b.block_slot;
-    return a.warp != b.warp ? a.warp < b.warp : a.line < b.line;
-  });
-  stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
-  std::vector<StoredLine> by_line = stored;
-  std::sort(by_line.begin(), by_line.end(), [](const StoredLine& a, const StoredLine& b) {
-    return a.line != b.line ? a.line < b.line : a.block_slot < b.block_slot;
-  });
+  const std::vector<StoredLine> stored = by_warp_then_line(wave_stores);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> line_slots;
+  line_slots.reserve(stored.size());
+  for (const StoredLine& entry : stored) line_slots.emplace_back(entry.line, entry.block_slot);
+  std::sort(line_slots.begin(), line_slots.end());
+  std::vector<StoredLine> by_line;
+  by_line.reserve(stored.size());
+  for (const auto& [line, slot] : line_slots) by_line.push_back({line, slot, 0});
   // Whether a block within rule.neighbour_blocks of `slot` in dispatch order wrote the line
   // of the entries [first, last) of by_line (with `others_only`, a block other than slot's own).
   using Entry = std::vector<StoredLine>::const_iterator;
