@@ -137,14 +137,7 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
                      {"loads_in_flight_mean", facts.loads_in_flight},
                      {"loads_in_flight_max", result.max_loads_in_flight},
                      {"store_burst", facts.store_burst}};
-    nlohmann::json loops = nlohmann::json::array();
-    for (const frontend::SummarisedLoop& loop : result.summarised_loops) {
-      loops.push_back({{"loop", loop.location},
-                       {"runs", loop.runs},
-                       {"trips_interpreted", loop.trips_interpreted},
-                       {"trips_extrapolated", loop.trips_skipped}});
-    }
-    json["trace"]["summarised_loops"] = loops;
+    json["trace"]["summarised_loops"] = summarised_loops_to_json(prediction.summarised_loops);
     print_json(json);
     return;
   }
@@ -157,12 +150,7 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
         << fixed(facts.memory_instructions, 0) << " memory), " << fixed(100.0 * result.active_lane_fraction, 1)
         << "% of lanes active per memory instruction, " << fixed(facts.loads_in_flight, 2)
         << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
-  for (const frontend::SummarisedLoop& loop : result.summarised_loops) {
-    const double trips = static_cast<double>(loop.trips_interpreted + loop.trips_skipped);
-    extra << "loop at " << loop.location << ": " << fixed(100.0 * static_cast<double>(loop.trips_skipped) / trips, 1)
-          << "% of its trips extrapolated (" << loop.trips_interpreted << " interpreted, " << loop.trips_skipped
-          << " extrapolated over " << loop.runs << " warp runs; --replay-loops interprets them all)\n";
-  }
+  for (const SummarisedLoop& loop : prediction.summarised_loops) extra << summarised_loop_text(loop) << '\n';
   const LaunchShown launch{result.evaluated.grid, result.evaluated.block, result.shared_bytes_per_block};
   print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,
                    extra.str());

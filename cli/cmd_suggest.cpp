@@ -214,6 +214,15 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
   };
   err << "simulation: " << suggestion.feasible << " screened with " << budget(suggestion.screening) << ", best "
       << suggestion.refined << " again with " << budget(suggestion.refinement) << '\n';
+  // What the shown candidates' traces extrapolated (each one's loops: --json).
+  const auto summarised = std::ranges::count_if(
+      suggestion.ranked, [](const advisor::Candidate& c) { return !c.prediction.summarised_loops.empty(); });
+  if (summarised > 0) {
+    err << "loop summaries: " << summarised << " of the " << suggestion.ranked.size()
+        << " candidates shown jumped loops ahead (each one's loops: --json)\n";
+    for (const SummarisedLoop& loop : suggestion.ranked.front().prediction.summarised_loops)
+      err << "  the best's " << summarised_loop_text(loop) << '\n';
+  }
   if (suggestion.worst)
     err << "worst: " << suggestion.worst->config.to_string() << ": " << suggestion.worst->reason << '\n';
   err << "time: " << std::fixed << std::setprecision(3) << suggestion.elapsed.count() << " s in the advisor, "

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -93,6 +95,16 @@ void check_pattern_choice(const CLI::App& command, const ProblemOptions& options
 
 void warn_about_size(const ProblemSpec& problem) {
   if (const auto warning = advisor::size_warning(problem)) warn(*warning);
+}
+
+std::string summarised_loop_text(const SummarisedLoop& loop) {
+  const double trips = static_cast<double>(loop.trips_interpreted + loop.trips_skipped);
+  std::ostringstream text;
+  text << "loop at " << loop.location << ": " << std::fixed << std::setprecision(1)
+       << 100.0 * static_cast<double>(loop.trips_skipped) / trips << "% of its trips extrapolated ("
+       << loop.trips_interpreted << " interpreted, " << loop.trips_skipped << " extrapolated over " << loop.runs
+       << " warp runs; --replay-loops interprets them all)";
+  return text.str();
 }
 
 void warn_about_grid(const Prediction& prediction, const DeviceProfile& profile, const std::string& which) {

@@ -74,6 +74,9 @@ void check_pattern_choice(const CLI::App& command, const ProblemOptions& options
 /// Warns about a built-in problem's size when its meaning differs by family (copy's n).
 void warn_about_size(const ProblemSpec& problem);
 
+/// "loop at gemm.cu:31: 97.0% of its trips extrapolated (...; --replay-loops interprets them all)"
+std::string summarised_loop_text(const SummarisedLoop& loop);
+
 /// Warns when a launch leaves SMs idle (fewer blocks than SMs).
 void warn_about_grid(const Prediction& prediction, const DeviceProfile& profile, const std::string& which = "");
 

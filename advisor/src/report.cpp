@@ -29,6 +29,8 @@ nlohmann::json candidate_to_json(const Candidate& candidate) {
                         {"spill_load_bytes", compiled->spill_load_bytes},
                         {"static_shared_bytes", compiled->static_shared_bytes}};
   }
+  if (!candidate.prediction.summarised_loops.empty())
+    json["summarised_loops"] = summarised_loops_to_json(candidate.prediction.summarised_loops);
   if (candidate.time_band) {
     json["time_band_us"] = {{"low", candidate.time_band->low_us}, {"high", candidate.time_band->high_us}};
   }

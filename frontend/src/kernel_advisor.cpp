@@ -262,10 +262,13 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.candidate.registers_per_thread = resources.registers_per_thread;
   admitted.candidate.blocks_per_sm = resident_blocks;
   admitted.candidate.compiled = resources;
-  admitted.predict = [kernel, &profile, prefix = name_entry_in_errors ? spec.entry + ": " : std::string()](
-                         const SimulationOptions& simulation) {
+  admitted.predict = [kernel, extractor = traced.extractor, &profile,
+                      prefix = name_entry_in_errors ? spec.entry + ": "
+                                                    : std::string()](const SimulationOptions& simulation) {
     try {
-      return simulate_traced(*kernel, profile, simulation);
+      Prediction prediction = simulate_traced(*kernel, profile, simulation);
+      prediction.summarised_loops = extractor->facts().summarised_loops;
+      return prediction;
     } catch (const TraceLimitError&) { // rank_pool rejects the candidate, its config naming the entry
       throw;
     } catch (const InputError& error) { // what the extractor cannot follow, named with its kernel
@@ -626,7 +629,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   result.prediction = simulate_traced(kernel, profile, options, &result.facts);
   const ExtractedFacts extracted = traced.extractor->facts();
   result.max_loads_in_flight = extracted.max_loads_in_flight;
-  result.summarised_loops = extracted.summarised_loops;
+  result.prediction.summarised_loops = extracted.summarised_loops;
   result.active_lane_fraction =
       lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;

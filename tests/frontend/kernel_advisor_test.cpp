@@ -111,6 +111,41 @@ TEST(SuggestKernel, ChunksDoNotChangeTheRanking) {
 }
 
 // The library refuses what --max-candidates refuses: past the ceiling, one line naming it.
+// gemv_thread_per_row (tests/frontend/kernels/gemv.cu): one block of 64 threads (2 warps), each
+// thread walking its row of 4096 floats in the loop at line 7, which nvcc unrolls by 4: 1024
+// trips a run, affine, so the trace jumps it ahead (as in extract_loops_test.cpp). Whatever
+// blocks and predictions traced it, each warp's run is 1024 trips, interpreted or extrapolated;
+// replaying every trip leaves no summary.
+TEST(SuggestKernel, ReportsTheLoopsItsTraceJumpedAhead) {
+  if (!have_compiler()) GTEST_SKIP() << "no NVRTC or nvcc";
+  KernelSpec spec;
+  spec.source = std::filesystem::path(CACHEWISE_FRONTEND_TEST_DIR) / "kernels" / "gemv.cu";
+  spec.entry = "gemv_thread_per_row";
+  spec.grid = "1";
+  spec.block = "64";
+  spec.buffers = {{"A", "rows * cols * 4"}, {"x", "cols * 4"}, {"y", "rows * 4"}};
+  spec.args = {{"rows", 64}, {"cols", 4096}};
+  Compiler compiler(fresh_cache("loops"));
+  const advisor::Suggestion summarised = suggest_kernel(spec, example_profile(), compiler).suggestion;
+  ASSERT_EQ(summarised.ranked.size(), 1u);
+  const std::vector<SummarisedLoop>& loops = summarised.ranked.front().prediction.summarised_loops;
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops.front().location, "gemv.cu:7");
+  EXPECT_GT(loops.front().runs, 0);
+  EXPECT_EQ(loops.front().runs % 2, 0) << "both warps of a traced block run the loop";
+  EXPECT_EQ(loops.front().trips_interpreted + loops.front().trips_skipped, loops.front().runs * 1024);
+  EXPECT_GT(loops.front().trips_skipped, 9 * loops.front().trips_interpreted);
+  const nlohmann::json json = advisor::suggestion_to_json(summarised);
+  EXPECT_EQ(json["ranked"][0]["summarised_loops"][0]["loop"], "gemv.cu:7");
+  EXPECT_EQ(json["ranked"][0]["summarised_loops"][0]["trips_extrapolated"], loops.front().trips_skipped);
+
+  spec.replay_loops = true;
+  const advisor::Suggestion replayed = suggest_kernel(spec, example_profile(), compiler).suggestion;
+  ASSERT_EQ(replayed.ranked.size(), 1u);
+  EXPECT_TRUE(replayed.ranked.front().prediction.summarised_loops.empty());
+  EXPECT_FALSE(advisor::suggestion_to_json(replayed)["ranked"][0].contains("summarised_loops"));
+}
+
 TEST(SuggestKernel, MaxCandidatesPastTheCeilingIsAnInputError) {
   KernelSpec spec = load_kernel_spec(kExamples / "transpose.json");
   spec.max_candidates = kLargestMaxCandidates + 1;

@@ -397,6 +397,17 @@ double Prediction::metric(std::string_view name) const {
   return found->second;
 }
 
+nlohmann::json summarised_loops_to_json(const std::vector<SummarisedLoop>& loops) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const SummarisedLoop& loop : loops) {
+    json.push_back({{"loop", loop.location},
+                    {"runs", loop.runs},
+                    {"trips_interpreted", loop.trips_interpreted},
+                    {"trips_extrapolated", loop.trips_skipped}});
+  }
+  return json;
+}
+
 nlohmann::json prediction_to_json(const Prediction& prediction) {
   // The hardware counts events and bytes in whole numbers (the ".sum" metrics); rates and
   // ratios stay fractional. A sampled prediction's counts are the sample's, scaled up.

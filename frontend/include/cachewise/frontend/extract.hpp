@@ -16,6 +16,7 @@
 
 #include "cachewise/frontend/ptx.hpp"
 #include "cachewise/model/simulation/kernel_trace.hpp"
+#include "cachewise/model/timing/summarised_loop.hpp"
 
 namespace cachewise::frontend {
 
@@ -53,12 +54,7 @@ struct LaunchArgs {
 };
 
 /// A loop the extractor jumped ahead, over the warps traced so far.
-struct SummarisedLoop {
-  std::string location;               ///< "gemm.cu:31": the loop's first instruction
-  std::int64_t runs = 0;              ///< a warp's runs of the loop that jumped
-  std::int64_t trips_interpreted = 0; ///< over those runs
-  std::int64_t trips_skipped = 0;     ///< extrapolated, over those runs
-};
+using cachewise::SummarisedLoop;
 
 struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses

@@ -64,7 +64,6 @@ struct KernelSimulation {
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
-  std::vector<SummarisedLoop> summarised_loops; ///< loops jumped ahead in the traced blocks
 };
 
 /// Compiles, extracts and simulates the spec's one configuration: every parameter must have

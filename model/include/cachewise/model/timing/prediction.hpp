@@ -7,10 +7,12 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "cachewise/model/errors.hpp"
+#include "cachewise/model/timing/summarised_loop.hpp"
 
 namespace cachewise {
 
@@ -44,9 +46,14 @@ struct Prediction {
   double spread_write_fraction = 0.0;
   double spread_write_run_bytes = 0.0;
   double spread_write_factor = 1.0;
+  /// A user kernel's loops that its traced blocks jumped ahead, over every prediction made of
+  /// its trace so far (the simulator does not set these; prediction_to_json leaves them out).
+  std::vector<SummarisedLoop> summarised_loops;
   double metric(std::string_view name) const; ///< throws InputError when absent
 };
 
 nlohmann::json prediction_to_json(const Prediction& prediction);
+/// [{"loop", "runs", "trips_interpreted", "trips_extrapolated"}, ...]
+nlohmann::json summarised_loops_to_json(const std::vector<SummarisedLoop>& loops);
 
 } // namespace cachewise
