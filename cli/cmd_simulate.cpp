@@ -145,6 +145,12 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
                        {"trips_extrapolated", loop.trips_skipped}});
     }
     json["trace"]["summarised_loops"] = loops;
+    if (spec.out_of_bounds_reads == frontend::OutOfBoundsReads::simulate) {
+      const frontend::OutOfBoundsLoads& outside = result.out_of_bounds_loads;
+      json["trace"]["out_of_bounds_loads"] = {
+          {"warp_loads", outside.warp_loads},
+          {"first", outside.first.empty() ? nlohmann::json(nullptr) : nlohmann::json(outside.first)}};
+    }
     print_json(json);
     return;
   }
@@ -162,6 +168,11 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
     extra << "loop at " << loop.location << ": " << fixed(100.0 * static_cast<double>(loop.trips_skipped) / trips, 1)
           << "% of its trips extrapolated (" << loop.trips_interpreted << " interpreted, " << loop.trips_skipped
           << " extrapolated over " << loop.runs << " warp runs; --replay-loops interprets them all)\n";
+  }
+  if (result.out_of_bounds_loads.warp_loads > 0) {
+    extra << "out of bounds: " << result.out_of_bounds_loads.warp_loads
+          << " warp loads outside every buffer in the traced blocks, simulated at their addresses; the first at "
+          << result.out_of_bounds_loads.first << '\n';
   }
   const LaunchShown launch{result.evaluated.grid, result.evaluated.block, result.shared_bytes_per_block};
   print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,
