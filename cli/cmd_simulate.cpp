@@ -138,6 +138,12 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
                      {"loads_in_flight_max", result.max_loads_in_flight},
                      {"store_burst", facts.store_burst}};
     json["trace"]["summarised_loops"] = summarised_loops_to_json(prediction.summarised_loops);
+    if (spec.out_of_bounds_reads == frontend::OutOfBoundsReads::simulate) {
+      const frontend::OutOfBoundsLoads& outside = result.out_of_bounds_loads;
+      json["trace"]["out_of_bounds_loads"] = {
+          {"warp_loads", outside.warp_loads},
+          {"first", outside.first.empty() ? nlohmann::json(nullptr) : nlohmann::json(outside.first)}};
+    }
     print_json(json);
     return;
   }
@@ -151,6 +157,11 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
         << "% of lanes active per memory instruction, " << fixed(facts.loads_in_flight, 2)
         << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
   for (const SummarisedLoop& loop : prediction.summarised_loops) extra << summarised_loop_text(loop) << '\n';
+  if (result.out_of_bounds_loads.warp_loads > 0) {
+    extra << "out of bounds: " << result.out_of_bounds_loads.warp_loads
+          << " warp loads outside every buffer in the traced blocks, simulated at their addresses; the first at "
+          << result.out_of_bounds_loads.first << '\n';
+  }
   const LaunchShown launch{result.evaluated.grid, result.evaluated.block, result.shared_bytes_per_block};
   print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,
                    extra.str());

@@ -251,6 +251,7 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
   LoadedProfile loaded;
   std::string subject;
   std::string compile_note;
+  std::optional<nlohmann::json> out_of_bounds; // a kernel spec's loads outside every buffer, when it simulates them
   std::vector<frontend::ParameterValues> parameters; // a kernel spec's, in the order given
   if (args.kernel.given()) {
     if (problem_options.n != 0 || problem_options.m != 0 || problem_options.k != 0 || !args.fix.empty()) {
@@ -264,6 +265,19 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     parameters = std::move(ranking.parameters);
     compile_note = "compiled: " + std::to_string(ranking.compilations) + " of " + std::to_string(ranking.builds) +
                    " builds (the rest from the cache)\n";
+    const frontend::OutOfBoundsLoads& outside = ranking.out_of_bounds_loads;
+    if (ranking.out_of_bounds_reads_simulated) {
+      out_of_bounds =
+          nlohmann::json{{"candidates", ranking.out_of_bounds_candidates},
+                         {"warp_loads", outside.warp_loads},
+                         {"first", outside.first.empty() ? nlohmann::json(nullptr) : nlohmann::json(outside.first)}};
+    }
+    if (outside.warp_loads > 0) {
+      compile_note += "out of bounds: " + std::to_string(outside.warp_loads) +
+                      " warp loads outside every buffer in the traced blocks of " +
+                      std::to_string(ranking.out_of_bounds_candidates) +
+                      " candidates, simulated at their addresses; the first at " + outside.first + "\n";
+    }
   } else if (!problem_options.pattern_file.empty()) {
     reject_flags(command, {"--fix", "--top"}, "with --pattern-file (the file describes one kernel: nothing to search)");
     const KernelPattern pattern = load_pattern(problem_options.pattern_file);
@@ -303,6 +317,7 @@ void run_suggest(const CLI::App& command, const SuggestArguments& args) {
     if (!problem_options.pattern_file.empty())
       json["pattern"] = problem_options.subject_json(suggestion.problem.family);
     if (!subject.empty()) json["kernel"] = subject;
+    if (out_of_bounds) json["out_of_bounds_loads"] = *out_of_bounds;
     print_json(json);
   } else {
     std::cout << "profile: " << loaded.profile.device.name << " from " << loaded.path.string() << " [" << loaded.source

@@ -54,6 +54,11 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
           "--replay-loops", options.replay_loops,
           "Interpret every trip of every loop instead of jumping affine loops ahead (slower; docs/ptx-extraction.md)")
       ->group(group);
+  command
+      .add_option("--out-of-bounds-reads", options.out_of_bounds_reads,
+                  "error|simulate: a global load outside every buffer is an error (default) or simulated at its "
+                  "address (stores outside stay errors; docs/kernel-spec.md)")
+      ->group(group);
 }
 
 void add_max_candidates_option(CLI::App& command, KernelOptions& options) {
@@ -97,6 +102,8 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   KernelSpec spec = options.spec_file.empty() ? flags : merge_kernel_specs(load_kernel_spec(options.spec_file), flags);
   spec.max_candidates = options.max_candidates;
   spec.replay_loops = options.replay_loops;
+  if (!options.out_of_bounds_reads.empty())
+    spec.out_of_bounds_reads = parse_out_of_bounds_reads(options.out_of_bounds_reads, "--out-of-bounds-reads");
   return spec;
 }
 
@@ -125,8 +132,14 @@ KernelRanking rank_kernel(const KernelOptions& options, const DeviceProfile& pro
   KernelSuggestion result = suggest_kernel_entries(spec, entries, profile, compiler, kernel_options);
   std::string listed;
   for (const std::string& entry : entries) listed += (listed.empty() ? "" : ", ") + entry;
-  return {std::move(result.suggestion), listed + " in " + spec.source.string(), spec.parameters, result.builds,
-          result.compilations};
+  return {std::move(result.suggestion),
+          listed + " in " + spec.source.string(),
+          spec.parameters,
+          result.builds,
+          result.compilations,
+          spec.out_of_bounds_reads == OutOfBoundsReads::simulate,
+          std::move(result.out_of_bounds_loads),
+          result.out_of_bounds_candidates};
 }
 
 } // namespace cachewise::cli

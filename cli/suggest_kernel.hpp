@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cachewise/advisor.hpp"
+#include "cachewise/frontend/extract.hpp"
 #include "cachewise/frontend/spec.hpp"
 #include "progress.hpp"
 
@@ -32,7 +33,8 @@ struct KernelOptions {
   std::vector<std::string> include_directories;
   std::vector<std::string> compiler_options;
   std::uint64_t max_candidates = frontend::kDefaultMaxCandidates;
-  bool replay_loops = false; ///< --replay-loops: every loop trip interpreted
+  bool replay_loops = false;       ///< --replay-loops: every loop trip interpreted
+  std::string out_of_bounds_reads; ///< --out-of-bounds-reads error|simulate; empty: the spec's
 
   bool given() const { return !source.empty() || !spec_file.empty(); }
 };
@@ -47,6 +49,9 @@ struct KernelRanking {
   std::vector<frontend::ParameterValues> parameters; ///< the spec's, in the order given
   std::int64_t builds = 0;
   std::int64_t compilations = 0;
+  bool out_of_bounds_reads_simulated = false;     ///< the spec's "out_of_bounds_reads": "simulate"
+  frontend::OutOfBoundsLoads out_of_bounds_loads; ///< frontend::KernelSuggestion's
+  std::int64_t out_of_bounds_candidates = 0;
 };
 
 /// Throws InputError when --entry is given more than once (only `suggest` ranks several entries).

@@ -54,6 +54,7 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   const auto trace_warps = [&](bool summarise) {
     block.warps.assign(static_cast<std::size_t>(warps), WarpTrace{});
     state.loops.set_enabled(summarise);
+    state.out_of_bounds = {};
     std::size_t steps = 0;
     for (std::int64_t w = 0; w < warps; ++w) {
       WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
@@ -73,6 +74,11 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   std::int64_t seen = program.max_loads_in_flight.load();
   while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {
   }
+  if (state.out_of_bounds.warp_loads > 0) { // a block traced again (a boundary block sampled) counts once
+    const std::int64_t linear = block_index[0] + grid.x * (block_index[1] + grid.y * block_index[2]);
+    const std::lock_guard lock(program.out_of_bounds_mutex);
+    program.out_of_bounds_loads[linear] = state.out_of_bounds;
+  }
   program.traced_any = true;
   return block;
 }
@@ -87,6 +93,11 @@ ExtractedFacts Extractor::facts() const {
   for (const auto& [header, tally] : program_->loop_tally) {
     facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source),
                                       tally.runs, tally.trips_interpreted, tally.trips_skipped});
+  }
+  const std::lock_guard bounds_lock(program_->out_of_bounds_mutex);
+  for (const auto& [block, loads] : program_->out_of_bounds_loads) {
+    if (facts.out_of_bounds_loads.first.empty()) facts.out_of_bounds_loads.first = loads.first;
+    facts.out_of_bounds_loads.warp_loads += loads.warp_loads;
   }
   return facts;
 }

@@ -192,6 +192,9 @@ struct Program {
   mutable std::atomic<std::size_t> first_warp_steps{0};
   mutable std::mutex loop_tally_mutex;
   mutable std::map<std::int32_t, LoopTally> loop_tally; ///< by the loop's first instruction (index in code)
+  mutable std::mutex out_of_bounds_mutex;
+  /// Per traced block (by linear index): its loads outside every buffer (LaunchArgs::simulate_out_of_bounds_reads).
+  mutable std::map<std::int64_t, OutOfBoundsLoads> out_of_bounds_loads;
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

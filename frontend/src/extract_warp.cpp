@@ -144,9 +144,14 @@ bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t
   });
 }
 
-void check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
-                  const std::array<std::uint64_t, 32>& address, int bytes) {
-  if (obviously_in_bounds(program, space, mask, address, bytes)) return;
+/// Throws InputError for a lane that is misaligned or outside the shared memory, the frame or
+/// every buffer, except a global load outside every buffer under
+/// LaunchArgs::simulate_out_of_bounds_reads: then returns the first such lane's "4 bytes at byte
+/// offset -4 of buffer 'in' (4096 bytes)", or an empty string when every lane is inside.
+std::string check_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
+                         const std::array<std::uint64_t, 32>& address, int bytes) {
+  if (obviously_in_bounds(program, space, mask, address, bytes)) return {};
+  std::string outside;
   for_lanes(mask, [&](int lane) {
     const std::uint64_t a = address[lane];
     if (a % static_cast<std::uint64_t>(bytes) != 0)
@@ -162,17 +167,23 @@ void check_bounds(const Program& program, const Instr& instr, TraceSpace space, 
       fail_access(program, instr,
                   "local memory access at byte " + std::to_string(static_cast<std::int64_t>(a)) +
                       " outside the thread's " + std::to_string(program.local_bytes) + " bytes");
-    if (space != TraceSpace::global || program.args.buffers.empty()) return;
+    if (space != TraceSpace::global || program.args.buffers.empty() || !outside.empty()) return;
     const bool inside =
         std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
           return a >= buffer.base_address && a + static_cast<std::uint64_t>(bytes) <=
                                                  buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
         });
-    if (!inside)
-      fail_access(program, instr,
-                  "global access outside every buffer: " + std::to_string(bytes) + " bytes at " +
-                      nearest_buffer_offset(program.args.buffers, a));
+    if (inside) return;
+    outside = std::to_string(bytes) + " bytes at " + nearest_buffer_offset(program.args.buffers, a);
+    if (instr.op == Op::load && program.args.simulate_out_of_bounds_reads) return;
+    const std::string hint = instr.op == Op::load ? "; to simulate such loads at their addresses instead: "
+                                                    "\"out_of_bounds_reads\": \"simulate\" (--out-of-bounds-reads "
+                                                    "simulate)"
+                                                  : "";
+    throw InputError(program.where(instr.source) + ": global access outside every buffer: " + outside + " (" +
+                     program.text(instr.source) + ")" + hint);
   });
+  return outside;
 }
 
 /// The declared buffer holding `address`, or nullptr.
@@ -272,7 +283,11 @@ void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
     });
   }
   if (instr.generic) step.space = resolve_generic(program, instr, mask, step.address);
-  check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
+  const std::string outside = check_bounds(program, instr, step.space, mask, step.address, step.bytes_per_lane);
+  if (!outside.empty()) { // a load let through: LaunchArgs::simulate_out_of_bounds_reads
+    if (warp.out_of_bounds.warp_loads++ == 0)
+      warp.out_of_bounds.first = program.where(instr.source) + ": " + outside + " (" + program.text(instr.source) + ")";
+  }
   const TraceSpace space = step.space;
   const std::uint32_t known = load_declared_contents(warp, instr, space, mask, step.address);
   if (instr.dst_count > 0 && space == TraceSpace::global && known != mask)
@@ -469,11 +484,10 @@ void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active,
 bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
                      const std::array<std::uint64_t, 32>& address, int bytes) {
   try {
-    check_bounds(program, instr, space, mask, address, bytes);
+    return check_bounds(program, instr, space, mask, address, bytes).empty();
   } catch (const InputError&) {
     return false;
   }
-  return true;
 }
 
 void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::string& what, std::int32_t origin) {

@@ -128,12 +128,14 @@ public:
   std::vector<std::int16_t> loaded_buffer;
   std::int64_t loads_in_flight = 0;
   std::int64_t max_loads_in_flight = 0;
+  /// The block's loads outside every buffer so far (LaunchArgs::simulate_out_of_bounds_reads).
+  OutOfBoundsLoads out_of_bounds;
   std::int32_t warp_index = 0;
   LoopSummariser loops;
 };
 
 /// Whether every lane in `mask` of an access at `address` is aligned and inside the shared memory,
-/// the frame or a buffer (what check_bounds would accept).
+/// the frame or a buffer (what check_bounds accepts without letting a load outside through).
 bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
                      const std::array<std::uint64_t, 32>& address, int bytes);
 

@@ -8,6 +8,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <span>
 
@@ -205,6 +206,7 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   kernel->registers_per_thread = traced.resources.registers_per_thread;
   kernel->local_bytes_per_thread = traced.resources.stack_frame_bytes;
   kernel->useful_bytes = evaluated.useful_bytes;
+  kernel->simulate_out_of_bounds_reads = spec.out_of_bounds_reads == OutOfBoundsReads::simulate;
   const std::vector<std::uint64_t> bases = buffer_base_addresses(evaluated.buffer_bytes);
   std::vector<PtxParam> parameters;
   for (const PtxFunction& function : build.module->functions) {
@@ -221,6 +223,7 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   args.params.assign(args.param_bytes.size(), 0); // every value is in param_bytes
   args.contents = known_contents(spec, evaluated, bases);
   args.summarise_loops = !spec.replay_loops;
+  args.simulate_out_of_bounds_reads = kernel->simulate_out_of_bounds_reads;
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   trace_boundary_blocks(*traced.extractor, evaluated.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](
@@ -229,10 +232,18 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   return traced;
 }
 
+/// Each candidate's loads outside every buffer ("out_of_bounds_reads": "simulate"), by config
+/// text, as its last prediction traced them.
+struct OutOfBoundsTally {
+  std::mutex mutex;
+  std::map<std::string, OutOfBoundsLoads> by_config;
+};
+
 /// The traced kernel of one candidate, with its prediction; a rejection when it does not fit.
+/// With `tally`, each prediction records the candidate's loads outside every buffer there.
 void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
            const std::optional<std::vector<SourceParameter>>& source_parameters, const DeviceProfile& profile,
-           bool name_entry_in_errors, advisor::CandidatePool& pool) {
+           bool name_entry_in_errors, OutOfBoundsTally* tally, advisor::CandidatePool& pool) {
   const EvaluatedSpec& evaluated = plan.evaluated;
   if (!build.compiled)
     return pool.rejected.push_back({advisor::RejectionStage::compile, evaluated.config, build.error});
@@ -262,12 +273,17 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.candidate.registers_per_thread = resources.registers_per_thread;
   admitted.candidate.blocks_per_sm = resident_blocks;
   admitted.candidate.compiled = resources;
-  admitted.predict = [kernel, extractor = traced.extractor, &profile,
+  admitted.predict = [kernel, extractor = traced.extractor, tally, config = evaluated.config.to_string(), &profile,
                       prefix = name_entry_in_errors ? spec.entry + ": "
                                                     : std::string()](const SimulationOptions& simulation) {
     try {
       Prediction prediction = simulate_traced(*kernel, profile, simulation);
-      prediction.summarised_loops = extractor->facts().summarised_loops;
+      const ExtractedFacts facts = extractor->facts();
+      prediction.summarised_loops = facts.summarised_loops;
+      if (tally) {
+        const std::lock_guard lock(tally->mutex);
+        tally->by_config[config] = facts.out_of_bounds_loads;
+      }
       return prediction;
     } catch (const TraceLimitError&) { // rank_pool rejects the candidate, its config naming the entry
       throw;
@@ -341,9 +357,10 @@ void check_macros_spare_templates(const KernelSpec& spec, const std::vector<std:
 class EntryStream {
 public:
   EntryStream(const KernelSpec& spec, std::optional<std::size_t> entry_index, const DeviceProfile& profile,
-              Compiler& compiler, const KernelSuggestOptions& options)
+              Compiler& compiler, const KernelSuggestOptions& options, OutOfBoundsTally* tally)
       : spec_(spec),
         entry_index_(entry_index),
+        tally_(tally),
         profile_(profile),
         compiler_(compiler),
         options_(options),
@@ -411,7 +428,7 @@ public:
     advisor::CandidatePool pool;
     try {
       for (const Planned& plan : planned)
-        admit(spec_, plan, builds[plan.build], source_parameters_, profile_, entry_index_.has_value(), pool);
+        admit(spec_, plan, builds[plan.build], source_parameters_, profile_, entry_index_.has_value(), tally_, pool);
     } catch (...) {
       failure_ = std::current_exception();
       return {};
@@ -444,7 +461,7 @@ public:
     if (!plan) throw std::logic_error("rebuild: " + config.to_string() + " no longer fits");
     compile_builds(builds, entry_, {*plan}, compiler_, 1);
     advisor::CandidatePool pool;
-    admit(spec_, *plan, builds.front(), source_parameters_, profile_, entry_index_.has_value(), pool);
+    admit(spec_, *plan, builds.front(), source_parameters_, profile_, entry_index_.has_value(), tally_, pool);
     if (pool.admitted.size() != 1) throw std::logic_error("rebuild: " + config.to_string() + " is no longer admitted");
     return std::move(pool.admitted.front());
   }
@@ -479,6 +496,7 @@ private:
 
   KernelSpec spec_;
   std::optional<std::size_t> entry_index_;
+  OutOfBoundsTally* tally_; ///< null unless the spec simulates loads outside every buffer
   const DeviceProfile& profile_;
   Compiler& compiler_;
   const KernelSuggestOptions& options_;
@@ -530,13 +548,15 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
   std::uint64_t space_size = 0;
   std::int64_t enumerated = 0;
   std::vector<advisor::PredictableCandidate> pending;
+  OutOfBoundsTally out_of_bounds;
+  OutOfBoundsTally* tally = spec.out_of_bounds_reads == OutOfBoundsReads::simulate ? &out_of_bounds : nullptr;
   const std::size_t chunk = std::max<std::size_t>(1, options.chunk_candidates);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     KernelSpec entry_spec = spec;
     entry_spec.entry = entries[i];
     try {
       streams.push_back(std::make_unique<EntryStream>(
-          entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler, options));
+          entry_spec, several ? std::optional<std::size_t>(i) : std::nullopt, profile, compiler, options, tally));
       EntryStream& stream = *streams.back();
       // Every entry spans the same space (the spec's parameters and constraints).
       if (!ranking) ranking.emplace(profile, options.suggest, entries.size() * stream.candidates());
@@ -569,6 +589,13 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
   result.suggestion = ranking->finish(problem, subject, space_size, admission, enumerated, [&](const Config& config) {
     return streams.at(several ? static_cast<std::size_t>(config.get("entry")) : 0)->rebuild(config);
   });
+  for (const auto& [config, outside] : out_of_bounds.by_config) {
+    if (outside.warp_loads == 0) continue;
+    if (result.out_of_bounds_loads.first.empty())
+      result.out_of_bounds_loads.first = (config.empty() ? "" : config + ": ") + outside.first;
+    result.out_of_bounds_loads.warp_loads += outside.warp_loads;
+    ++result.out_of_bounds_candidates;
+  }
   result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return result;
 }
@@ -630,6 +657,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   const ExtractedFacts extracted = traced.extractor->facts();
   result.max_loads_in_flight = extracted.max_loads_in_flight;
   result.prediction.summarised_loops = extracted.summarised_loops;
+  result.out_of_bounds_loads = extracted.out_of_bounds_loads;
   result.active_lane_fraction =
       lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;

@@ -374,13 +374,34 @@ Define parse_define_flag(std::string_view text) {
   return {name, value};
 }
 
+OutOfBoundsReads parse_out_of_bounds_reads(std::string_view text, const std::string& where) {
+  if (text == "error") return OutOfBoundsReads::error;
+  if (text == "simulate") return OutOfBoundsReads::simulate;
+  throw InputError(where + ": expected \"error\" or \"simulate\", got \"" + std::string(text) + "\"");
+}
+
 KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory,
                                  const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
-  static const std::set<std::string> known = {
-      "source",       "entry",        "parameters",       "constraints", "grid",    "block",
-      "shared_bytes", "useful_bytes", "buffers",          "contents",    "args",    "defines",
-      "std",          "include_dirs", "compiler_options", "reference",   "outputs", "tolerance"};
+  static const std::set<std::string> known = {"source",
+                                              "entry",
+                                              "parameters",
+                                              "constraints",
+                                              "grid",
+                                              "block",
+                                              "shared_bytes",
+                                              "useful_bytes",
+                                              "buffers",
+                                              "contents",
+                                              "args",
+                                              "defines",
+                                              "std",
+                                              "include_dirs",
+                                              "compiler_options",
+                                              "reference",
+                                              "outputs",
+                                              "tolerance",
+                                              "out_of_bounds_reads"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
   }
@@ -397,6 +418,9 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
     if (json.contains("shared_bytes"))
       spec.dynamic_shared_bytes = json_text(json["shared_bytes"], where + ": shared_bytes");
     if (json.contains("useful_bytes")) spec.useful_bytes = json_text(json["useful_bytes"], where + ": useful_bytes");
+    if (json.contains("out_of_bounds_reads"))
+      spec.out_of_bounds_reads =
+          parse_out_of_bounds_reads(json["out_of_bounds_reads"].get<std::string>(), where + ": out_of_bounds_reads");
     read_collections(json, spec_directory, where, spec);
   } catch (const nlohmann::json::exception& error) {
     throw InputError(where + ": " + error.what());

@@ -279,6 +279,38 @@ cachewise_kernel_test(suggest_kernel_buffer_4k_too_small EXIT 2
   ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy.cu --entry copy --grid 16384 --block 256
   --buffer out=16773120 --buffer in=16777216)
 
+# Out-of-bounds reads on request ("out_of_bounds_reads": "simulate", --out-of-bounds-reads): 4
+# blocks of 256 threads, n = 1024, in and out 4 KiB, every block simulated (--work-budget 0).
+# Refused by default, the error naming the opt-in. With it, only block 0's warp 0 reads in[-1]: 1
+# warp load outside every buffer. Each of the 32 warps loads in[32w - 1 .. 32w + 30], the last
+# sector of the line before (in[-8 .. -1] for warp 0, in the guard gap) and 4 of its own: 32
+# requests, 160 sectors; the stores of out[32w ..] 32 requests, 4 sectors each.
+set(cachewise_kernel_read_before --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/bounds.cu
+  --entry read_before --grid 4 --block 256 --buffer in=4096 --buffer out=4096 --arg n=1024)
+cachewise_kernel_test(simulate_kernel_read_before_the_buffer_names_the_opt_in EXIT 2
+  STDERR "^advisor: [^\n]*bounds.cu:4: global access outside every buffer: 4 bytes at byte offset -4 of buffer 'in' \\(4096 bytes\\) \\(ld.global[^\n]*\\); to simulate such loads at their addresses instead: \"out_of_bounds_reads\": \"simulate\" \\(--out-of-bounds-reads simulate\\)\n$"
+  ARGS simulate ${cachewise_kernel_read_before})
+cachewise_kernel_test(simulate_kernel_read_before_the_buffer_simulated EXIT 0
+  STDOUT "\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 32,\n *\"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\": 32,.*\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 160,\n *\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\": 128,.*\"out_of_bounds_loads\": {\n *\"first\": \"bounds.cu:4: 4 bytes at byte offset -4 of buffer 'in' \\(4096 bytes\\) \\(ld.global[^\n]*\\)\",\n *\"warp_loads\": 1\n"
+  ARGS simulate ${cachewise_kernel_read_before} --out-of-bounds-reads simulate --work-budget 0 --json)
+cachewise_kernel_test(simulate_kernel_read_before_the_buffer_text EXIT 0
+  STDOUT "\nout of bounds: 1 warp loads outside every buffer in the traced blocks, simulated at their addresses; the first at bounds.cu:4: 4 bytes at byte offset -4 of buffer 'in' \\(4096 bytes\\) \\(ld.global[^\n]*\\)\n"
+  ARGS simulate ${cachewise_kernel_read_before} --out-of-bounds-reads simulate --work-budget 0)
+# The 16384-block launch of suggest_kernel_read_before_the_buffer, ranked with the opt-in: of the
+# blocks traced (the first, the last, the sample from the middle), only block 0's warp 0 reads
+# outside (in[-1]): 1 warp load, in the one candidate.
+cachewise_kernel_test(suggest_kernel_read_before_the_buffer_simulated EXIT 0
+  STDOUT "\"feasible\": 1,.*\"out_of_bounds_loads\": {\n *\"candidates\": 1,\n *\"first\": \"bounds.cu:4: 4 bytes at byte offset -4 of buffer 'in' \\(16777216 bytes\\) \\(ld.global[^\n]*\\)\",\n *\"warp_loads\": 1\n"
+  ARGS suggest --kernel ${cachewise_kernel_data}/bounds.cu --entry read_before ${cachewise_kernel_bounds} --out-of-bounds-reads simulate --json)
+# Stores outside every buffer stay errors with the opt-in (copy.cu's out 4 KiB too small).
+cachewise_kernel_test(suggest_kernel_buffer_4k_too_small_reads_simulated EXIT 2
+  STDERR "^advisor: [^\n]*copy.cu:4: global access outside every buffer: 4 bytes at byte offset 16776192 of buffer 'out' \\(16773120 bytes\\) \\(st.global[^\n]*\\)\n$"
+  ARGS suggest --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/copy.cu --entry copy --grid 16384 --block 256
+  --buffer out=16773120 --buffer in=16777216 --out-of-bounds-reads simulate)
+cachewise_kernel_test(simulate_kernel_out_of_bounds_reads_unknown EXIT 2
+  STDERR "^advisor: --out-of-bounds-reads: expected \"error\" or \"simulate\", got \"ignore\"\n$"
+  ARGS simulate ${cachewise_kernel_read_before} --out-of-bounds-reads ignore)
+
 # Barriers: __syncthreads() that only lanes 0-15 reach is an error (as compute-sanitizer's
 # synccheck reports it); threads that leave before the barrier (i >= n) are not. A trap is an
 # error: n = 65436 leaves the last block's threads 156.. past n, warp 4 the first to trap.

@@ -82,6 +82,67 @@ TEST(ExtractReject, AccessOutsideEveryBuffer) {
   }
 }
 
+// copy_float2 (vectors.cu:13, out[i] = in[i]) with in 32 float2s (256 B) and 64 threads: warp 1's
+// load reads bytes 256 .. 511 of in, every lane past its end. Refused, with the opt-in named; with
+// LaunchArgs::simulate_out_of_bounds_reads traced at its addresses, one warp load counted.
+TEST(ExtractReject, LoadOutsideEveryBufferSimulatedOnRequest) {
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 32 * 8}, {"out", 1 << 12}});
+  LaunchArgs args;
+  args.block = {64, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address, 64};
+  args.buffers = b;
+  static const PtxModule module = load_test_ptx("vectors");
+  const std::string entry = entry_containing(module, "copy_float2");
+  try {
+    (void)Extractor(module, entry, args).trace_block({0, 0, 0});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(starts_with(e.what(),
+                            "vectors.cu:13: global access outside every buffer: 8 bytes at byte offset 256 "
+                            "of buffer 'in' (256 bytes) (ld.global"))
+        << e.what();
+    EXPECT_TRUE(ends_with(e.what(),
+                          "); to simulate such loads at their addresses instead: \"out_of_bounds_reads\": "
+                          "\"simulate\" (--out-of-bounds-reads simulate)"))
+        << e.what();
+  }
+  args.simulate_out_of_bounds_reads = true;
+  const Extractor extractor(module, entry, args);
+  const BlockTrace block = extractor.trace_block({0, 0, 0});
+  (void)extractor.trace_block({0, 0, 0}); // a block traced again counts once
+  const std::vector<TraceStep> loads = accesses(block.warps[1], TraceSpace::global, TraceOp::load);
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].address[0], b[0].base_address + 256);
+  EXPECT_EQ(loads[0].address[31], b[0].base_address + 256 + 31 * 8);
+  const OutOfBoundsLoads outside = extractor.facts().out_of_bounds_loads;
+  EXPECT_EQ(outside.warp_loads, 1);
+  EXPECT_TRUE(
+      starts_with(outside.first, "vectors.cu:13: 8 bytes at byte offset 256 of buffer 'in' (256 bytes) (ld.global"))
+      << outside.first;
+  EXPECT_TRUE(ends_with(outside.first, ")")) << outside.first;
+}
+
+// The opt-in lets loads through, never stores: out 32 float2s, warp 1's store past its end.
+TEST(ExtractReject, StoreOutsideEveryBufferRefusedEvenOnRequest) {
+  const std::vector<TraceBuffer> b = place_buffers({{"in", 1 << 12}, {"out", 32 * 8}});
+  LaunchArgs args;
+  args.block = {64, 1, 1};
+  args.params = {b[0].base_address, b[1].base_address, 64};
+  args.buffers = b;
+  args.simulate_out_of_bounds_reads = true;
+  static const PtxModule module = load_test_ptx("vectors");
+  try {
+    (void)Extractor(module, entry_containing(module, "copy_float2"), args).trace_block({0, 0, 0});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(starts_with(e.what(),
+                            "vectors.cu:13: global access outside every buffer: 8 bytes at byte offset 256 "
+                            "of buffer 'out' (256 bytes) (st.global"))
+        << e.what();
+    EXPECT_TRUE(ends_with(e.what(), ")")) << e.what();
+  }
+}
+
 // Line 20: out[i] = twice(in[i]) with twice __noinline__.
 TEST(ExtractReject, CallThatWasNotInlined) {
   LaunchArgs args;

@@ -157,6 +157,14 @@ TEST(KernelSpecJson, ReadsEveryField) {
   EXPECT_EQ(spec.defines[1].value, "x");
 }
 
+TEST(KernelSpecJson, OutOfBoundsReadsErrorUnlessSimulateIsAsked) {
+  EXPECT_EQ(from_json(R"({})").out_of_bounds_reads, OutOfBoundsReads::error);
+  EXPECT_EQ(from_json(R"({"out_of_bounds_reads": "error"})").out_of_bounds_reads, OutOfBoundsReads::error);
+  EXPECT_EQ(from_json(R"({"out_of_bounds_reads": "simulate"})").out_of_bounds_reads, OutOfBoundsReads::simulate);
+  EXPECT_EQ(error_of([] { from_json(R"({"out_of_bounds_reads": "ignore"})"); }),
+            "t.json: out_of_bounds_reads: expected \"error\" or \"simulate\", got \"ignore\"");
+}
+
 TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");

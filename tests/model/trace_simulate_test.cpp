@@ -193,6 +193,28 @@ TEST(TraceSimulate, AGlobalAccessOutsideEveryBufferIsAnInputErrorNamingIt) {
   }
 }
 
+// TracedKernel::simulate_out_of_bounds_reads: loads outside the 1 MiB buffer are simulated at their
+// addresses. Lanes 16.. of a load at its last 64 bytes run 64 bytes past it (2 + 2 sectors of two
+// lines), and a load 128 bytes before it is one whole line: 2 requests, 8 sectors. Stores outside
+// stay errors, and so does a load at the local window, past the buffer's 1 MiB guard gap.
+TEST(TraceSimulate, LoadsOutsideEveryBufferAreSimulatedOnRequest) {
+  TracedKernel kernel = kernel_of({{load(kBase + (1 << 20) - 64), load(kBase - 128)}});
+  kernel.simulate_out_of_bounds_reads = true;
+  const Prediction prediction = simulate_traced(kernel, profile(), exact());
+  EXPECT_EQ(prediction.metric("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 2);
+  EXPECT_EQ(prediction.metric("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 8);
+  for (const TraceStep& step : {store(kBase + (1 << 20)), load(kBase + (2 << 20) - 4)}) {
+    TracedKernel refused = kernel_of({{step}});
+    refused.simulate_out_of_bounds_reads = true;
+    try {
+      simulate_traced(refused, profile(), exact());
+      FAIL() << "no error";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("outside every buffer"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(TraceSimulate, TheTimeModelsInputsComeFromTheTrace) {
   // One block of one warp without memory accesses: 10^6 flops and 100 other instructions.
   TracedKernel kernel = kernel_of({{}});

@@ -50,8 +50,12 @@ TraceLayout trace_layout(const TracedKernel& kernel) {
   std::sort(layout.buffers.begin(), layout.buffers.end(),
             [](const TraceBuffer& a, const TraceBuffer& b) { return a.base_address < b.base_address; });
   std::uint64_t end = kLowestLocalWindow;
-  for (const TraceBuffer& buffer : layout.buffers)
-    end = std::max(end, buffer.base_address + static_cast<std::uint64_t>(buffer.bytes));
+  for (const TraceBuffer& buffer : layout.buffers) {
+    const auto bytes = static_cast<std::uint64_t>(buffer.bytes);
+    const std::uint64_t rounded = std::max(
+        (bytes + kLocalAlignmentBytes - 1) / kLocalAlignmentBytes * kLocalAlignmentBytes, kLocalAlignmentBytes);
+    end = std::max(end, buffer.base_address + (kernel.simulate_out_of_bounds_reads ? 2 * rounded : bytes));
+  }
   layout.local_window = (end + kLocalAlignmentBytes - 1) / kLocalAlignmentBytes * kLocalAlignmentBytes;
   layout.threads_per_block = kernel.block.count();
   layout.threads_total =
@@ -397,9 +401,11 @@ private:
       high = std::max(high, step.address[static_cast<std::size_t>(lane)]);
     }
     if (inside_a_buffer(low, high - low + step.bytes_per_lane)) return;
+    const bool let_through = kernel_.simulate_out_of_bounds_reads && step.op == TraceOp::load;
     for (int lane = 0; lane < kWarpLanes; ++lane) {
       if ((step.active_mask >> lane & 1u) == 0) continue;
       const std::uint64_t address = step.address[static_cast<std::size_t>(lane)];
+      if (let_through && address + step.bytes_per_lane <= layout_.local_window) continue;
       if (!inside_a_buffer(address, step.bytes_per_lane)) {
         throw InputError(describe(step, index, warp) + ", lane " + std::to_string(lane) + " at " + hex(address) + " (" +
                          std::to_string(step.bytes_per_lane) + " bytes) lies outside every buffer" + buffer_list());

@@ -46,6 +46,9 @@ struct LaunchArgs {
   std::vector<std::vector<std::uint8_t>> param_bytes;
   /// Optional: when given, a global access outside every buffer is an InputError naming the instruction.
   std::vector<TraceBuffer> buffers;
+  /// A global load outside every buffer is traced at its address (its value is data) and counted
+  /// in ExtractedFacts::out_of_bounds_loads instead of refused; stores and atomics stay errors.
+  bool simulate_out_of_bounds_reads = false;
   /// Optional: buffers with declared contents (loads of them must read whole integer elements).
   std::vector<KnownContents> contents;
   /// Loops whose trips are affine jump ahead (docs/ptx-extraction.md, "Loop summaries"); false
@@ -56,11 +59,21 @@ struct LaunchArgs {
 /// A loop the extractor jumped ahead, over the warps traced so far.
 using cachewise::SummarisedLoop;
 
+/// The global loads outside every buffer that LaunchArgs::simulate_out_of_bounds_reads let
+/// through, over the blocks traced (each block counted once).
+struct OutOfBoundsLoads {
+  std::int64_t warp_loads = 0; ///< warp-level loads with a lane outside every buffer
+  /// The first (lowest linear block traced, then program order): "bounds.cu:4: 4 bytes at byte
+  /// offset -4 of buffer 'in' (4096 bytes) (ld.global.f32 %f1, [%rd4])"; empty when none.
+  std::string first;
+};
+
 struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait (traced blocks)
   std::vector<SummarisedLoop> summarised_loops; ///< by source location
+  OutOfBoundsLoads out_of_bounds_loads;
 };
 
 struct Program; // the entry lowered to compact instructions (src/extract_program.hpp)

@@ -39,6 +39,12 @@ struct KernelSuggestion {
   /// The most candidates held traced at once (their kernels, extractors and predictions): the
   /// ranking's kept set and two chunks, whatever the size of the space.
   std::int64_t peak_held_candidates = 0;
+  /// "out_of_bounds_reads": "simulate": the loads outside every buffer let through, summed over
+  /// the candidates (each as last predicted, over its traced blocks); `first` is the first
+  /// config's (by its text) that made one, prefixed with it when it has parameters
+  /// ("RD_WG_SIZE=16: srad_kernel.cu:200: ...").
+  OutOfBoundsLoads out_of_bounds_loads;
+  std::int64_t out_of_bounds_candidates = 0; ///< candidates that made one
 };
 
 /// Throws InputError for a bad spec, an unknown entry, a parameter neither the code nor the
@@ -64,6 +70,7 @@ struct KernelSimulation {
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
+  OutOfBoundsLoads out_of_bounds_loads; ///< let through by "out_of_bounds_reads": "simulate", in the traced blocks
 };
 
 /// Compiles, extracts and simulates the spec's one configuration: every parameter must have

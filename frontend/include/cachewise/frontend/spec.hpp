@@ -73,6 +73,15 @@ inline constexpr std::uint64_t kDefaultMaxCandidates = 10000;
 /// still grow with it.
 inline constexpr std::uint64_t kLargestMaxCandidates = 100000;
 
+/// What a global load outside every buffer does ("out_of_bounds_reads", --out-of-bounds-reads):
+/// an error naming it (the default), or simulated as an access to its address (a kernel that
+/// reads its neighbours' memory unguarded, as Rodinia's srad does). Stores and atomics outside
+/// every buffer are errors either way.
+enum class OutOfBoundsReads { error, simulate };
+
+/// "error" or "simulate"; throws InputError "<where>: ..." for another word.
+OutOfBoundsReads parse_out_of_bounds_reads(std::string_view text, const std::string& where);
+
 struct KernelSpec {
   std::filesystem::path source;
   /// "transpose_tiled", or "tiled<TILE_DIM, PAD>": then the parameters are the template's
@@ -100,6 +109,7 @@ struct KernelSpec {
   std::uint64_t max_candidates = kDefaultMaxCandidates; ///< --max-candidates
   /// --replay-loops: interpret every trip of every loop (LaunchArgs::summarise_loops false).
   bool replay_loops = false;
+  OutOfBoundsReads out_of_bounds_reads = OutOfBoundsReads::error;
 };
 
 /// "TILE_DIM=16,32,64" (--param).

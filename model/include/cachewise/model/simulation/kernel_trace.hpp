@@ -78,6 +78,11 @@ struct TracedKernel {
   std::int64_t registers_per_thread = 32;
   std::int64_t local_bytes_per_thread = 0; ///< stack frame (spills, local arrays)
   std::vector<TraceBuffer> buffers;
+  /// A global load outside every buffer is simulated at its address (the front end's
+  /// "out_of_bounds_reads": "simulate") instead of refused; then the local window lies past each
+  /// buffer's guard gap (as long as the buffer, both rounded up to 1 MiB), and a load outside
+  /// every buffer at or past it is refused. Stores and atomics outside every buffer are refused.
+  bool simulate_out_of_bounds_reads = false;
   std::int64_t useful_bytes = 0; ///< each input read once, each output written once
   /// Extracts one block on demand; only the blocks the simulator samples are ever asked for.
   /// Throws InputError for what cannot be extracted (a data-dependent address, say).
@@ -106,7 +111,8 @@ struct TracedFacts {
 /// count as stores (performed at L2) and their operations on one address serialise there;
 /// shared ones count as shared stores whose lanes on one word serialise.
 /// Throws InputError for a kernel that cannot launch on the device, a global access outside
-/// every buffer, a local one outside the frame, or a malformed trace (each named).
+/// every buffer (but see TracedKernel::simulate_out_of_bounds_reads), a local one outside the
+/// frame, or a malformed trace (each named).
 /// `facts`, when given, receives the inputs the time model used.
 Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& profile,
                            const SimulationOptions& options = {}, TracedFacts* facts = nullptr);
