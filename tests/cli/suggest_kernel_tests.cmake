@@ -48,9 +48,11 @@ cachewise_kernel_test(suggest_kernel_candidate_too_long_to_trace EXIT 0
 # 5 after): (9 + 32 * 64 + 4 + 31 * 5) / 98 requests = 22.6 sectors per load request; 4 per store.
 # THREADS_PER_ROW=4, 8 rows a warp: row_ptr 1 + 2 sectors, 8 rounds of col and val (8 rows x 16 B:
 # 8 sectors each) and x (11 consecutive words: 2 sectors): (3 + 8 * 18) / 26 = 5.7; lane 0 of 4 stores: 1.
+# All 9 shown: THREADS_PER_ROW=1's loads touch 32 lines a request, one L1 wavefront each, which ranks
+# it below the top 5 (docs/model.md "L1 wavefronts").
 cachewise_kernel_test(suggest_kernel_spmv_contents EXIT 0
   STDOUT "csr_spmv in [^\n]*spmv.cu: 9 feasible of 9 candidates.*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=4 [^\n]* 5.7/1.0 .*\n[0-9]  BLOCK_SIZE=128,THREADS_PER_ROW=1 [^\n]* 22.6/4.0 "
-  ARGS suggest --spec ${cachewise_kernel_examples}/spmv.json --profile ${cachewise_example_profile} --wide)
+  ARGS suggest --spec ${cachewise_kernel_examples}/spmv.json --profile ${cachewise_example_profile} --wide --top 9)
 # The same kernel from flags, over the block size alone (THREADS_PER_ROW=1 by default): the
 # accesses per warp do not change with the block, 22.6/4.0 for both.
 set(cachewise_kernel_spmv --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_examples}/spmv.cu --entry csr_spmv

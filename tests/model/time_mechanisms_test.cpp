@@ -1,5 +1,5 @@
 // The time model's mechanisms beyond traffic (docs/model.md: "Issue slots of partial warps",
-// "Atomics", "Block dispatch"), on hand-written traces whose terms follow from the example
+// "Atomics", "Block dispatch", "L1 wavefronts"), on hand-written traces whose terms follow from the example
 // profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256
 // FP32 flops a cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block,
 // 50 per barrier, soft maximum exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
@@ -121,6 +121,25 @@ TEST(Atomics, GlobalAtomicsOnOneAddressSerialiseAtItsL2Slice) {
 /// `steps` dependent FMAs each, no memory access, cut into blocks of `threads`; each warp
 /// issues `steps` FMAs (64 flops each), and with `barrier` waits at one __syncthreads (then for
 /// its loads, none: a step that opens the interval after the barrier).
+TEST(L1Wavefronts, ALoadCostsEachLineItTouchesAStoreItsSectors) {
+  // 132 blocks of one warp (one a SM, one wave), each making 10 warp accesses. L1 serves the
+  // example profile's 30000 GB/s = 3e7 B/us over the chip, a line 128 B. Lanes 4 B apart: one
+  // line a request, 132 x 10 x 128 B. Lanes 128 B apart: 32 lines a load request, each
+  // wanting one 32-byte sector, yet each a whole line's wavefront: 132 x 10 x 32 x 128 B, 32x
+  // the coalesced load (by sectors it would be 8x). Stores 128 B apart move their 32 sectors:
+  // 132 x 10 x 32 x 32 B.
+  const auto l1_us = [](TraceOp op, std::uint64_t stride) {
+    std::vector<TraceStep> steps;
+    for (std::uint64_t i = 0; i < 10; ++i)
+      steps.push_back(access(TraceSpace::global, op, kBase + i * 4096 * 8, stride));
+    return simulate_traced(one_warp_blocks(steps, 132), profile(), exact()).time_terms_us.at("l1");
+  };
+  constexpr double kL1BytesPerUs = 30000.0 * 1e3;
+  EXPECT_NEAR(l1_us(TraceOp::load, 4), 132.0 * 10 * 128 / kL1BytesPerUs, 1e-12);
+  EXPECT_NEAR(l1_us(TraceOp::load, 128), 132.0 * 10 * 32 * 128 / kL1BytesPerUs, 1e-12);
+  EXPECT_NEAR(l1_us(TraceOp::store, 128), 132.0 * 10 * 32 * 32 / kL1BytesPerUs, 1e-12);
+}
+
 TracedKernel fma_blocks(std::int64_t threads, double steps, bool barrier = false) {
   TracedKernel kernel;
   kernel.name = "fma";

@@ -373,6 +373,7 @@ private:
       return;
     }
     traffic.global_load_requests += 1;
+    traffic.global_load_lines += static_cast<double>(lines.size());
     int latency = 0;
     for (LineRequest request : lines) {
       request.line += line_base;

@@ -17,6 +17,7 @@ void TrafficCounts::add_scaled(const TrafficCounts& other, double factor) {
   global_store_requests += other.global_store_requests * factor;
   global_load_sectors += other.global_load_sectors * factor;
   global_store_sectors += other.global_store_sectors * factor;
+  global_load_lines += other.global_load_lines * factor;
   l1_hit_sectors += other.l1_hit_sectors * factor;
   l2_read_lookups += other.l2_read_lookups * factor;
   l2_read_hits += other.l2_read_hits * factor;

@@ -309,6 +309,7 @@ private:
       return dirtied_sectors;
     }
     traffic.global_load_requests += 1;
+    traffic.global_load_lines += static_cast<double>(lines.size());
     int latency = 0;
     for (LineRequest request : lines) {
       request.line += line_base;

@@ -185,7 +185,9 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
 
   const double l1_bw = profile.l1.read_bandwidth_gb_per_s ? bytes_per_us(profile.l1.read_bandwidth_gb_per_s->value)
                                                           : kL1BytesPerSmCycle * sm_count * clock_mhz;
-  terms.l1_us = (t.global_load_sectors + t.global_store_sectors) * sector_bytes / l1_bw;
+  // A load returns each distinct line it touches as one data-stage wavefront, however few of
+  // its sectors it wants; a store moves only its sectors (docs/model.md "Time estimate").
+  terms.l1_us = (t.global_load_lines * profile.l1.line_bytes.value + t.global_store_sectors * sector_bytes) / l1_bw;
 
   const double extra_cycles =
       profile.shared_memory.extra_wavefront_cycles ? profile.shared_memory.extra_wavefront_cycles->value : 1.0;

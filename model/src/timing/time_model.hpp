@@ -21,6 +21,7 @@ struct TrafficCounts {
   double global_store_requests = 0;
   double global_load_sectors = 0;
   double global_store_sectors = 0;
+  double global_load_lines = 0; ///< the distinct lines of each load request: L1's data-stage wavefronts
   double l1_hit_sectors = 0;
   double l2_read_lookups = 0; ///< near and far lookups both count, like lts__t_sectors
   double l2_read_hits = 0;
