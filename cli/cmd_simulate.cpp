@@ -144,6 +144,12 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
           {"warp_loads", outside.warp_loads},
           {"first", outside.first.empty() ? nlohmann::json(nullptr) : nlohmann::json(outside.first)}};
     }
+    if (spec.branches_on_loaded_data == frontend::BranchesOnLoadedData::not_taken) {
+      const frontend::SkippedOnLoadedData& skipped = result.skipped_on_loaded_data;
+      json["trace"]["skipped_on_loaded_data"] = {
+          {"warp_instructions", skipped.warp_instructions},
+          {"first", skipped.first.empty() ? nlohmann::json(nullptr) : nlohmann::json(skipped.first)}};
+    }
     print_json(json);
     return;
   }
@@ -161,6 +167,11 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
     extra << "out of bounds: " << result.out_of_bounds_loads.warp_loads
           << " warp loads outside every buffer in the traced blocks, simulated at their addresses; the first at "
           << result.out_of_bounds_loads.first << '\n';
+  }
+  if (result.skipped_on_loaded_data.warp_instructions > 0) {
+    extra << "on loaded data: " << result.skipped_on_loaded_data.warp_instructions
+          << " warp instructions guarded by loaded data, not taken by those lanes in the traced blocks; the first at "
+          << result.skipped_on_loaded_data.first << '\n';
   }
   const LaunchShown launch{result.evaluated.grid, result.evaluated.block, result.shared_bytes_per_block};
   print_prediction(subject + "  config " + (config.empty() ? "(no parameters)" : config), launch, prediction, profile,

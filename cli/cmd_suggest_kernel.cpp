@@ -59,6 +59,11 @@ void add_kernel_options(CLI::App& command, KernelOptions& options) {
                   "error|simulate: a global load outside every buffer is an error (default) or simulated at its "
                   "address (stores outside stay errors; docs/kernel-spec.md)")
       ->group(group);
+  command
+      .add_option("--branches-on-loaded-data", options.branches_on_loaded_data,
+                  "error|not-taken: a branch or predicated instruction on loaded data is an error (default) or not "
+                  "taken by those lanes (docs/kernel-spec.md)")
+      ->group(group);
 }
 
 void add_max_candidates_option(CLI::App& command, KernelOptions& options) {
@@ -104,6 +109,10 @@ frontend::KernelSpec spec_from_options(const KernelOptions& options) {
   spec.replay_loops = options.replay_loops;
   if (!options.out_of_bounds_reads.empty())
     spec.out_of_bounds_reads = parse_out_of_bounds_reads(options.out_of_bounds_reads, "--out-of-bounds-reads");
+  if (!options.branches_on_loaded_data.empty()) {
+    spec.branches_on_loaded_data =
+        parse_branches_on_loaded_data(options.branches_on_loaded_data, "--branches-on-loaded-data");
+  }
   return spec;
 }
 

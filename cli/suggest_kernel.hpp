@@ -33,8 +33,9 @@ struct KernelOptions {
   std::vector<std::string> include_directories;
   std::vector<std::string> compiler_options;
   std::uint64_t max_candidates = frontend::kDefaultMaxCandidates;
-  bool replay_loops = false;       ///< --replay-loops: every loop trip interpreted
-  std::string out_of_bounds_reads; ///< --out-of-bounds-reads error|simulate; empty: the spec's
+  bool replay_loops = false;           ///< --replay-loops: every loop trip interpreted
+  std::string out_of_bounds_reads;     ///< --out-of-bounds-reads error|simulate; empty: the spec's
+  std::string branches_on_loaded_data; ///< --branches-on-loaded-data error|not-taken; empty: the spec's
 
   bool given() const { return !source.empty() || !spec_file.empty(); }
 };

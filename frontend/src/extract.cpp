@@ -55,6 +55,7 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
     block.warps.assign(static_cast<std::size_t>(warps), WarpTrace{});
     state.loops.set_enabled(summarise);
     state.out_of_bounds = {};
+    state.skipped_on_loaded_data = {};
     std::size_t steps = 0;
     for (std::int64_t w = 0; w < warps; ++w) {
       WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
@@ -74,10 +75,13 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   std::int64_t seen = program.max_loads_in_flight.load();
   while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {
   }
-  if (state.out_of_bounds.warp_loads > 0) { // a block traced again (a boundary block sampled) counts once
-    const std::int64_t linear = block_index[0] + grid.x * (block_index[1] + grid.y * block_index[2]);
+  // A block traced again (a boundary block sampled) counts once.
+  const std::int64_t linear = block_index[0] + grid.x * (block_index[1] + grid.y * block_index[2]);
+  if (state.out_of_bounds.warp_loads > 0 || state.skipped_on_loaded_data.warp_instructions > 0) {
     const std::lock_guard lock(program.out_of_bounds_mutex);
-    program.out_of_bounds_loads[linear] = state.out_of_bounds;
+    if (state.out_of_bounds.warp_loads > 0) program.out_of_bounds_loads[linear] = state.out_of_bounds;
+    if (state.skipped_on_loaded_data.warp_instructions > 0)
+      program.skipped_on_loaded_data[linear] = state.skipped_on_loaded_data;
   }
   program.traced_any = true;
   return block;
@@ -98,6 +102,10 @@ ExtractedFacts Extractor::facts() const {
   for (const auto& [block, loads] : program_->out_of_bounds_loads) {
     if (facts.out_of_bounds_loads.first.empty()) facts.out_of_bounds_loads.first = loads.first;
     facts.out_of_bounds_loads.warp_loads += loads.warp_loads;
+  }
+  for (const auto& [block, skipped] : program_->skipped_on_loaded_data) {
+    if (facts.skipped_on_loaded_data.first.empty()) facts.skipped_on_loaded_data.first = skipped.first;
+    facts.skipped_on_loaded_data.warp_instructions += skipped.warp_instructions;
   }
   return facts;
 }

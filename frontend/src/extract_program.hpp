@@ -195,6 +195,9 @@ struct Program {
   mutable std::mutex out_of_bounds_mutex;
   /// Per traced block (by linear index): its loads outside every buffer (LaunchArgs::simulate_out_of_bounds_reads).
   mutable std::map<std::int64_t, OutOfBoundsLoads> out_of_bounds_loads;
+  /// Per traced block (by linear index): its instructions skipped on loaded data
+  /// (LaunchArgs::skip_guards_on_loaded_data).
+  mutable std::map<std::int64_t, SkippedOnLoadedData> skipped_on_loaded_data;
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

@@ -504,6 +504,10 @@ void throw_data_dependent(const WarpState& warp, std::int32_t pc, const std::str
     message += name.empty() ? " unless the loaded buffer's contents are declared (\"contents\", --contents NAME=EXPR)"
                             : " unless what buffer '" + name + "' holds is declared (\"contents\", --contents " + name +
                                   "=EXPR)";
+  } else if (what != "address") { // floating-point data (a clamp, a threshold): skipping may do
+    message +=
+        "; to have those lanes skip it instead (a branch not taken): \"branches_on_loaded_data\": "
+        "\"not-taken\" (--branches-on-loaded-data not-taken)";
   }
   throw InputError(message);
 }
@@ -544,14 +548,21 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     if (trace.steps.size() + kMaxStepsPerInstruction > trace.steps.capacity())
       trace.steps.reserve(room(std::max<std::size_t>(64, 2 * trace.steps.capacity())));
     wait_for_loads(warp, instr, active);
-    const std::uint32_t mask = guard_lanes(warp, instr, active);
+    std::uint32_t mask = guard_lanes(warp, instr, active);
     const std::uint32_t guard_data = instr.guard >= 0 ? warp.taint[static_cast<std::size_t>(instr.guard)] & active : 0;
     const bool decides = instr.op == Op::branch || instr.op == Op::exit || instr.op == Op::load ||
                          instr.op == Op::store || instr.op == Op::atomic || instr.op == Op::barrier ||
                          instr.op == Op::shfl || instr.op == Op::vote || instr.op == Op::async_copy;
-    if (guard_data && decides)
-      throw_data_dependent(warp, instr.source, instr.op == Op::branch ? "branch" : "predicate",
-                           warp.origin[static_cast<std::size_t>(instr.guard)]);
+    if (guard_data && decides) {
+      const std::int32_t origin = warp.origin[static_cast<std::size_t>(instr.guard)];
+      const char* what = instr.op == Op::branch ? "branch" : "predicate";
+      if (!program.args.skip_guards_on_loaded_data || origin == kOriginSkippedByLoopSummary)
+        throw_data_dependent(warp, instr.source, what, origin);
+      mask &= ~guard_data; // those lanes skip it: a branch not taken
+      if (warp.skipped_on_loaded_data.warp_instructions++ == 0)
+        warp.skipped_on_loaded_data.first = program.where(instr.source) + ": " + what + " on a value loaded at " +
+                                            program.where(origin) + " (" + program.text(instr.source) + ")";
+    }
     if (warp.loops.engaged()) warp.loops.before(warp, frame.pc, instr, active, mask);
     if (instr.issues) trace.warp_instructions += 1;
     if (instr.divides_by_register) trace.register_divisions += 1;

@@ -130,6 +130,8 @@ public:
   std::int64_t max_loads_in_flight = 0;
   /// The block's loads outside every buffer so far (LaunchArgs::simulate_out_of_bounds_reads).
   OutOfBoundsLoads out_of_bounds;
+  /// The block's instructions skipped on loaded data so far (LaunchArgs::skip_guards_on_loaded_data).
+  SkippedOnLoadedData skipped_on_loaded_data;
   std::int32_t warp_index = 0;
   LoopSummariser loops;
 };

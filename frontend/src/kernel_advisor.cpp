@@ -224,6 +224,7 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   args.contents = known_contents(spec, evaluated, bases);
   args.summarise_loops = !spec.replay_loops;
   args.simulate_out_of_bounds_reads = kernel->simulate_out_of_bounds_reads;
+  args.skip_guards_on_loaded_data = spec.branches_on_loaded_data == BranchesOnLoadedData::not_taken;
   traced.extractor = std::make_shared<const Extractor>(*build.module, build.entry, args);
   trace_boundary_blocks(*traced.extractor, evaluated.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](
@@ -658,6 +659,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   result.max_loads_in_flight = extracted.max_loads_in_flight;
   result.prediction.summarised_loops = extracted.summarised_loops;
   result.out_of_bounds_loads = extracted.out_of_bounds_loads;
+  result.skipped_on_loaded_data = extracted.skipped_on_loaded_data;
   result.active_lane_fraction =
       lanes->lane_slots > 0 ? static_cast<double>(lanes->active_lanes) / static_cast<double>(lanes->lane_slots) : 0.0;
   return result;

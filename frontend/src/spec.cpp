@@ -380,6 +380,12 @@ OutOfBoundsReads parse_out_of_bounds_reads(std::string_view text, const std::str
   throw InputError(where + ": expected \"error\" or \"simulate\", got \"" + std::string(text) + "\"");
 }
 
+BranchesOnLoadedData parse_branches_on_loaded_data(std::string_view text, const std::string& where) {
+  if (text == "error") return BranchesOnLoadedData::error;
+  if (text == "not-taken") return BranchesOnLoadedData::not_taken;
+  throw InputError(where + ": expected \"error\" or \"not-taken\", got \"" + std::string(text) + "\"");
+}
+
 KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& spec_directory,
                                  const std::string& where) {
   if (!json.is_object()) throw InputError(where + ": a kernel spec is a JSON object");
@@ -401,7 +407,8 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
                                               "reference",
                                               "outputs",
                                               "tolerance",
-                                              "out_of_bounds_reads"};
+                                              "out_of_bounds_reads",
+                                              "branches_on_loaded_data"};
   for (const auto& [key, value] : json.items()) {
     if (!known.contains(key)) throw InputError(where + ": unknown key '" + key + "'");
   }
@@ -421,6 +428,9 @@ KernelSpec kernel_spec_from_json(const Json& json, const std::filesystem::path& 
     if (json.contains("out_of_bounds_reads"))
       spec.out_of_bounds_reads =
           parse_out_of_bounds_reads(json["out_of_bounds_reads"].get<std::string>(), where + ": out_of_bounds_reads");
+    if (json.contains("branches_on_loaded_data"))
+      spec.branches_on_loaded_data = parse_branches_on_loaded_data(json["branches_on_loaded_data"].get<std::string>(),
+                                                                   where + ": branches_on_loaded_data");
     read_collections(json, spec_directory, where, spec);
   } catch (const nlohmann::json::exception& error) {
     throw InputError(where + ": " + error.what());

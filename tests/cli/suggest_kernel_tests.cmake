@@ -313,6 +313,23 @@ cachewise_kernel_test(simulate_kernel_out_of_bounds_reads_unknown EXIT 2
   STDERR "^advisor: --out-of-bounds-reads: expected \"error\" or \"simulate\", got \"ignore\"\n$"
   ARGS simulate ${cachewise_kernel_read_before} --out-of-bounds-reads ignore)
 
+# A branch on loaded data (guarded_store.cu: `if (v > 0) out[i] = v`, nvcc's `@%p1 bra` around the
+# store when v <= 0): an error naming the opt-in; with "not-taken" no lane branches, so every lane
+# stores. 4 blocks x 256 threads, all simulated: 32 warps, each 1 load and 1 store of 32
+# consecutive floats (4 sectors) and 1 branch skipped: 32 requests and 128 sectors each way, 32
+# warp instructions not taken.
+set(cachewise_kernel_guarded_store --profile ${cachewise_example_profile} --kernel ${cachewise_kernel_data}/guarded_store.cu
+  --entry store_positive --grid 4 --block 256 --buffer in=4096 --buffer out=4096)
+cachewise_kernel_test(simulate_kernel_branch_on_loaded_data_names_the_opt_in EXIT 2
+  STDERR "^advisor: [^\n]*guarded_store.cu:5: branch depends on a value loaded from memory \\(ld.global.f32[^\n]*\\): data-dependent control flow is not supported[^\n]*; to have those lanes skip it instead \\(a branch not taken\\): \"branches_on_loaded_data\": \"not-taken\" \\(--branches-on-loaded-data not-taken\\)\n$"
+  ARGS simulate ${cachewise_kernel_guarded_store})
+cachewise_kernel_test(simulate_kernel_branch_on_loaded_data_not_taken EXIT 0
+  STDOUT "\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 32,\n *\"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\": 32,.*\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 128,\n *\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\": 128,.*\"skipped_on_loaded_data\": {\n *\"first\": \"guarded_store.cu:5: branch on a value loaded at guarded_store.cu:4 \\(@%p1 bra[^\n]*\\)\",\n *\"warp_instructions\": 32\n"
+  ARGS simulate ${cachewise_kernel_guarded_store} --branches-on-loaded-data not-taken --work-budget 0 --json)
+cachewise_kernel_test(simulate_kernel_branches_on_loaded_data_unknown EXIT 2
+  STDERR "^advisor: --branches-on-loaded-data: expected \"error\" or \"not-taken\", got \"taken\"\n$"
+  ARGS simulate ${cachewise_kernel_guarded_store} --branches-on-loaded-data taken)
+
 # Barriers: __syncthreads() that only lanes 0-15 reach is an error (as compute-sanitizer's
 # synccheck reports it); threads that leave before the barrier (i >= n) are not. A trap is an
 # error: n = 65436 leaves the last block's threads 156.. past n, warp 4 the first to trap.

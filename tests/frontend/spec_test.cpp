@@ -165,6 +165,14 @@ TEST(KernelSpecJson, OutOfBoundsReadsErrorUnlessSimulateIsAsked) {
             "t.json: out_of_bounds_reads: expected \"error\" or \"simulate\", got \"ignore\"");
 }
 
+TEST(KernelSpecJson, BranchesOnLoadedDataErrorUnlessNotTakenIsAsked) {
+  EXPECT_EQ(from_json(R"({})").branches_on_loaded_data, BranchesOnLoadedData::error);
+  EXPECT_EQ(from_json(R"({"branches_on_loaded_data": "not-taken"})").branches_on_loaded_data,
+            BranchesOnLoadedData::not_taken);
+  EXPECT_EQ(error_of([] { from_json(R"({"branches_on_loaded_data": "taken"})"); }),
+            "t.json: branches_on_loaded_data: expected \"error\" or \"not-taken\", got \"taken\"");
+}
+
 TEST(KernelSpecJson, BadFilesNameTheProblem) {
   EXPECT_EQ(error_of([] { from_json(R"({"sourc": "k.cu"})"); }), "t.json: unknown key 'sourc'");
   EXPECT_EQ(error_of([] { from_json(R"({"parameters": {"T": 16}})"); }), "t.json: parameter 'T' must list its values");

@@ -49,6 +49,10 @@ struct LaunchArgs {
   /// A global load outside every buffer is traced at its address (its value is data) and counted
   /// in ExtractedFacts::out_of_bounds_loads instead of refused; stores and atomics stay errors.
   bool simulate_out_of_bounds_reads = false;
+  /// An instruction guarded by a predicate computed from loaded data (a branch, an exit, a
+  /// predicated access) is skipped by those lanes, a branch not taken, and counted in
+  /// ExtractedFacts::skipped_on_loaded_data, instead of refused (the model does not know data).
+  bool skip_guards_on_loaded_data = false;
   /// Optional: buffers with declared contents (loads of them must read whole integer elements).
   std::vector<KnownContents> contents;
   /// Loops whose trips are affine jump ahead (docs/ptx-extraction.md, "Loop summaries"); false
@@ -68,12 +72,22 @@ struct OutOfBoundsLoads {
   std::string first;
 };
 
+/// The warp instructions whose guard came from loaded data, skipped by those lanes
+/// (LaunchArgs::skip_guards_on_loaded_data), over the blocks traced (each block counted once).
+struct SkippedOnLoadedData {
+  std::int64_t warp_instructions = 0;
+  /// The first (lowest linear block traced, then program order): "srad_kernel.cu:145: branch
+  /// on a value loaded at srad_kernel.cu:122 (@%p3 bra $L__BB0_12)"; empty when none.
+  std::string first;
+};
+
 struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait (traced blocks)
   std::vector<SummarisedLoop> summarised_loops; ///< by source location
   OutOfBoundsLoads out_of_bounds_loads;
+  SkippedOnLoadedData skipped_on_loaded_data;
 };
 
 struct Program; // the entry lowered to compact instructions (src/extract_program.hpp)

@@ -71,6 +71,8 @@ struct KernelSimulation {
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
   OutOfBoundsLoads out_of_bounds_loads; ///< let through by "out_of_bounds_reads": "simulate", in the traced blocks
+  /// skipped by "branches_on_loaded_data": "not-taken", in the traced blocks
+  SkippedOnLoadedData skipped_on_loaded_data;
 };
 
 /// Compiles, extracts and simulates the spec's one configuration: every parameter must have

@@ -82,6 +82,16 @@ enum class OutOfBoundsReads { error, simulate };
 /// "error" or "simulate"; throws InputError "<where>: ..." for another word.
 OutOfBoundsReads parse_out_of_bounds_reads(std::string_view text, const std::string& where);
 
+/// What a branch (or an exit, or a predicated access) whose predicate comes from loaded data
+/// does ("branches_on_loaded_data", --branches-on-loaded-data): an error naming it (the
+/// default: the model does not know the data), or not taken by those lanes (a clamp whose arms
+/// all write the same address, as Rodinia's srad saturates its coefficient). An address computed
+/// from loaded data stays an error either way.
+enum class BranchesOnLoadedData { error, not_taken };
+
+/// "error" or "not-taken"; throws InputError "<where>: ..." for another word.
+BranchesOnLoadedData parse_branches_on_loaded_data(std::string_view text, const std::string& where);
+
 struct KernelSpec {
   std::filesystem::path source;
   /// "transpose_tiled", or "tiled<TILE_DIM, PAD>": then the parameters are the template's
@@ -110,6 +120,7 @@ struct KernelSpec {
   /// --replay-loops: interpret every trip of every loop (LaunchArgs::summarise_loops false).
   bool replay_loops = false;
   OutOfBoundsReads out_of_bounds_reads = OutOfBoundsReads::error;
+  BranchesOnLoadedData branches_on_loaded_data = BranchesOnLoadedData::error;
 };
 
 /// "TILE_DIM=16,32,64" (--param).
