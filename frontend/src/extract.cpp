@@ -78,7 +78,7 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   // A block traced again (a boundary block sampled) counts once.
   const std::int64_t linear = block_index[0] + grid.x * (block_index[1] + grid.y * block_index[2]);
   if (state.out_of_bounds.warp_loads > 0 || state.skipped_on_loaded_data.warp_instructions > 0) {
-    const std::lock_guard lock(program.out_of_bounds_mutex);
+    const std::lock_guard lock(program.let_through_mutex);
     if (state.out_of_bounds.warp_loads > 0) program.out_of_bounds_loads[linear] = state.out_of_bounds;
     if (state.skipped_on_loaded_data.warp_instructions > 0)
       program.skipped_on_loaded_data[linear] = state.skipped_on_loaded_data;
@@ -98,7 +98,7 @@ ExtractedFacts Extractor::facts() const {
     facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source),
                                       tally.runs, tally.trips_interpreted, tally.trips_skipped});
   }
-  const std::lock_guard bounds_lock(program_->out_of_bounds_mutex);
+  const std::lock_guard let_through_lock(program_->let_through_mutex);
   for (const auto& [block, loads] : program_->out_of_bounds_loads) {
     if (facts.out_of_bounds_loads.first.empty()) facts.out_of_bounds_loads.first = loads.first;
     facts.out_of_bounds_loads.warp_loads += loads.warp_loads;

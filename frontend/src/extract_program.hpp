@@ -192,7 +192,8 @@ struct Program {
   mutable std::atomic<std::size_t> first_warp_steps{0};
   mutable std::mutex loop_tally_mutex;
   mutable std::map<std::int32_t, LoopTally> loop_tally; ///< by the loop's first instruction (index in code)
-  mutable std::mutex out_of_bounds_mutex;
+  /// Guards the two per-block tallies of what an opt-in let through, below.
+  mutable std::mutex let_through_mutex;
   /// Per traced block (by linear index): its loads outside every buffer (LaunchArgs::simulate_out_of_bounds_reads).
   mutable std::map<std::int64_t, OutOfBoundsLoads> out_of_bounds_loads;
   /// Per traced block (by linear index): its instructions skipped on loaded data
