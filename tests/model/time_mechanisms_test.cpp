@@ -140,14 +140,14 @@ TEST(L1Wavefronts, ALoadCostsEachLineItTouchesAStoreItsSectors) {
   EXPECT_NEAR(l1_us(TraceOp::store, 128), 132.0 * 10 * 32 * 32 / kL1BytesPerUs, 1e-12);
 }
 
-TracedKernel fma_blocks(std::int64_t threads, double steps, bool barrier = false) {
+TracedKernel fma_blocks(std::int64_t threads, double steps, int barriers = 0) {
   TracedKernel kernel;
   kernel.name = "fma";
   kernel.grid = {132 * 16384 / threads, 1, 1};
   kernel.block = {threads, 1, 1};
   kernel.buffers = {{"data", kBase, 1 << 20}};
   std::vector<TraceStep> steps_of_warp;
-  if (barrier) {
+  for (int i = 0; i < barriers; ++i) {
     TraceStep sync;
     sync.kind = TraceStep::Kind::barrier;
     steps_of_warp.push_back(sync);
@@ -193,15 +193,30 @@ TEST(BlockDispatch, DispatchOverlapsTheResidentBlocksWork) {
   EXPECT_EQ(large_512.bottleneck, "compute");
 }
 
-TEST(BlockDispatch, ABarrierDrainIsExposedOncePerWave) {
-  // One __syncthreads per block: while a block's warps drain at it (50 cycles) the other 31
-  // resident blocks issue, so per wave one block's drain adds to the SM side, not 32 of them:
-  // 512 steps in 32-thread blocks, 16 waves of 50 + 5338.6 cycles: 45.55 us (32 drains a wave
-  // in a row would be 58.07 us).
-  const Prediction p = simulate_traced(fma_blocks(32, 512, true), profile(), exact());
+TEST(BlockDispatch, ABarrierDrainIsHiddenByTheOtherResidentBlocksAfterTheFirstWave) {
+  // One __syncthreads per block (a 50-cycle drain). The first wave's 32 blocks a SM start
+  // together: one block's drain, then the wave's work (5338.6 cycles, above). Later blocks start
+  // as others retire, so while one drains the other 31 issue: a later wave costs the larger of
+  // its work and one block's drain plus its own 1/32 of the work, max(5338.6, 50 + 166.8):
+  // 16 waves, 50 + 16 x 5338.6 cycles, 45.17 us (a drain in every wave would be 45.55 us).
+  const Prediction p = simulate_traced(fma_blocks(32, 512, 1), profile(), exact());
   ASSERT_EQ(p.waves, 16);
   EXPECT_NEAR(p.time_terms_us.at("latency"), 16 * 50.0 / kClockMhz, 1e-9);
-  EXPECT_NEAR(p.time_us, 2 + 16 * (50 + soft_max(4096, 4800)) / kClockMhz, 1e-9);
+  EXPECT_NEAR(p.time_us, 2 + (50 + 16 * soft_max(4096, 4800)) / kClockMhz, 1e-9);
+}
+
+TEST(BlockDispatch, AChainLongerThanTheOtherBlocksWorkBoundsTheLaterWaves) {
+  // 1024-thread blocks, 2 a SM, 8 waves; 8 FMA steps and 8 barriers a block. A wave's work per SM:
+  // 2 x 32 warps x 8 steps / 4 = 128 cycles of FMAs beside 2 x 150 of dispatch, soft(128, 300) =
+  // 302.4 cycles; one block's chain: 8 drains x 50 = 400 cycles. First wave: 400 + 302.4. A later
+  // block holds its slot for its chain and its half of the work, and two slots serve a wave:
+  // max(302.4, 400 + 151.2) = 551.2 cycles. 2 + (702.4 + 7 x 551.2) / 1980 = 4.30 us.
+  const Prediction p = simulate_traced(fma_blocks(1024, 8, 8), profile(), exact());
+  ASSERT_EQ(p.waves, 8);
+  ASSERT_EQ(p.blocks_per_sm, 2);
+  const double work_cycles = soft_max(128, 300);
+  EXPECT_NEAR(p.time_terms_us.at("latency"), 8 * 400.0 / kClockMhz, 1e-9);
+  EXPECT_NEAR(p.time_us, 2 + (400 + work_cycles + 7 * (400 + work_cycles / 2)) / kClockMhz, 1e-9);
 }
 
 } // namespace

@@ -241,7 +241,7 @@ struct TimeEstimate {
 
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
-/// SM; the latency chain is paid once per wave.
+/// SM; the latency chain is paid whole in the first wave, beside the other blocks' work after.
 TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
   const WholeKernelTerms whole = throughput_terms(facts, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
@@ -259,8 +259,8 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   const double sm_chain_us = staged ? loaded_chain_us : chain_us;
 
   TimeEstimate estimate;
-  auto add_wave = [&](std::int64_t blocks, std::int64_t count) {
-    if (count == 0 || blocks == 0) return;
+  auto add_wave = [&](std::int64_t blocks, std::int64_t count, bool staggered) {
+    if (count <= 0 || blocks == 0) return;
     const double chip_share = static_cast<double>(blocks) / total_blocks;
     const double busiest_sm_blocks = static_cast<double>((blocks + sm_count - 1) / sm_count);
     const double sm_share = busiest_sm_blocks * static_cast<double>(sm_count) / total_blocks;
@@ -281,13 +281,18 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
     // add up; the shared-memory pipe serves its wavefronts beside them, and its block scheduler
     // dispatches the next block while the resident ones run (soft maximum: the H200 runs the
-    // same FMAs in 32- to 1024-thread blocks in one time once they outlast the dispatch); a
-    // block's latency chain and its barrier drains stall its own warps, once per wave: the
-    // other resident blocks issue meanwhile (docs/model.md).
-    wave["sm"] = wave.at("latency") + combine({{"issue", wave.at("compute") + wave.at("issue")},
-                                               {"shared", wave.at("shared")},
-                                               {"blocks", wave.at("blocks")}},
-                                              calibration.combine_exponent.value);
+    // same FMAs in 32- to 1024-thread blocks in one time once they outlast the dispatch). A
+    // block's latency chain and its barrier drains stall its own warps. The first wave's blocks
+    // start together, so their chain and work add; later blocks start as others retire, so the
+    // other resident blocks issue while one waits, and a later wave costs the larger of its work
+    // and one block's slot time, its chain plus its share of the work (convsep_rows of the
+    // corpus's fit half, docs/model.md "Time estimate").
+    const double work_us = combine({{"issue", wave.at("compute") + wave.at("issue")},
+                                    {"shared", wave.at("shared")},
+                                    {"blocks", wave.at("blocks")}},
+                                   calibration.combine_exponent.value);
+    wave["sm"] =
+        staggered ? std::max(work_us, wave.at("latency") + work_us / resident_blocks) : wave.at("latency") + work_us;
     wave["memory"] =
         combine(
             {{"dram", wave.at("dram")}, {"l2", wave.at("l2")}, {"l1", wave.at("l1")}, {"atomics", wave.at("atomics")}},
@@ -299,13 +304,15 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
     for (const auto& [name, value] : wave) estimate.terms_us[name] += value * repeats;
     estimate.waves += count;
   };
-  // A trailing partial wave streams its share of the traffic (its latency chain still whole):
-  // after the first wave blocks start as others retire, not together, staged or not (H200,
+  // A trailing partial wave streams its share of the traffic: after the first wave blocks
+  // start as others retire, not together, staged or not (H200,
   // with whole-wave costs the fastest tenth of stencil3d 512^3, 64-plane chunks at 1-2
   // waves, was predicted 19% high, with shares 7%; the 64-tile transposes at 6.2
   // waves measured 37.1 us, not the 41.1 us of 7 whole waves; docs/model.md, "Time estimate").
-  add_wave(wave_blocks, run.total_blocks / wave_blocks);
-  add_wave(run.total_blocks % wave_blocks, 1);
+  const std::int64_t full_waves = run.total_blocks / wave_blocks;
+  add_wave(wave_blocks, std::min<std::int64_t>(full_waves, 1), false);
+  add_wave(wave_blocks, full_waves - 1, true);
+  add_wave(run.total_blocks % wave_blocks, 1, full_waves > 0);
   estimate.bottleneck = dominant_term(estimate.terms_us);
   estimate.terms_us["launch"] = calibration.launch_overhead_us.value;
   estimate.time_us += calibration.launch_overhead_us.value;
