@@ -1,8 +1,8 @@
 // The time model's mechanisms beyond traffic (docs/model.md: "Issue slots of partial warps",
-// "Atomics", "Block dispatch", "L1 wavefronts"), on hand-written traces whose terms follow from the example
-// profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256
-// FP32 flops a cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block,
-// 50 per barrier, soft maximum exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
+// "Atomics", "Block dispatch", "L1 wavefronts", loaded latency), on hand-written traces whose terms follow from the
+// example profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256 FP32 flops a
+// cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block, 50 per barrier, soft maximum
+// exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
 #include <cmath>
 #include <cstdint>
 
@@ -138,6 +138,38 @@ TEST(L1Wavefronts, ALoadCostsEachLineItTouchesAStoreItsSectors) {
   EXPECT_NEAR(l1_us(TraceOp::load, 4), 132.0 * 10 * 128 / kL1BytesPerUs, 1e-12);
   EXPECT_NEAR(l1_us(TraceOp::load, 128), 132.0 * 10 * 32 * 128 / kL1BytesPerUs, 1e-12);
   EXPECT_NEAR(l1_us(TraceOp::store, 128), 132.0 * 10 * 32 * 32 / kL1BytesPerUs, 1e-12);
+}
+
+TEST(LoadedLatency, ADramRoundWaitsLongerOnlyAsDramIsBusy) {
+  // 132 blocks of one warp, one a SM (one wave), each reading 16 lines of its own that no one
+  // read before, one at a time (a wait after each): 16 rounds that go to DRAM, 16 x 650 =
+  // 10400 cycles of idle chain, 5.25 us. Its DRAM bytes (132 x 16 x 128 B) keep DRAM busy a
+  // small fraction u of the time, so a round waits 1 + (3 - 1) u DRAM latencies, not the 3 of a
+  // busy DRAM: with one block a SM the whole loaded chain is exposed on the memory side.
+  TracedKernel kernel;
+  kernel.name = "chase";
+  kernel.grid = {132, 1, 1};
+  kernel.block = {32, 1, 1};
+  kernel.buffers = {{"data", kBase, 1 << 20}};
+  kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
+    std::vector<TraceStep> steps;
+    for (std::int64_t i = 0; i < 16; ++i) {
+      steps.push_back(access(TraceSpace::global, TraceOp::load, kBase + (index[0] * 16 + i) * 128, 4));
+      TraceStep wait;
+      wait.kind = TraceStep::Kind::wait_loads;
+      steps.push_back(wait);
+    }
+    return BlockTrace{index, {WarpTrace{steps, 32, 0}}};
+  };
+  const Prediction p = simulate_traced(kernel, profile(), exact());
+  const auto& t = p.time_terms_us;
+  ASSERT_EQ(p.waves, 1);
+  EXPECT_NEAR(t.at("latency"), 16 * 650.0 / kClockMhz, 1e-9);
+  const double dram_load = t.at("dram") / (p.time_us - t.at("launch"));
+  EXPECT_GT(dram_load, 0.0);
+  EXPECT_LT(dram_load, 0.05);
+  EXPECT_NEAR(t.at("exposed_latency"), (1 + 2 * dram_load) * t.at("latency"), 1e-6);
+  EXPECT_EQ(p.bottleneck, "latency");
 }
 
 TracedKernel fma_blocks(std::int64_t threads, double steps, int barriers = 0) {

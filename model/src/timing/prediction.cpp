@@ -71,13 +71,15 @@ double block_latency_cycles(const SimulationRun& run, const DeviceProfile& profi
 }
 
 /// That chain (`idle_cycles`) under load: rounds that wait for DRAM at the calibration's loaded
-/// DRAM latency factor, the rest (L2 and L1 hits, the shared-load latency) at its cache factor.
-double loaded_block_latency_cycles(const SimulationRun& run, const Calibration& calibration, double idle_cycles) {
+/// DRAM latency factor scaled to DRAM's busy fraction (`dram_load`: 1 + (factor - 1) x load),
+/// the rest (L2 and L1 hits, the shared-load latency) at its cache factor.
+double loaded_block_latency_cycles(const SimulationRun& run, const Calibration& calibration, double idle_cycles,
+                                   double dram_load) {
   const double warps = static_cast<double>(run.total_blocks) * run.warps_per_block;
   double dram_cycles = 0;
   for (const PhaseCounts& phase : run.phases) dram_cycles += phase.dram_round_latency_cycles / warps;
-  return calibration.loaded_dram_latency_factor.value * dram_cycles +
-         calibration.loaded_cache_latency_factor.value * (idle_cycles - dram_cycles);
+  const double dram_factor = 1.0 + (calibration.loaded_dram_latency_factor.value - 1.0) * dram_load;
+  return dram_factor * dram_cycles + calibration.loaded_cache_latency_factor.value * (idle_cycles - dram_cycles);
 }
 
 /// A measured slowdown curve at x: linear in log2(x) between the measured points, the largest
@@ -242,7 +244,8 @@ struct TimeEstimate {
 /// Blocks run in waves of sm_count * blocks_per_sm. Chip-wide terms (DRAM, L2) scale with the
 /// blocks of a wave; per-SM terms (L1, shared, compute, issue) with the blocks of its busiest
 /// SM; the latency chain is paid whole in the first wave, beside the other blocks' work after.
-TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
+TimeEstimate estimate_time_at_load(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run,
+                                   double dram_load) {
   const WholeKernelTerms whole = throughput_terms(facts, profile, run);
   const double clock_mhz = sm_clock_mhz(profile);
   const std::int64_t sm_count = profile.device.sm_count;
@@ -251,7 +254,7 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   const double chain_cycles = block_latency_cycles(run, profile);
   const double chain_us = chain_cycles / clock_mhz;
   const Calibration& calibration = profile.calibration;
-  const double loaded_chain_us = loaded_block_latency_cycles(run, calibration, chain_cycles) / clock_mhz;
+  const double loaded_chain_us = loaded_block_latency_cycles(run, calibration, chain_cycles, dram_load) / clock_mhz;
   // A block that stages through shared memory waits at its barrier for every load of a round,
   // under load: on the SM side its chain is the loaded one (as on the memory side).
   const bool staged = std::any_of(run.phases.begin(), run.phases.end(),
@@ -316,6 +319,31 @@ TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profil
   estimate.bottleneck = dominant_term(estimate.terms_us);
   estimate.terms_us["launch"] = calibration.launch_overhead_us.value;
   estimate.time_us += calibration.launch_overhead_us.value;
+  return estimate;
+}
+
+/// A DRAM load waits behind the requests queued ahead of it, so its latency grows with how busy
+/// DRAM is: the calibration's loaded DRAM factor (measured with DRAM streaming) holds where the
+/// DRAM term fills the kernel's time and falls towards the idle latency as its share does
+/// (reduction's grid-stride reduce6, the corpus's fit half: 3-6x its time at the full factor).
+/// The load is the fixed point of load = DRAM term / time; it is unique, since the time grows
+/// with the load, and found by bisection.
+TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
+  const auto excess = [&](double dram_load, TimeEstimate* out) {
+    TimeEstimate estimate = estimate_time_at_load(facts, profile, run, dram_load);
+    const double busy_us = estimate.time_us - estimate.terms_us.at("launch");
+    const double dram_us = estimate.terms_us.at("dram");
+    if (out) *out = std::move(estimate);
+    return dram_load - std::min(1.0, busy_us > 0 ? dram_us / busy_us : 1.0);
+  };
+  TimeEstimate estimate;
+  if (excess(1.0, &estimate) <= 0) return estimate;
+  double low = 0, high = 1;
+  for (int step = 0; step < 30; ++step) {
+    const double middle = 0.5 * (low + high);
+    (excess(middle, nullptr) < 0 ? low : high) = middle;
+  }
+  excess(high, &estimate);
   return estimate;
 }
 
