@@ -68,11 +68,11 @@ cachewise_cli_test(suggest_pattern_file_with_sizes EXIT 2
 cachewise_cli_test(suggest_default_profile EXIT 0 STDOUT "^profile: .* from .*profiles/.*json .bundled"
   ARGS suggest --pattern copy --n 65536 --top 1)
 # The H200 profile measured spread writes: a 64-wide block (two warps of 128 B per output row)
-# ranks below the 32x8 64-tile (11th) and says why: its DRAM time is the term that differs most
-# (12 rows: the rank column is two wide).
+# ranks below the 32x8 64-tile (24th) and says why: its DRAM time is the term that differs most
+# (24 rows: the rank column is two wide).
 cachewise_cli_test(suggest_spread_write_reason EXIT 0
   STDOUT "\n 1  block_x=32,block_y=8,pad=1,smem=1,tile=64 .*block_x=64,block_y=2 \\(vs 32,8\\): DRAM time [0-9.]+ vs [0-9.]+ µs \\(writes only 128 B of each output row at a time instead of 256 B\\)"
-  ARGS suggest --pattern transpose --n 4096 --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json --top 12)
+  ARGS suggest --pattern transpose --n 4096 --profile ${PROJECT_SOURCE_DIR}/profiles/h200.json --top 24)
 cachewise_cli_test(suggest_pattern_file_with_fix EXIT 2
   STDERR "^advisor: suggest: --fix has no effect with --pattern-file \\(the file describes one kernel: nothing to search\\)\n$"
   ARGS suggest --pattern-file ${PROJECT_SOURCE_DIR}/examples/patterns/row-sum.json --fix tile=32 ${cachewise_suggest_profile})
