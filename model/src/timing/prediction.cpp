@@ -327,23 +327,35 @@ TimeEstimate estimate_time_at_load(const KernelFacts& facts, const DeviceProfile
 /// DRAM term fills the kernel's time and falls towards the idle latency as its share does
 /// (reduction's grid-stride reduce6, the corpus's fit half: 3-6x its time at the full factor).
 /// The load is the fixed point of load = DRAM term / time; it is unique, since the time grows
-/// with the load, and found by bisection.
+/// with the load, and found by regula falsi (Illinois), a few estimates for most kernels.
 TimeEstimate estimate_time(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
-  const auto excess = [&](double dram_load, TimeEstimate* out) {
-    TimeEstimate estimate = estimate_time_at_load(facts, profile, run, dram_load);
+  TimeEstimate estimate;
+  const auto excess = [&](double dram_load) {
+    estimate = estimate_time_at_load(facts, profile, run, dram_load);
     const double busy_us = estimate.time_us - estimate.terms_us.at("launch");
     const double dram_us = estimate.terms_us.at("dram");
-    if (out) *out = std::move(estimate);
     return dram_load - std::min(1.0, busy_us > 0 ? dram_us / busy_us : 1.0);
   };
-  TimeEstimate estimate;
-  if (excess(1.0, &estimate) <= 0) return estimate;
-  double low = 0, high = 1;
-  for (int step = 0; step < 30; ++step) {
-    const double middle = 0.5 * (low + high);
-    (excess(middle, nullptr) < 0 ? low : high) = middle;
+  double high = 1, excess_high = excess(high);
+  if (excess_high <= 0) return estimate;
+  double low = 0, excess_low = excess(low);
+  if (excess_low >= 0) return estimate; // no DRAM term: the load is 0
+  constexpr double kTolerance = 1e-12;
+  for (int step = 0, kept = 0; step < 100; ++step) {
+    const double load = (low * excess_high - high * excess_low) / (excess_high - excess_low);
+    const double at = excess(load);
+    if (std::abs(at) < kTolerance || high - low < kTolerance) break;
+    // The end kept twice in a row has its excess halved, so that end moves too (Illinois).
+    if (at < 0) {
+      low = load, excess_low = at;
+      if (kept == -1) excess_high /= 2;
+      kept = -1;
+    } else {
+      high = load, excess_high = at;
+      if (kept == 1) excess_low /= 2;
+      kept = 1;
+    }
   }
-  excess(high, &estimate);
   return estimate;
 }
 
