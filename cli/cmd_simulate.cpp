@@ -46,9 +46,10 @@ void print_time(const Prediction& prediction, std::ostream& out) {
       << ": per wave the soft maximum of its memory side and SM side, summed over " << waves << '\n'
       << "  memory side " << at("memory") << " = soft maximum of (dram " << at("dram") << ", l2 " << at("l2") << ", l1 "
       << at("l1") << ") + exposed latency " << at("exposed_latency") << '\n'
-      << "  SM side     " << at("sm") << " = latency " << at("latency") << " + soft maximum of (compute "
-      << at("compute") << " + issue " << at("issue") << ", shared " << at("shared") << ", blocks " << at("blocks")
-      << ")\n"
+      << "  SM side     " << at("sm") << " from latency " << at("latency") << " and soft maximum of (compute "
+      << at("compute") << " + issue " << at("issue") << ", shared " << at("shared") << ", constant " << at("constant")
+      << ", blocks " << at("blocks") << "): their sum in the first wave, after it the larger of that work and\n"
+      << "              latency + work / resident blocks\n"
       << "  (" << unit.name << ", each term summed over the waves; docs/glossary.md#time-terms)\n";
 }
 

@@ -201,6 +201,7 @@ constexpr TimeTerm kTimeTerms[] = {
     {"compute", "FMA issue", "issue"},
     {"issue", "instruction issue", "issue"},
     {"shared", "shared-memory time", "shared"},
+    {"constant", "constant-cache time", "constant"},
     {"atomics", "same-address atomics", "atomics"},
 };
 

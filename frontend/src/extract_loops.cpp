@@ -139,6 +139,7 @@ void LoopSummariser::start_trip(const WarpState& warp, const WarpTrace& trace, s
   trip_start_instructions_ = trace.warp_instructions;
   trip_start_flops_ = trace.flops;
   trip_start_divisions_ = trace.register_divisions;
+  trip_start_constant_requests_ = trace.constant_requests;
 }
 
 bool LoopSummariser::varies(const WarpState& warp, const Source& source, std::uint32_t lanes) const {
@@ -385,6 +386,7 @@ void LoopSummariser::jump(WarpState& warp, WarpTrace& trace, std::int64_t trips,
   trace.warp_instructions += scale * (trace.warp_instructions - trip_start_instructions_);
   trace.flops += scale * (trace.flops - trip_start_flops_);
   trace.register_divisions += scale * (trace.register_divisions - trip_start_divisions_);
+  trace.constant_requests += scale * (trace.constant_requests - trip_start_constant_requests_);
   for (std::size_t r = 0; r < poison_.size(); ++r) {
     if (warp.taint[r] == ~0u) continue;
     if (poison_[r]) {

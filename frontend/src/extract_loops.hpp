@@ -129,6 +129,7 @@ private:
   double trip_start_instructions_ = 0;
   double trip_start_flops_ = 0;
   double trip_start_divisions_ = 0;
+  double trip_start_constant_requests_ = 0;
 };
 
 } // namespace cachewise::frontend

@@ -268,6 +268,8 @@ void Lowering::lower_memory(const PtxInstruction& instruction, Instr& instr) con
   }
   if (form.space == "const") { // constant memory is not traced: its values are opaque data
     instr.op = Op::data;
+    instr.reads_constant = true;
+    instr.address = address(operands[1], nullptr); // a .const symbol's own offset is 0
     destinations(operands[0], instr);
     return;
   }

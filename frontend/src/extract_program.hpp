@@ -112,9 +112,10 @@ struct Instr {
   std::array<Source, 5> src{};
   // memory operations
   TraceSpace space = TraceSpace::global;
-  bool generic = false;   ///< no state space: shared / local / global decided per lane by window
-  bool pending = false;   ///< the destination arrives late (global / local load, atomic with result)
-  bool read_only = false; ///< ld.global.nc / ldu: no store of the kernel aliases it
+  bool generic = false;        ///< no state space: shared / local / global decided per lane by window
+  bool pending = false;        ///< the destination arrives late (global / local load, atomic with result)
+  bool read_only = false;      ///< ld.global.nc / ldu: no store of the kernel aliases it
+  bool reads_constant = false; ///< ld.const: opaque values, a constant-cache request per distinct address
   std::uint8_t vector = 1;
   std::uint8_t element_bytes = 4;
   Address address;

@@ -254,6 +254,25 @@ void note_loaded_buffer(WarpState& warp, const Instr& instr, std::uint64_t addre
   }
 }
 
+/// The constant cache serves a warp's read one address at a time, every lane on that address at
+/// once: a read whose lanes hold k distinct addresses makes k requests (a broadcast one). A read
+/// at an immediate address is an operand of the machine code's instructions: no request. Lanes
+/// whose address depends on loaded data are left out (their addresses are unknown).
+std::int64_t constant_requests(WarpState& warp, const Instr& instr, std::uint32_t mask) {
+  if (instr.address.reg < 0) return 0;
+  const std::uint32_t known = mask & ~warp.taint[static_cast<std::size_t>(instr.address.reg)];
+  if (known == 0) return 0;
+  const ValueType address_type{instr.address.reg_bits, false, false, false};
+  std::array<std::int64_t, 32> base;
+  normalize_lanes(&warp.at(instr.address.reg, 0), base.data(), address_type);
+  std::array<std::int64_t, 32> addresses;
+  int count = 0;
+  for_lanes(known,
+            [&](int lane) { addresses[static_cast<std::size_t>(count++)] = base[static_cast<std::size_t>(lane)]; });
+  std::sort(addresses.begin(), addresses.begin() + count);
+  return std::unique(addresses.begin(), addresses.begin() + count) - addresses.begin();
+}
+
 void execute_access(WarpState& warp, const Instr& instr, std::uint32_t mask) {
   const Program& program = warp.program;
   if (instr.address.reg >= 0 && (warp.taint[static_cast<std::size_t>(instr.address.reg)] & mask))
@@ -565,6 +584,8 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
     }
     if (warp.loops.engaged()) warp.loops.before(warp, frame.pc, instr, active, mask);
     if (instr.issues) trace.warp_instructions += 1;
+    if (instr.reads_constant && mask)
+      trace.constant_requests += static_cast<double>(constant_requests(warp, instr, mask));
     if (instr.divides_by_register) trace.register_divisions += 1;
     switch (instr.op) {
     case Op::branch: {

@@ -50,7 +50,7 @@ cachewise_cli_test(simulate_text_sampled EXIT 0
 # The text says how the terms make the time: launch + per wave the soft maximum of two sides,
 # each side's parts named (the arithmetic: tests/model/sampling_test.cpp).
 cachewise_cli_test(simulate_time_terms_combine EXIT 0
-  STDOUT "predicted time +[0-9.]+ µs  \\(bottleneck: [a-z]+, useful bandwidth [0-9]+ GB/s\\)\n  = launch 2\\.00 \\+ [0-9.]+: per wave the soft maximum of its memory side and SM side, summed over 7 waves\n  memory side +[0-9.]+ = soft maximum of \\(dram [0-9.]+, l2 [0-9.]+, l1 [0-9.]+\\) \\+ exposed latency [0-9.]+\n  SM side +[0-9.]+ = latency [0-9.]+ \\+ soft maximum of \\(compute [0-9.]+ \\+ issue [0-9.]+, shared [0-9.]+, blocks [0-9.]+\\)\n"
+  STDOUT "predicted time +[0-9.]+ µs  \\(bottleneck: [a-z]+, useful bandwidth [0-9]+ GB/s\\)\n  = launch 2\\.00 \\+ [0-9.]+: per wave the soft maximum of its memory side and SM side, summed over 7 waves\n  memory side +[0-9.]+ = soft maximum of \\(dram [0-9.]+, l2 [0-9.]+, l1 [0-9.]+\\) \\+ exposed latency [0-9.]+\n  SM side +[0-9.]+ from latency [0-9.]+ and soft maximum of \\(compute [0-9.]+ \\+ issue [0-9.]+, shared [0-9.]+, constant [0-9.]+, blocks [0-9.]+\\): their sum in the first wave, after it the larger of that work and\n +latency \\+ work / resident blocks\n"
   ARGS simulate --pattern transpose --n 2048 --config ${cachewise_expert_transpose} --profile ${cachewise_example_profile})
 # 16 blocks of 256 threads move 16384 floats: their one round of loads waits for DRAM and no
 # other block on the SM covers it: the exposed latency is the bottleneck.

@@ -23,6 +23,7 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(transpose_t16_b4_p0 ${PROJECT_SOURCE_DIR}/examples/kernels/transpose.cu -DTILE_DIM=16 -DBLOCK_ROWS=4 -DPAD=0)
   cachewise_test_ptx(reduce reduce.cu)
   cachewise_test_ptx(histogram histogram.cu)
+  cachewise_test_ptx(constant_reads constant_reads.cu)
   cachewise_test_ptx(gemv gemv.cu)
   cachewise_test_ptx(conv2d conv2d.cu)
   cachewise_test_ptx(vectors vectors.cu)
@@ -57,6 +58,7 @@ if(CACHEWISE_NVCC)
     extract_transpose_test.cpp
     extract_reduce_test.cpp
     extract_atomics_test.cpp
+    extract_constant_test.cpp
     extract_gemv_test.cpp
     extract_conv2d_test.cpp
     extract_vector_test.cpp

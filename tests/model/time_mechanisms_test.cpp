@@ -1,8 +1,8 @@
 // The time model's mechanisms beyond traffic (docs/model.md: "Issue slots of partial warps",
-// "Atomics", "Block dispatch", "L1 wavefronts", loaded latency), on hand-written traces whose terms follow from the
-// example profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256 FP32 flops a
-// cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block, 50 per barrier, soft maximum
-// exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
+// "Atomics", "Block dispatch", "L1 wavefronts", "Constant memory", loaded latency), on hand-written traces whose terms
+// follow from the example profile: 132 SMs at 1980 MHz, 2 us launch overhead, 4 warp instructions a cycle per SM, 256
+// FP32 flops a cycle per SM, one cycle per atomic on an address, 150 cycles to dispatch a block, 50 per barrier, soft
+// maximum exponent 4; 32 blocks, 2048 threads and 65536 registers per SM.
 #include <cmath>
 #include <cstdint>
 
@@ -138,6 +138,26 @@ TEST(L1Wavefronts, ALoadCostsEachLineItTouchesAStoreItsSectors) {
   EXPECT_NEAR(l1_us(TraceOp::load, 4), 132.0 * 10 * 128 / kL1BytesPerUs, 1e-12);
   EXPECT_NEAR(l1_us(TraceOp::load, 128), 132.0 * 10 * 32 * 128 / kL1BytesPerUs, 1e-12);
   EXPECT_NEAR(l1_us(TraceOp::store, 128), 132.0 * 10 * 32 * 32 / kL1BytesPerUs, 1e-12);
+}
+
+TEST(ConstantCache, EachRequestTakesTheCacheItsCycles) {
+  // 132 blocks of one warp (one a SM, one wave) making 32000 constant-cache requests each (1000
+  // reads, each lane on its own address) and nothing else; at 2 cycles a request the SM side is
+  // 64000 cycles, 32.32 us, and the constant cache the bottleneck. Without the calibration value
+  // (the example profile's) the requests cost nothing.
+  TracedKernel kernel = one_warp_blocks({}, 132);
+  kernel.trace_block = [](const std::array<std::int64_t, 3>& index) {
+    WarpTrace warp;
+    warp.constant_requests = 32000;
+    return BlockTrace{index, {warp}};
+  };
+  DeviceProfile charged = profile();
+  charged.calibration.constant_request_cycles.value = 2.0;
+  const Prediction p = simulate_traced(kernel, charged, exact());
+  EXPECT_NEAR(p.time_terms_us.at("constant"), 64000.0 / kClockMhz, 1e-9);
+  EXPECT_NEAR(p.time_us, 2 + 64000.0 / kClockMhz, 1e-9);
+  EXPECT_EQ(p.bottleneck, "constant");
+  EXPECT_EQ(simulate_traced(kernel, profile(), exact()).time_terms_us.at("constant"), 0.0);
 }
 
 TEST(LoadedLatency, ADramRoundWaitsLongerOnlyAsDramIsBusy) {

@@ -154,6 +154,9 @@ Calibration calibration_from_json(const json& document, const std::string& path)
     calibration.register_division_instructions =
         read_value(root, "register_division_instructions", Bound::at_least_one);
   }
+  if (root.has("constant_request_cycles")) {
+    calibration.constant_request_cycles = read_value(root, "constant_request_cycles", Bound::non_negative);
+  }
   if (root.has("stencil3d_streaming_batch_rounds")) {
     calibration.stencil3d_streaming_batch_rounds =
         read_whole_value(root, "stencil3d_streaming_batch_rounds", Bound::at_least_one);
@@ -189,6 +192,7 @@ json calibration_to_json(const Calibration& calibration) {
            {"launch_overhead_us", write_value(calibration.launch_overhead_us)},
            {"same_address_atomic_cycles", write_value(calibration.same_address_atomic_cycles)},
            {"register_division_instructions", write_value(calibration.register_division_instructions)},
+           {"constant_request_cycles", write_value(calibration.constant_request_cycles)},
            {"write_run_neighbour_blocks", write_value(calibration.write_run_neighbour_blocks)},
            {"write_run_compact_factor", write_value(calibration.write_run_compact_factor)},
            {"gemm_overhead", write_gemm_overhead(calibration.gemm_overhead)},

@@ -26,6 +26,7 @@ struct TraceTally {
   std::vector<double> phase_blocks; ///< per phase (barrier interval): the blocks that reached it
   double warp_instructions = 0;     ///< every executed instruction, memory ones included
   double register_divisions = 0;    ///< of them, integer divisions by a register (WarpTrace)
+  double constant_requests = 0;     ///< constant-cache requests (WarpTrace)
   double flops = 0;
   double global_loads = 0;   ///< issued global load instructions (local ones included)
   double load_rounds = 0;    ///< rounds of them, closed by waits, barriers and the end

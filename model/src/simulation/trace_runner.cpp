@@ -159,6 +159,7 @@ private:
       const WarpTrace& warp = trace.warps[w];
       tally.warp_instructions += warp.warp_instructions;
       tally.register_divisions += warp.register_divisions;
+      tally.constant_requests += warp.constant_requests;
       tally.flops += warp.flops;
       WarpState& warp_state = state(slot, static_cast<int>(w));
       warp_state.cursor = block.steps.size();
@@ -565,6 +566,7 @@ TracedFacts traced_facts(const WaveCounts& sample, const SimulationRun& run, con
   facts.store_burst = tally.store_runs > 0 ? tally.stores_in_runs / tally.store_runs : 1.0;
   facts.flops = tally.flops * scale;
   facts.register_divisions = tally.register_divisions * scale;
+  facts.constant_requests = tally.constant_requests * scale;
   facts.warp_instructions =
       (tally.warp_instructions + tally.register_divisions * (calibration.register_division_instructions.value - 1.0)) *
       scale;
@@ -609,6 +611,7 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
   time_inputs.flops = traced.flops;
   time_inputs.overhead_instructions = traced.overhead_instructions;
   time_inputs.hottest_address_atomics = traced.hottest_address_atomics;
+  time_inputs.constant_requests = traced.constant_requests;
   time_inputs.useful_bytes = static_cast<double>(kernel.useful_bytes);
   if (facts != nullptr) *facts = traced;
   return detail::make_prediction(time_inputs, profile, run);

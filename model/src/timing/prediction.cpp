@@ -132,6 +132,7 @@ struct WholeKernelTerms {
   double block_launch_cycles = 0;  ///< the SM's block dispatch per block (SM cycles): a rate beside the issue slots
   double barrier_drain_cycles = 0; ///< one block's barrier drains (SM cycles): they lengthen its chain
   double atomics_us = 0;           ///< the most used address's atomics, one after another at L2
+  double constant_us = 0;          ///< the constant cache's requests, one address at a time per SM
 };
 
 WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile& profile, const SimulationRun& run) {
@@ -205,6 +206,7 @@ WholeKernelTerms throughput_terms(const KernelFacts& facts, const DeviceProfile&
   for (const PhaseCounts& phase : run.phases) phase_runs += phase.runs_per_block;
   const Calibration& calibration = profile.calibration;
   terms.atomics_us = facts.hottest_address_atomics * calibration.same_address_atomic_cycles.value / clock_mhz;
+  terms.constant_us = facts.constant_requests * calibration.constant_request_cycles.value / (sm_count * clock_mhz);
   terms.block_launch_cycles = calibration.block_launch_cycles.value;
   terms.barrier_drain_cycles = std::max(0.0, phase_runs - 1.0) * calibration.barrier_cycles.value;
   return terms;
@@ -231,7 +233,8 @@ std::string dominant_term(const std::map<std::string, double, std::less<>>& t) {
   return largest({{"latency", t.at("latency")},
                   {"blocks", t.at("blocks")},
                   {slots, t.at("compute") + t.at("issue")},
-                  {"shared", t.at("shared")}});
+                  {"shared", t.at("shared")},
+                  {"constant", t.at("constant")}});
 }
 
 struct TimeEstimate {
@@ -277,12 +280,13 @@ TimeEstimate estimate_time_at_load(const KernelFacts& facts, const DeviceProfile
         {"l1", whole.l1_us * sm_share},
         {"exposed_latency", loaded_chain_us / resident_blocks},
         {"shared", whole.shared_us * sm_share},
+        {"constant", whole.constant_us * sm_share},
         {"compute", whole.compute_us * sm_share},
         {"issue", whole.issue_us * sm_share},
         {"blocks", busiest_sm_blocks * whole.block_launch_cycles / clock_mhz},
         {"latency", sm_chain_us + whole.barrier_drain_cycles / clock_mhz}};
     // An SM's schedulers issue the FMAs and every other instruction one slot each, so those
-    // add up; the shared-memory pipe serves its wavefronts beside them, and its block scheduler
+    // add up; the shared-memory pipe and the constant cache serve beside them, and its block scheduler
     // dispatches the next block while the resident ones run (soft maximum: the H200 runs the
     // same FMAs in 32- to 1024-thread blocks in one time once they outlast the dispatch). A
     // block's latency chain and its barrier drains stall its own warps. The first wave's blocks
@@ -292,6 +296,7 @@ TimeEstimate estimate_time_at_load(const KernelFacts& facts, const DeviceProfile
     // corpus's fit half, docs/model.md "Time estimate").
     const double work_us = combine({{"issue", wave.at("compute") + wave.at("issue")},
                                     {"shared", wave.at("shared")},
+                                    {"constant", wave.at("constant")},
                                     {"blocks", wave.at("blocks")}},
                                    calibration.combine_exponent.value);
     wave["sm"] =

@@ -81,6 +81,7 @@ struct KernelFacts {
   double overhead_instructions = 0;   ///< warp instructions beyond the memory ones and one FMA per 64 flops
   double useful_bytes = 0;            ///< each input read once, each output written once
   double hottest_address_atomics = 0; ///< global atomic lane operations on the most used address
+  double constant_requests = 0;       ///< constant-cache requests, whole kernel
 };
 KernelFacts kernel_facts(const KernelPattern& pattern);
 

@@ -63,6 +63,9 @@ struct Calibration {
   /// Machine instructions of an integer division or remainder by a register, one PTX
   /// instruction (WarpTrace::register_divisions); optional in the JSON.
   CalibratedValue register_division_instructions{1.0, "default: one instruction, as in PTX"};
+  /// SM cycles the constant cache takes per request (one address of a warp's constant read;
+  /// WarpTrace::constant_requests); optional in the JSON.
+  CalibratedValue constant_request_cycles{0.0, "default: none"};
   /// Write runs: a warp's run of lines is compact when the blocks within `neighbour_blocks`
   /// of it in dispatch order continue it to `compact_run_factor` times its length.
   CalibratedValue write_run_neighbour_blocks{0.0, "default: every run compact"};

@@ -50,6 +50,9 @@ struct WarpTrace {
   /// Of warp_instructions, the integer divisions and remainders by a register: one instruction
   /// in PTX, a routine of the calibration's `register_division_instructions` in machine code.
   double register_divisions = 0;
+  /// Requests its constant-memory reads made of the constant cache: one per distinct address
+  /// a read's lanes hold (a broadcast is one); reads the machine code folds into operands none.
+  double constant_requests = 0;
 };
 
 struct BlockTrace {
@@ -97,6 +100,7 @@ struct TracedFacts {
   double flops = 0;               ///< f32-equivalent
   double warp_instructions = 0;   ///< every executed warp instruction, a division by a register as its routine
   double register_divisions = 0;  ///< integer divisions and remainders by a register (WarpTrace)
+  double constant_requests = 0;   ///< constant-cache requests (WarpTrace)
   double memory_instructions = 0; ///< the global, local and shared warp instructions that issued
   double overhead_instructions = 0; ///< warp_instructions - memory_instructions - flops / 64, at least 0
   /// Global atomic lane operations on the most used address (the sample's, scaled to the grid).

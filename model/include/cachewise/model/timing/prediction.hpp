@@ -23,7 +23,7 @@ struct Prediction {
   std::map<std::string, double, std::less<>> metrics;
   double time_us = 0.0;
   /// The term that sets the time (see time_terms_us): "dram", "l2", "l1", "atomics",
-  /// "latency", "shared", "issue", "compute" or "blocks".
+  /// "latency", "shared", "constant", "issue", "compute" or "blocks".
   std::string bottleneck;
   double achieved_bandwidth_gb_per_s = 0.0; ///< useful_bytes / time
   double achieved_gflop_per_s = 0.0;        ///< f32-equivalent flops / time: the headline where issue bounds it
@@ -35,8 +35,10 @@ struct Prediction {
   /// (exponent 4) of two sides, and time_us = "launch" + the sum of those over the waves:
   /// "memory" = soft maximum (exponent 16) of "dram", "l2", "l1", "atomics" (one address's
   /// atomics in a row) + "exposed_latency" (the loaded latency chain the resident blocks leave
-  /// uncovered); "sm" = "latency" (a block's chain of load rounds and its barrier drains) +
-  /// soft maximum (exponent 4) of "compute" + "issue", "shared" and "blocks" (block dispatch).
+  /// uncovered); "sm" from "latency" (a block's chain of load rounds and its barrier drains) and
+  /// the work, the soft maximum (exponent 4) of "compute" + "issue", "shared", "constant"
+  /// (constant-cache requests) and "blocks" (block dispatch): their sum in the first wave, the
+  /// larger of the work and latency + work / resident blocks after it (docs/model.md).
   std::map<std::string, double, std::less<>> time_terms_us;
   bool sampled = false;
   double simulated_fraction = 1.0; ///< simulated blocks x loop iterations / all of them
