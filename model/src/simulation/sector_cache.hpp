@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <sys/mman.h>
 #include <vector>
 
 #include "cachewise/model/profile/device_profile.hpp"
@@ -41,7 +42,7 @@ public:
       free.pop_back();
       return pointer;
     }
-    // calloc: large buffers come straight from the OS as untouched zero pages.
+    if (bytes >= kHugePageBytes) return map_huge_pages(bytes);
     void* pointer = std::calloc(bytes == 0 ? 1 : bytes, 1);
     if (!pointer) throw std::bad_alloc();
     return pointer;
@@ -50,13 +51,43 @@ public:
   static void release(void* pointer, std::size_t bytes) {
     std::vector<Buffer>& free = buffers();
     if (free.size() >= kMaxBuffers) {
-      std::free(pointer);
+      deallocate(pointer, bytes);
       return;
     }
     free.push_back({pointer, bytes});
   }
 
 private:
+  // A large buffer (an L2 partition's slots) is mapped on 2 MiB boundaries and asks for
+  // transparent huge pages: its first touches then fault a few dozen times, not thousands (a
+  // fault costs microseconds in a virtual machine: 4 KiB pages were half of a one-candidate run).
+  static constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+  static std::size_t huge_mapping_bytes(std::size_t bytes) {
+    return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  }
+  static void* map_huge_pages(std::size_t bytes) {
+    const std::size_t length = huge_mapping_bytes(bytes);
+    // Mapped one huge page longer, then trimmed to an aligned start: fresh anonymous pages are zero.
+    void* mapped = mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+    const std::uintptr_t aligned = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    if (aligned > start) munmap(mapped, aligned - start);
+    const std::uintptr_t tail = start + length + kHugePageBytes - (aligned + length);
+    if (tail > 0) munmap(reinterpret_cast<void*>(aligned + length), tail);
+#ifdef MADV_HUGEPAGE
+    madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE); // advice only: 4 KiB pages also work
+#endif
+    return reinterpret_cast<void*>(aligned);
+  }
+  static void deallocate(void* pointer, std::size_t bytes) {
+    if (bytes >= kHugePageBytes) {
+      munmap(pointer, huge_mapping_bytes(bytes));
+    } else {
+      std::free(pointer);
+    }
+  }
+
   static constexpr std::size_t kMaxBuffers = 1024; // enough for every SM's L1 and the L2 partitions
   struct Buffer {
     void* pointer;
@@ -65,7 +96,7 @@ private:
   struct Buffers {
     std::vector<Buffer> list;
     ~Buffers() {
-      for (const Buffer& buffer : list) std::free(buffer.pointer);
+      for (const Buffer& buffer : list) deallocate(buffer.pointer, buffer.bytes);
     }
   };
   static std::vector<Buffer>& buffers() {
