@@ -19,22 +19,34 @@ using LaneOffsets = std::array<std::uint64_t, 32>;
 /// first (wrapping: lanes below it have offsets past 2^63).
 class LaneShapes {
 public:
-  /// The shape of `addresses` under `mask` (not 0).
-  std::uint32_t intern(const LaneOffsets& addresses, std::uint32_t mask, std::uint32_t bytes) {
+  /// The shape of `addresses` under `mask` (not 0). `instruction` (the step's static
+  /// instruction, or negative) is a hint: an instruction mostly repeats its last shape, which
+  /// is then found by one comparison instead of a hash lookup.
+  std::uint32_t intern(const LaneOffsets& addresses, std::uint32_t mask, std::uint32_t bytes,
+                       std::int32_t instruction = -1) {
     const std::uint64_t base = addresses[static_cast<std::size_t>(std::countr_zero(mask))];
     Shape shape;
     shape.mask = mask;
     shape.bytes = bytes;
     for (std::size_t lane = 0; lane < 32; ++lane)
       shape.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
+    std::uint32_t* last = nullptr;
+    if (instruction >= 0 && instruction < kHintedInstructions) {
+      const auto at = static_cast<std::size_t>(instruction);
+      if (at >= last_of_instruction_.size()) last_of_instruction_.resize(at + 1, kNone);
+      last = &last_of_instruction_[at];
+      if (*last != kNone && shapes_[*last] == shape) return *last;
+    }
     const auto [found, inserted] = ids_.try_emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
     if (inserted) shapes_.push_back(shape);
+    if (last != nullptr) *last = found->second;
     return found->second;
   }
   std::size_t size() const { return shapes_.size(); }
   void clear() {
     ids_.clear();
     shapes_.clear();
+    last_of_instruction_.clear();
   }
 
   /// The lanes' addresses of an instruction of `shape` whose first active lane is at `base`;
@@ -67,8 +79,11 @@ private:
       return static_cast<std::size_t>(hash ^ (hash >> 31));
     }
   };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  static constexpr std::int32_t kHintedInstructions = 1 << 16; // a trace's indices are the caller's: bounded table
   std::unordered_map<Shape, std::uint32_t, ShapeHash> ids_;
   std::vector<Shape> shapes_;
+  std::vector<std::uint32_t> last_of_instruction_; ///< by static instruction: its last shape, or kNone
 };
 
 /// What an instruction of a shape costs, by the first lane's offset within `period` (a power

@@ -155,6 +155,9 @@ private:
     }
     CompactBlock& block = blocks_[slot];
     block.steps.clear();
+    std::size_t steps = 0;
+    for (const WarpTrace& warp : trace.warps) steps += warp.steps.size();
+    block.steps.reserve(steps);
     for (std::size_t w = 0; w < trace.warps.size(); ++w) {
       const WarpTrace& warp = trace.warps[w];
       tally.warp_instructions += warp.warp_instructions;
@@ -172,7 +175,7 @@ private:
                             0,         0,          step.weight};
         if (step.kind == TraceStep::Kind::access && step.active_mask != 0) {
           check_step(step, index, static_cast<int>(w));
-          compact.shape = shapes_.intern(step.address, step.active_mask, step.bytes_per_lane);
+          compact.shape = shapes_.intern(step.address, step.active_mask, step.bytes_per_lane, step.instruction);
           compact.base = step.address[static_cast<std::size_t>(std::countr_zero(step.active_mask))];
         }
         block.steps.push_back(compact);
