@@ -539,7 +539,9 @@ std::int64_t run_warp(WarpState& warp, const std::array<std::int64_t, 3>& block_
   // block refused at the limit holds the limit's 280 MiB at most.
   const std::size_t budget = kMaxBlockSteps - std::min(steps_before, kMaxBlockSteps) + kMaxStepsPerInstruction;
   const auto room = [budget](std::size_t wanted) { return 2 * wanted > budget ? budget : wanted; };
-  trace.steps.reserve(room(expected_steps));
+  // Room for the expected steps and the last instruction's: the check below wants that much
+  // spare before each instruction, so a warp that ends as expected never grows its vector.
+  trace.steps.reserve(room(expected_steps + kMaxStepsPerInstruction));
   warp.start(trace, static_cast<std::int32_t>(warp_index));
   const std::int64_t threads = program.args.block.count() - warp_index * 32;
   const std::uint32_t present = threads >= 32 ? ~0u : (1u << threads) - 1;
