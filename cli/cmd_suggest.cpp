@@ -213,7 +213,10 @@ void print_verbose(const advisor::Suggestion& suggestion, std::chrono::duration<
                                        : "work budget " + std::to_string(simulation.work_budget);
   };
   err << "simulation: " << suggestion.feasible << " screened with " << budget(suggestion.screening) << ", best "
-      << suggestion.refined << " again with " << budget(suggestion.refinement) << '\n';
+      << suggestion.refined << " again with " << budget(suggestion.refinement);
+  if (suggestion.refine_cut_us)
+    err << " (the refine margin left out those screened at " << *suggestion.refine_cut_us << " µs or more)";
+  err << '\n';
   // What the shown candidates' traces extrapolated (each one's loops: --json).
   const auto summarised = std::ranges::count_if(
       suggestion.ranked, [](const advisor::Candidate& c) { return !c.prediction.summarised_loops.empty(); });

@@ -72,7 +72,7 @@ nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
                           {"example", rejection.example}});
   }
   const ProblemSpec& problem = suggestion.problem;
-  return {
+  nlohmann::json out = {
       {"problem",
        {{"pattern", problem.family},
         {"n", problem.n},
@@ -98,6 +98,8 @@ nlohmann::json suggestion_to_json(const Suggestion& suggestion) {
       {"ranked", std::move(ranked)},
       {"worst", suggestion.worst ? candidate_to_json(*suggestion.worst) : nlohmann::json(nullptr)},
   };
+  if (suggestion.refine_cut_us) out["refine_cut_us"] = *suggestion.refine_cut_us;
+  return out;
 }
 
 } // namespace cachewise::advisor

@@ -504,13 +504,31 @@ Suggestion CandidateRanking::finish(const ProblemSpec& problem, const std::strin
   } else {
     refine = std::min({state.refine_target, state.handed, state.whole.size() + state.records.size()});
     refine = std::min(refine, state.whole.size()); // only those held whole can be refined
+    // Of a shortlist that leaves candidates out, those screened at `margin` times the `top`-th
+    // screened time or more cannot reach the shown ranks (docs/advisor.md): they keep their
+    // screened predictions. A shortlist of every candidate is refined whole, as when streamed.
+    const double margin = state.refine_target < state.handed
+                              ? options.refine_margin.value_or(state.profile.calibration.screening_refine_margin.value)
+                              : 0.0;
+    std::size_t shortlist = refine;
+    const auto within_margin = [&] {
+      suggestion.refine_cut_us.reset();
+      if (margin <= 0 || shortlist <= options.top) return shortlist;
+      const double cut_us = margin * state.whole[options.top - 1].screened_time_us;
+      std::size_t within = options.top;
+      while (within < shortlist && state.whole[within].screened_time_us < cut_us) ++within;
+      if (within < shortlist) suggestion.refine_cut_us = cut_us;
+      return within;
+    };
+    refine = within_margin();
     std::size_t done_refining = 0;
     while (done_refining < refine) {
       state.planned = state.simulated + (refine - done_refining); // those too long to trace leave the count
       const auto too_long = state.predict(state.whole, done_refining, refine - done_refining, true);
       done_refining += state.drop_too_long(state.whole, done_refining, refine - done_refining, too_long,
                                            &state.refinement_rejections);
-      refine = std::min(refine, state.whole.size()); // past the last, none to refine in their place
+      shortlist = std::min(shortlist, state.whole.size()); // past the last, none to refine in their place
+      refine = within_margin();
     }
   }
   rejections.merge(state.refinement_rejections);

@@ -111,6 +111,46 @@ TEST(Suggest, RefinedPredictionsDecideTheTop) {
   for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(s.ranked[i].threads_per_block, 32);
 }
 
+TEST(Suggest, RefineMarginLeavesOutCandidatesScreenedFarBehindTheShownOnes) {
+  // The 20 feasible configs of DeviceLimitRejectsOversizedBlocks, screened at their thread
+  // counts: three of 32 threads, four of 64 (8x8, 16x4, 32x2, 64x1), then 128 and more. With
+  // --top 2 the 2nd screened time is 32 us; of a shortlist of 19 (one left out), those
+  // screened under margin x 32 us are refined.
+  SuggestOptions options;
+  options.fixed = Config::parse("smem=0,tile=64,pad=0");
+  options.refined = 19;
+  options.top = 2;
+  const auto refined_with_margin = [&](double margin, int& calls) {
+    ThreadCountPredictor predictor;
+    options.predictor = predictor;
+    options.refine_margin = margin;
+    const Suggestion s = suggest({"transpose", 1024}, example_profile(), options);
+    calls = *predictor.calls;
+    EXPECT_EQ(s.ranked.at(0).threads_per_block, 32);
+    return s;
+  };
+  int calls = 0;
+  Suggestion s = refined_with_margin(1.5, calls); // under 48 us: the three of 32 threads
+  EXPECT_EQ(s.refined, 3);
+  EXPECT_EQ(calls, 20 + 3);
+  ASSERT_TRUE(s.refine_cut_us.has_value());
+  EXPECT_DOUBLE_EQ(*s.refine_cut_us, 48.0);
+  EXPECT_DOUBLE_EQ(suggestion_to_json(s)["refine_cut_us"].get<double>(), 48.0);
+  s = refined_with_margin(2.5, calls); // under 80 us: and the four of 64
+  EXPECT_EQ(s.refined, 7);
+  EXPECT_EQ(calls, 20 + 7);
+  EXPECT_DOUBLE_EQ(*s.refine_cut_us, 80.0);
+  s = refined_with_margin(0.0, calls); // no margin: the whole shortlist
+  EXPECT_EQ(s.refined, 19);
+  EXPECT_EQ(calls, 20 + 19);
+  EXPECT_FALSE(s.refine_cut_us.has_value());
+  EXPECT_FALSE(suggestion_to_json(s).contains("refine_cut_us"));
+  options.refined = 20; // a shortlist of every candidate is refined whole, whatever the margin
+  s = refined_with_margin(1.5, calls);
+  EXPECT_EQ(s.refined, 20);
+  EXPECT_EQ(calls, 20 + 20);
+}
+
 /// ThreadCountPredictor, except that blocks of `threads_too_long` threads are too long to trace
 /// (TraceLimitError), when screened or only when refined.
 struct TooLongPredictor {

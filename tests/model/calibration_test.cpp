@@ -58,6 +58,9 @@ TEST(Calibration, MalformedValuesNameTheirPath) {
   document["calibration"]["combine_exponent"]["value"] = 0.5;
   expect_rejected(document, "profile.calibration.combine_exponent.value: expected a value >= 1, got 0.5");
   document = example_json();
+  document["calibration"]["screening_refine_margin"] = {{"value", 0.5}, {"source", "chosen"}};
+  expect_rejected(document, "profile.calibration.screening_refine_margin.value: expected a value >= 1, got 0.5");
+  document = example_json();
   document["calibration"]["barrier_cycles"]["value"] = -1;
   expect_rejected(document, "profile.calibration.barrier_cycles.value: expected a value >= 0, got -1");
   document = example_json();

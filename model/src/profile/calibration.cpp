@@ -163,6 +163,9 @@ Calibration calibration_from_json(const json& document, const std::string& path)
   }
   calibration.screening_refined_candidates =
       read_whole_value(root, "screening_refined_candidates", Bound::at_least_one);
+  if (root.has("screening_refine_margin")) {
+    calibration.screening_refine_margin = read_value(root, "screening_refine_margin", Bound::at_least_one);
+  }
   if (root.has("time_error_bands")) {
     const Node bands = root.object("time_error_bands");
     for (const auto& [family, value] : bands.raw().items()) {
@@ -199,6 +202,8 @@ json calibration_to_json(const Calibration& calibration) {
            {"stencil3d_streaming_batch_rounds", write_value(calibration.stencil3d_streaming_batch_rounds)},
            {"screening_refined_candidates", write_value(calibration.screening_refined_candidates)},
            {"time_error_bands", bands}};
+  if (calibration.screening_refine_margin.value > 0) // optional: absent means none
+    out["screening_refine_margin"] = write_value(calibration.screening_refine_margin);
   if (!calibration.description.empty()) out["description"] = calibration.description;
   return out;
 }

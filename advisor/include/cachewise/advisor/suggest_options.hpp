@@ -25,6 +25,9 @@ struct SuggestOptions {
   SimulationOptions refinement{};
   /// Unset: the profile calibration's screening_refined_candidates (docs/calibration.md).
   std::optional<std::size_t> refined;
+  /// Of the `refined`, those screened at this many times the `top`-th screened time or more are
+  /// not refined (0: none is left out). Unset: the calibration's screening_refine_margin.
+  std::optional<double> refine_margin;
   /// Candidates are predicted on this many threads (0: one per hardware thread); the
   /// predictor must then be safe to call concurrently (model simulate is).
   std::size_t threads = 0;

@@ -25,6 +25,9 @@ struct Suggestion {
   SimulationOptions screening;            ///< what every candidate was predicted with
   SimulationOptions refinement;           ///< what the best `refined` were predicted with again
   std::int64_t refined = 0;
+  /// When the refine margin left shortlisted candidates unrefined: the screened time (us) from
+  /// which on none was refined (SuggestOptions::refine_margin x the `top`-th screened time).
+  std::optional<double> refine_cut_us;
   std::string calibration;                      ///< the profile calibration's name ("defaults" without one)
   std::optional<TimeErrorBand> time_error_band; ///< the band applied to every candidate, if any
   std::chrono::duration<double> elapsed{};

@@ -76,6 +76,10 @@ struct Calibration {
   GemmOverheadFit gemm_overhead{{0.0, "default: none"}, {0.0, "default: none"}, {}, "default: none"};
   /// Candidates the advisor predicts again with its refinement options after screening.
   CalibratedValue screening_refined_candidates{1.0e9, "default: every candidate"};
+  /// Of those, a candidate screened at this many times the `top`-th screened time or more is not
+  /// refined: it cannot reach the shown ranks while refined / screened times of one kernel's
+  /// candidates spread less than this (docs/advisor.md); 0 refines every one. Optional in the JSON.
+  CalibratedValue screening_refine_margin{0.0, "default: every shortlisted candidate refined"};
   /// By family ("transpose", ..., and kAllFamiliesBand); empty: no band is known.
   std::map<std::string, TimeErrorBand, std::less<>> time_error_bands;
   friend bool operator==(const Calibration&, const Calibration&) = default;
