@@ -17,6 +17,12 @@ cachewise_cli_test(suggest_copy_stride EXIT 0 STDOUT "\n1  block=[0-9]+,ept=[0-9
   ARGS suggest --pattern copy --n 1048576 ${cachewise_suggest_profile} --fix stride=4)
 cachewise_cli_test(suggest_verbose EXIT 0 STDOUT "\n1  "
   ARGS suggest --pattern stencil2d --n 512 ${cachewise_suggest_profile} --verbose --top 1)
+# Naive transposes (smem=0): of 42 feasible, the shortlist of 32 is refined only below the example
+# profile's refine margin (1.5) times the best's screened time: fewer than 32, and the JSON says
+# where the cut fell (docs/advisor.md).
+cachewise_cli_test(suggest_refine_margin_json EXIT 0
+  STDOUT "\"refine_cut_us\": [0-9.]+,.*\"refined\": ([1-9]|[12][0-9]|3[01]),"
+  ARGS suggest --pattern transpose --n 1024 ${cachewise_suggest_profile} --fix smem=0 --top 1 --json)
 
 # Bad input: one line, exit 2.
 cachewise_cli_test(suggest_unknown_pattern EXIT 2
