@@ -25,18 +25,23 @@ public:
   std::uint32_t intern(const LaneOffsets& addresses, std::uint32_t mask, std::uint32_t bytes,
                        std::int32_t instruction = -1) {
     const std::uint64_t base = addresses[static_cast<std::size_t>(std::countr_zero(mask))];
-    Shape shape;
-    shape.mask = mask;
-    shape.bytes = bytes;
-    for (std::size_t lane = 0; lane < 32; ++lane)
-      shape.relative[lane] = (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0;
+    const auto relative = [&](std::size_t lane) { return (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0; };
     std::uint32_t* last = nullptr;
     if (instruction >= 0 && instruction < kHintedInstructions) {
       const auto at = static_cast<std::size_t>(instruction);
       if (at >= last_of_instruction_.size()) last_of_instruction_.resize(at + 1, kNone);
       last = &last_of_instruction_[at];
-      if (*last != kNone && shapes_[*last] == shape) return *last;
+      if (*last != kNone && shapes_[*last].mask == mask && shapes_[*last].bytes == bytes) {
+        const LaneOffsets& known = shapes_[*last].relative;
+        bool same = true;
+        for (std::size_t lane = 0; lane < 32; ++lane) same &= relative(lane) == known[lane];
+        if (same) return *last;
+      }
     }
+    Shape shape;
+    shape.mask = mask;
+    shape.bytes = bytes;
+    for (std::size_t lane = 0; lane < 32; ++lane) shape.relative[lane] = relative(lane);
     const auto [found, inserted] = ids_.try_emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
     if (inserted) shapes_.push_back(shape);
     if (last != nullptr) *last = found->second;
