@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -547,12 +548,29 @@ CompiledKernel Compiler::compile(const CompileRequest& request) {
   if (std::optional<CompiledKernel> cached = read_cached(key)) return std::move(*cached);
   ++compilations_;
   // A failure is never cached: the next run compiles again and reports what it finds then.
-  CompiledKernel compiled = compile_uncached(request);
-  write_cached(key, compiled);
+  bool cache = true;
+  CompiledKernel compiled = compile_uncached(request, key, cache);
+  if (cache) write_cached(key, compiled);
   return compiled;
 }
 
-CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
+void Compiler::set_speculative(bool speculative) {
+  const std::lock_guard lock(device_side_mutex_);
+  speculative_ = speculative;
+}
+
+bool Compiler::confirm_speculation() {
+  std::vector<std::future<void>> checks;
+  {
+    const std::lock_guard lock(device_side_mutex_);
+    checks.swap(background_checks_);
+  }
+  for (std::future<void>& check : checks) check.get();
+  const std::lock_guard lock(device_side_mutex_);
+  return !std::exchange(speculation_failed_, false);
+}
+
+CompiledKernel Compiler::compile_uncached(const CompileRequest& request, const std::string& key, bool& cache) {
   std::string nvrtc_error;
 #if CACHEWISE_WITH_NVRTC
   if (in_process_) {
@@ -566,7 +584,7 @@ CompiledKernel Compiler::compile_uncached(const CompileRequest& request) {
                            nvrtc.log.find("not allowed in JIT mode") != std::string::npos;
     if (!host_code) throw InputError(nvrtc_error);
     if (!nvcc_.empty()) {
-      if (std::optional<CompiledKernel> device_side = compile_device_side_of(request, source))
+      if (std::optional<CompiledKernel> device_side = compile_device_side_of(request, source, key, cache))
         return std::move(*device_side);
     }
   }
@@ -589,8 +607,8 @@ CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, con
 }
 
 #if CACHEWISE_WITH_NVRTC
-std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request,
-                                                               const std::string& source) {
+std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request, const std::string& source,
+                                                               const std::string& key, bool& cache) {
   const std::optional<std::string> device_side = device_side_source(source);
   if (!device_side) return std::nullopt;
   // One verdict per file and options: the candidates differ in defines and instantiations.
@@ -599,43 +617,107 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
   hash_source_tree(request.source, include_directories(request), file, seen, 0);
   for (const std::string& option : common_options(request)) file.add(option);
   for (const auto& directory : include_directories(request)) file.add(directory.string());
-  std::promise<DeviceSideVerdict> promise;
-  std::shared_future<DeviceSideVerdict> verdict;
+  std::shared_ptr<DeviceSideCheck> check;
   bool first = false;
+  bool speculative = false;
   {
     const std::lock_guard lock(device_side_mutex_);
-    const auto [found, inserted] = device_side_verdicts_.try_emplace(file.hex());
-    if (inserted) found->second = promise.get_future().share();
-    verdict = found->second;
+    auto [found, inserted] = device_side_checks_.try_emplace(file.hex());
+    if (inserted) found->second = std::make_shared<DeviceSideCheck>();
+    check = found->second;
     first = inserted;
+    speculative = speculative_;
   }
   if (!first) {
-    DeviceSideVerdict found = verdict.get();
-    if (!found.faithful) return std::nullopt;
-    NvrtcResult nvrtc = compile_device_side(request, *device_side, found.empty_headers);
+    const std::optional<std::vector<std::string>> found_headers = check->empty_headers.get();
+    if (!found_headers) return std::nullopt; // NVRTC failed on the first: nvcc compiles the file
+    const bool settled = check->faithful.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    if ((settled || !speculative) && !check->faithful.get()) return std::nullopt;
+    std::vector<std::string> empty_headers = *found_headers;
+    NvrtcResult nvrtc = compile_device_side(request, *device_side, empty_headers);
     if (!nvrtc.compiled) return std::nullopt; // nvcc compiles the file and reports its error
-    return with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side");
+    return given_while_unsettled(
+        *check, key, with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side"),
+        cache);
   }
   // The file's first candidate: its device side through NVRTC and the whole file through nvcc;
   // the verdict holds when both compile and their PTX agree.
-  DeviceSideVerdict found;
-  std::optional<CompiledKernel> compiled;
+  std::vector<std::string> empty_headers;
+  NvrtcResult nvrtc;
   try {
-    NvrtcResult nvrtc = compile_device_side(request, *device_side, found.empty_headers);
-    if (nvrtc.compiled) {
-      std::string whole = nvcc_ptx(request);
-      const std::set<std::string> entries = ptx_entries(nvrtc.ptx);
-      found.faithful = comparable_ptx(nvrtc.ptx, nullptr) == comparable_ptx(whole, &entries);
-      compiled = found.faithful
-                     ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
-                     : with_ptxas_report(std::move(whole), {}, request, "nvcc");
-    }
+    nvrtc = compile_device_side(request, *device_side, empty_headers);
   } catch (...) {
-    promise.set_value(found);
+    check->headers_found.set_value(std::nullopt);
+    settle(*check, false);
     throw;
   }
-  promise.set_value(found);
-  return compiled; // nothing when NVRTC failed: nvcc compiles the file and reports its error
+  if (!nvrtc.compiled) {
+    check->headers_found.set_value(std::nullopt);
+    settle(*check, false);
+    return std::nullopt; // nvcc compiles the file and reports its error
+  }
+  check->headers_found.set_value(empty_headers);
+  const auto agrees_with_nvcc = [this, request, device_ptx = nvrtc.ptx](std::string& whole) {
+    whole = nvcc_ptx(request);
+    const std::set<std::string> entries = ptx_entries(device_ptx);
+    return comparable_ptx(device_ptx, nullptr) == comparable_ptx(whole, &entries);
+  };
+  if (speculative) {
+    {
+      const std::lock_guard lock(device_side_mutex_);
+      // Any failure of nvcc makes the verdict false: compiled again, nvcc then reports it.
+      background_checks_.push_back(std::async(std::launch::async, [this, check, agrees_with_nvcc] {
+        bool faithful = false;
+        try {
+          std::string whole;
+          faithful = agrees_with_nvcc(whole);
+        } catch (...) {
+        }
+        settle(*check, faithful);
+      }));
+    }
+    return given_while_unsettled(
+        *check, key, with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side"),
+        cache);
+  }
+  std::string whole;
+  bool faithful = false;
+  try {
+    faithful = agrees_with_nvcc(whole);
+  } catch (...) {
+    settle(*check, false);
+    throw;
+  }
+  settle(*check, faithful);
+  return faithful ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
+                  : with_ptxas_report(std::move(whole), {}, request, "nvcc");
+}
+
+std::optional<CompiledKernel> Compiler::given_while_unsettled(DeviceSideCheck& check, const std::string& key,
+                                                              CompiledKernel compiled, bool& cache) {
+  const std::lock_guard lock(device_side_mutex_);
+  if (check.settled) {
+    if (!check.faithful.get()) return std::nullopt;
+    return compiled;
+  }
+  check.speculated = true;
+  check.unconfirmed.emplace_back(key, compiled);
+  cache = false;
+  return compiled;
+}
+
+void Compiler::settle(DeviceSideCheck& check, bool faithful) {
+  std::vector<std::pair<std::string, CompiledKernel>> unconfirmed;
+  {
+    const std::lock_guard lock(device_side_mutex_);
+    check.settled = true;
+    unconfirmed.swap(check.unconfirmed);
+    if (!faithful && check.speculated) speculation_failed_ = true;
+    check.verdict_found.set_value(faithful);
+  }
+  if (faithful) {
+    for (const auto& [key, compiled] : unconfirmed) write_cached(key, compiled);
+  }
 }
 #endif
 

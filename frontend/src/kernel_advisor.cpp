@@ -527,10 +527,10 @@ KernelSuggestion suggest_kernel(const KernelSpec& spec, const DeviceProfile& pro
   return suggest_kernel_entries(spec, {spec.entry}, profile, compiler, options);
 }
 
-KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries,
-                                        const DeviceProfile& profile, Compiler& compiler,
-                                        const KernelSuggestOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+KernelSuggestion rank_entries(const KernelSpec& spec, const std::vector<std::string>& entries,
+                              const DeviceProfile& profile, Compiler& compiler, const KernelSuggestOptions& options) {
   if (entries.empty()) throw InputError("kernel spec: no entry (--entry NAME or \"entry\")");
   const bool several = entries.size() > 1;
   if (several && std::ranges::any_of(spec.parameters, [](const ParameterValues& p) { return p.name == "entry"; })) {
@@ -597,8 +597,40 @@ KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vecto
     result.out_of_bounds_loads.warp_loads += outside.warp_loads;
     ++result.out_of_bounds_candidates;
   }
-  result.suggestion.elapsed = std::chrono::steady_clock::now() - start;
   return result;
+}
+
+/// Turns the compiler's speculation on for a ranking, and off again however it ends.
+class Speculating {
+public:
+  explicit Speculating(Compiler& compiler) : compiler_(compiler) { compiler_.set_speculative(true); }
+  Speculating(const Speculating&) = delete;
+  Speculating& operator=(const Speculating&) = delete;
+  ~Speculating() { compiler_.set_speculative(false); }
+
+private:
+  Compiler& compiler_;
+};
+
+} // namespace
+
+KernelSuggestion suggest_kernel_entries(const KernelSpec& spec, const std::vector<std::string>& entries,
+                                        const DeviceProfile& profile, Compiler& compiler,
+                                        const KernelSuggestOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  // A host-code file's candidates are ranked from their device side while nvcc checks it
+  // (Compiler::set_speculative); a file whose check fails is ranked again, through nvcc.
+  std::optional<KernelSuggestion> result;
+  try {
+    const Speculating speculating(compiler);
+    result = rank_entries(spec, entries, profile, compiler, options);
+  } catch (...) {
+    if (compiler.confirm_speculation()) throw;
+  }
+  if (result && !compiler.confirm_speculation()) result.reset();
+  if (!result) result = rank_entries(spec, entries, profile, compiler, options);
+  result->suggestion.elapsed = std::chrono::steady_clock::now() - start;
+  return std::move(*result);
 }
 
 KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& profile, Compiler& compiler,

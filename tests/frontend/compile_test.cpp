@@ -227,6 +227,33 @@ TEST(Compiler, AHostCodeFileCompilesToItsKernelOnlyTwinsPtx) {
   EXPECT_EQ(compiler.compilations(), 4);
 }
 
+#if CACHEWISE_WITH_NVRTC
+TEST(Compiler, SpeculationCachesOnlyWhatNvccsCheckConfirms) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc on this machine";
+  const std::filesystem::path kernels = std::filesystem::path(CACHEWISE_SOURCE_DIR) / "benchmarks" / "kernels";
+  Compiler compiler(fresh_cache("speculation"));
+  compiler.set_speculative(true);
+  // A faithful device side (the twins above): given at once, cached once the check holds.
+  std::vector<CompileRequest> jacobi;
+  for (const std::string block_x : {"16", "64"})
+    jacobi.push_back({kernels / "jacobi_with_host.cu", 90, {{"BLOCK_X", block_x}, {"BLOCK_Y", "4"}}, {}, {}});
+  for (const CompileRequest& request : jacobi) EXPECT_EQ(compiler.compile(request).compiler, "nvrtc, device side");
+  EXPECT_TRUE(compiler.confirm_speculation());
+  for (const CompileRequest& request : jacobi) EXPECT_TRUE(compiler.compile(request).from_cache);
+  // An unfaithful one (PTX unlike nvcc's): given, never cached, reported once; compiled again,
+  // the file goes to nvcc.
+  const CompileRequest transpose{kExamples / "transpose_template.cu", 90, {}, "c++17", {"transpose_tiled<16, 4, 0>"}};
+  EXPECT_EQ(compiler.compile(transpose).compiler, "nvrtc, device side");
+  EXPECT_FALSE(compiler.confirm_speculation());
+  EXPECT_TRUE(compiler.confirm_speculation());
+  const CompiledKernel again = compiler.compile(transpose);
+  EXPECT_FALSE(again.from_cache);
+  EXPECT_EQ(again.compiler, "nvcc");
+  EXPECT_TRUE(compiler.confirm_speculation()); // a settled verdict speculates no more
+  EXPECT_EQ(compiler.compilations(), 4);
+}
+#endif
+
 TEST(Compiler, HostCodeErrorsAreNvccsFirstErrorLine) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc on this machine";
   const auto directory = fresh_cache("host-errors");

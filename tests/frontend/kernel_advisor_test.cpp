@@ -227,6 +227,20 @@ TEST(SuggestKernel, TemplateEntryPerCandidate) {
   ASSERT_EQ(result.suggestion.feasible, 2);
   EXPECT_EQ(result.suggestion.ranked.front().config.get("PAD"), 1);
   EXPECT_DOUBLE_EQ(advisor::summarize(with_pad(result.suggestion, 0).prediction).shared_load_ways.value(), 32.0);
+#if CACHEWISE_WITH_NVRTC
+  // The file's device side gives other PTX than nvcc's (Compiler.HostCodeFallsBackToNvcc...):
+  // ranked first from it while nvcc checked, the space was ranked again through nvcc, whose
+  // builds alone were cached.
+  for (const std::int64_t pad : {0, 1}) {
+    Config config;
+    config.set("BLOCK_ROWS", 8);
+    config.set("PAD", pad);
+    const CompiledKernel cached = compiler.compile(
+        candidate_compile_request(spec, SpecExpressions(spec).evaluate(config), parse_entry_name(spec.entry), 90));
+    EXPECT_TRUE(cached.from_cache) << "PAD=" << pad;
+    EXPECT_EQ(cached.compiler, "nvcc") << "PAD=" << pad;
+  }
+#endif
   // A parameter outside the template arguments reaches nothing: its builds are one and the same.
   spec.parameters.push_back({"UNUSED", {1, 2}});
   try {

@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cachewise/advisor/compiler_resources.hpp"
@@ -98,6 +100,16 @@ public:
   /// forked child of a process with a started driver cannot initialise CUDA.
   void set_in_process(bool in_process) { in_process_ = in_process; }
 
+  /// Speculation (off by default): a host-code file's candidates compile their device side
+  /// through NVRTC at once, while nvcc, in the background, checks for the file's first candidate
+  /// that this gives the PTX it gives for the whole file. Their results enter the cache only
+  /// once the check holds. Off, every candidate waits for that check (about a second of nvcc).
+  void set_speculative(bool speculative);
+  /// Waits for the checks started while speculating. False when one showed a file's device side
+  /// unfaithful after it had been used: what was compiled from that file since must be compiled
+  /// again (compile() now sends the file to nvcc). Reports each failure once.
+  bool confirm_speculation();
+
   /// Compilations actually run (cache misses), failed ones included.
   std::int64_t compilations() const { return compilations_; }
 
@@ -108,19 +120,34 @@ public:
   static std::filesystem::path default_cache_directory();
 
 private:
-  /// What a file's first host-code candidate showed: whether NVRTC on its device side
-  /// (device_side_source) gives the PTX nvcc gives for the whole file, and the host headers
-  /// NVRTC is given empty.
-  struct DeviceSideVerdict {
-    bool faithful = false;
-    std::vector<std::string> empty_headers;
+  /// What a host-code file's first candidate shows: the host headers NVRTC is given empty (none
+  /// when NVRTC fails on the device side), then whether NVRTC on the device side
+  /// (device_side_source) gives the PTX nvcc gives for the whole file: the file's verdict.
+  struct DeviceSideCheck {
+    std::promise<std::optional<std::vector<std::string>>> headers_found;
+    std::shared_future<std::optional<std::vector<std::string>>> empty_headers = headers_found.get_future().share();
+    std::promise<bool> verdict_found;
+    std::shared_future<bool> faithful = verdict_found.get_future().share();
+    // Guarded by device_side_mutex_:
+    bool settled = false;                                            ///< `faithful` is known
+    bool speculated = false;                                         ///< a result was given before it was
+    std::vector<std::pair<std::string, CompiledKernel>> unconfirmed; ///< cache entries awaiting the verdict
   };
 
-  CompiledKernel compile_uncached(const CompileRequest& request);
+  /// `key`: the request's cache key, under which a speculative result waits for its verdict;
+  /// `cache` is cleared when it does (the verdict writes it).
+  CompiledKernel compile_uncached(const CompileRequest& request, const std::string& key, bool& cache);
   /// A host-code file's candidate through NVRTC with its host functions set aside, when the
-  /// file's verdict (made by its first candidate, which the others wait for) holds; nothing
-  /// when it does not or NVRTC fails: then nvcc compiles the whole file.
-  std::optional<CompiledKernel> compile_device_side_of(const CompileRequest& request, const std::string& source);
+  /// file's verdict (made by its first candidate) holds, or while it is made when speculating;
+  /// nothing when it does not or NVRTC fails: then nvcc compiles the whole file.
+  std::optional<CompiledKernel> compile_device_side_of(const CompileRequest& request, const std::string& source,
+                                                       const std::string& key, bool& cache);
+  /// `compiled` from the device side of `check`'s file: as it is once the verdict holds, nothing
+  /// once it fails, and before it is known, kept to be cached when it holds (`cache` cleared).
+  std::optional<CompiledKernel> given_while_unsettled(DeviceSideCheck& check, const std::string& key,
+                                                      CompiledKernel compiled, bool& cache);
+  /// The verdict of `check`, and the cache entries that waited for it written or dropped.
+  void settle(DeviceSideCheck& check, bool faithful);
   /// The PTX of `nvcc -ptx` on a generated unit that defines the macros and includes the source.
   std::string nvcc_ptx(const CompileRequest& request) const;
   /// The PTX with its ptxas report: `log` when it holds one (NVRTC's), else `ptxas -v`'s.
@@ -145,7 +172,11 @@ private:
   std::atomic<bool> cache_disabled_{false};
   std::atomic<std::int64_t> compilations_{0};
   std::mutex device_side_mutex_;
-  std::map<std::string, std::shared_future<DeviceSideVerdict>> device_side_verdicts_; ///< by file and options
+  std::map<std::string, std::shared_ptr<DeviceSideCheck>> device_side_checks_; ///< by file and options
+  bool speculative_ = false;
+  bool speculation_failed_ = false; ///< guarded by device_side_mutex_
+  /// nvcc's checks running in the background; last, so they end before the rest is destroyed.
+  std::vector<std::future<void>> background_checks_;
 };
 
 /// The first line of a compiler log that says "error" (else its first non-empty line).
