@@ -23,7 +23,7 @@ public:
   /// instruction, or negative) is a hint: an instruction mostly repeats its last shape, which
   /// is then found by one comparison instead of a hash lookup.
   std::uint32_t intern(const LaneOffsets& addresses, std::uint32_t mask, std::uint32_t bytes,
-                       std::int32_t instruction = -1) {
+                       std::int32_t instruction) {
     const std::uint64_t base = addresses[static_cast<std::size_t>(std::countr_zero(mask))];
     const auto relative = [&](std::size_t lane) { return (mask >> lane & 1u) != 0 ? addresses[lane] - base : 0; };
     std::uint32_t* last = nullptr;
