@@ -35,8 +35,16 @@ MemorySystem::MemorySystem(const DeviceProfile& profile, std::int64_t l1_capacit
   l1.ways = profile.l1.ways ? static_cast<int>(profile.l1.ways->value) : kDefaultL1Ways;
   l1.policy = profile.l1.replacement.policy;
   l1.tracks_writes = false;
+  // Every SM's L1 slots in one array, each at the stride of the largest L1: a buffer of a few
+  // MB (huge pages: the L1 probes then miss the host's TLB less) whose size depends only on
+  // the SM count, so the pool hands the next simulation the same one.
+  CacheGeometry largest = l1;
+  largest.capacity_bytes = std::max(l1_capacity_bytes, static_cast<std::int64_t>(profile.l1.capacity_bytes.value));
+  const std::size_t stride = (SectorCache::storage_bytes(largest) + 63) / 64 * 64;
+  l1_slots_ = ZeroedArray<std::byte>(stride * static_cast<std::size_t>(sm_count));
   l1_.reserve(static_cast<std::size_t>(sm_count));
-  for (std::int64_t sm = 0; sm < sm_count; ++sm) l1_.emplace_back(l1);
+  for (std::int64_t sm = 0; sm < sm_count; ++sm)
+    l1_.emplace_back(l1, l1_slots_.data() + stride * static_cast<std::size_t>(sm));
   // The simulator's SM s runs the s-th block of each wave: its near partition is that of the
   // SM the hardware deals that block to.
   const std::optional<SmPlacement>& placement = profile.l2.sm_placement;

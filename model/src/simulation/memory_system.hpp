@@ -63,6 +63,7 @@ private:
   int near_latency_;
   int far_latency_;
   int dram_latency_;
+  ZeroedArray<std::byte> l1_slots_; ///< before l1_: destroyed after the caches zero what they used
   std::vector<SectorCache> l1_;
   std::vector<int> near_partition_; ///< by simulated SM
   std::vector<SectorCache> l2_;

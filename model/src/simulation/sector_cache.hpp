@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <sys/mman.h>
+#include <utility>
 #include <vector>
 
 #include "cachewise/model/profile/device_profile.hpp"
@@ -119,9 +120,27 @@ public:
     const auto address = reinterpret_cast<std::uintptr_t>(buffer_.get());
     data_ = reinterpret_cast<T*>((address + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes);
   }
+  /// A part of a larger zeroed array that its owner keeps (and gets back zeroed).
+  static ZeroedArray view(T* data) {
+    ZeroedArray array;
+    array.data_ = data;
+    return array;
+  }
+  ZeroedArray(ZeroedArray&& other) noexcept
+      : buffer_(std::move(other.buffer_)), data_(std::exchange(other.data_, nullptr)) {}
+  ZeroedArray& operator=(ZeroedArray&& other) noexcept {
+    buffer_ = std::move(other.buffer_);
+    data_ = std::exchange(other.data_, nullptr);
+    return *this;
+  }
+  ZeroedArray(const ZeroedArray&) = delete;
+  ZeroedArray& operator=(const ZeroedArray&) = delete;
+  ~ZeroedArray() = default;
+
   T& operator[](std::size_t i) { return data_[i]; }
   const T& operator[](std::size_t i) const { return data_[i]; }
-  explicit operator bool() const { return buffer_ != nullptr; }
+  T* data() const { return data_; }
+  explicit operator bool() const { return data_ != nullptr; }
 
 private:
   struct Release {
@@ -163,7 +182,22 @@ class SectorCache {
 public:
   static constexpr std::uint64_t kHashChunkLines = 32;
 
-  explicit SectorCache(const CacheGeometry& geometry)
+  /// Bytes of slot storage a cache of `geometry` needs (SectorCache(geometry, storage)).
+  static std::size_t storage_bytes(const CacheGeometry& geometry) {
+    const std::int64_t sets = std::max<std::int64_t>(1, geometry.capacity_bytes / geometry.line_bytes / geometry.ways);
+    return static_cast<std::size_t>(sets * geometry.ways) * sizeof(Slot);
+  }
+
+  /// A cache of `geometry` whose slots live in `storage`: zeroed, 64-byte aligned, at least
+  /// storage_bytes(geometry), kept by the caller until this cache is gone (it leaves them zeroed).
+  SectorCache(const CacheGeometry& geometry, void* storage) : SectorCache(geometry, false) {
+    slots_ = ZeroedArray<Slot>::view(static_cast<Slot*>(storage));
+  }
+
+  explicit SectorCache(const CacheGeometry& geometry) : SectorCache(geometry, true) {}
+
+private:
+  SectorCache(const CacheGeometry& geometry, bool own_slots)
       : ways_(geometry.ways),
         sectors_per_line_(geometry.line_bytes / geometry.sector_bytes),
         full_sector_mask_(geometry.sector_bytes >= 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1u),
@@ -172,12 +206,13 @@ public:
     const std::int64_t lines = geometry.capacity_bytes / geometry.line_bytes;
     sets_ = std::max<std::int64_t>(1, lines / ways_);
     const std::size_t slots = static_cast<std::size_t>(sets_ * ways_);
-    slots_ = ZeroedArray<Slot>(slots);
+    if (own_slots) slots_ = ZeroedArray<Slot>(slots);
     if (geometry.tracks_writes) {
       written_bytes_ = ZeroedArray<std::uint32_t>(slots * static_cast<std::size_t>(sectors_per_line_));
     }
   }
 
+public:
   int sectors_per_line() const { return sectors_per_line_; }
 
   SectorCache(SectorCache&&) = default;
