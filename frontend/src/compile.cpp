@@ -663,18 +663,22 @@ std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequ
     return comparable_ptx(device_ptx, nullptr) == comparable_ptx(whole, &entries);
   };
   if (speculative) {
-    {
+    // Any failure of nvcc makes the verdict false: compiled again, nvcc then reports it.
+    const auto check_in_background = [this, check, agrees_with_nvcc] {
+      bool faithful = false;
+      try {
+        std::string whole;
+        faithful = agrees_with_nvcc(whole);
+      } catch (...) {
+      }
+      settle(*check, faithful);
+    };
+    try {
       const std::lock_guard lock(device_side_mutex_);
-      // Any failure of nvcc makes the verdict false: compiled again, nvcc then reports it.
-      background_checks_.push_back(std::async(std::launch::async, [this, check, agrees_with_nvcc] {
-        bool faithful = false;
-        try {
-          std::string whole;
-          faithful = agrees_with_nvcc(whole);
-        } catch (...) {
-        }
-        settle(*check, faithful);
-      }));
+      background_checks_.push_back(std::async(std::launch::async, check_in_background));
+    } catch (...) {
+      settle(*check, false); // no thread to check in: the candidates waiting for a verdict get one
+      throw;
     }
     return given_while_unsettled(
         *check, key, with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side"),
