@@ -133,9 +133,6 @@ public:
     data_ = std::exchange(other.data_, nullptr);
     return *this;
   }
-  ZeroedArray(const ZeroedArray&) = delete;
-  ZeroedArray& operator=(const ZeroedArray&) = delete;
-  ~ZeroedArray() = default;
 
   T& operator[](std::size_t i) { return data_[i]; }
   const T& operator[](std::size_t i) const { return data_[i]; }
