@@ -1,8 +1,7 @@
 // Compiling a candidate: cache lookup by content hash, then NVRTC in process. A file with host
 // code (NVRTC cannot open <cstdio>, <vector>, and knows no <<<>>> launches) goes through NVRTC
-// with its host functions set aside once nvcc has shown, for the file's first candidate, that
-// this gives the PTX nvcc gives; otherwise, and for any failure, through `nvcc -ptx` +
-// `ptxas -v` as a whole.
+// on its device side where nvcc agrees (compile_device_side.cpp); otherwise, and for any
+// failure, through `nvcc -ptx` + `ptxas -v` as a whole.
 //
 // Nothing the user wrote reaches a shell. nvcc runs its own steps through one, so its argv holds
 // only paths this process made (a private work directory, with links to the user's directories)
@@ -15,12 +14,10 @@
 #include <unistd.h>
 
 #include <array>
-#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -28,6 +25,7 @@
 
 #include "cachewise/frontend/kernel_source.hpp"
 #include "child_process.hpp"
+#include "compile_steps.hpp"
 #include "include_scan.hpp"
 #if CACHEWISE_WITH_NVRTC
 #include "nvrtc_library.hpp"
@@ -48,33 +46,17 @@ constexpr std::array kCompilerEnvironment = {"CPATH", "CPLUS_INCLUDE_PATH", "C_I
 } // namespace
 
 namespace cachewise::frontend {
+
+using detail::common_options;
+using detail::ContentHash;
+using detail::hash_source_tree;
+using detail::include_directories;
+#if CACHEWISE_WITH_NVRTC
+using detail::compile_with_nvrtc;
+using detail::NvrtcResult;
+#endif
+
 namespace {
-
-/// FNV-1a, twice with different offsets: 128 bits, so distinct inputs do not share an entry.
-class ContentHash {
-public:
-  void add(std::string_view bytes) {
-    for (const unsigned char c : bytes) {
-      low_ = (low_ ^ c) * 0x100000001b3ULL;
-      high_ = (high_ ^ c) * 0x100000001b3ULL;
-    }
-    add_separator();
-  }
-  std::string hex() const {
-    char text[33];
-    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(high_),
-                  static_cast<unsigned long long>(low_));
-    return text;
-  }
-
-private:
-  void add_separator() {
-    low_ = (low_ ^ 0xffU) * 0x100000001b3ULL;
-    high_ = (high_ ^ 0xffU) * 0x100000001b3ULL;
-  }
-  std::uint64_t low_ = 0xcbf29ce484222325ULL;
-  std::uint64_t high_ = 0x84222325cbf29ce4ULL;
-};
 
 /// Characters a path may hold to go into a child's argv unlinked: nvcc hands its arguments to a
 /// shell, so anything a shell reads specially stays out.
@@ -100,9 +82,16 @@ void check_readable_source(const std::filesystem::path& path, const std::string&
   }
 }
 
-/// The source and every file it #includes that resolves outside the system headers,
-/// recursively: what an edit can change. Each must be a regular file of bounded size: an
-/// include of /dev/zero or a FIFO is refused here rather than hanging the compiler.
+std::vector<std::string> define_options(const CompileRequest& request) {
+  std::vector<std::string> options;
+  for (const Define& define : request.defines) options.push_back("-D" + define.name + "=" + define.value);
+  return options;
+}
+
+} // namespace
+
+namespace detail {
+
 void hash_source_tree(const std::filesystem::path& path, const std::vector<std::filesystem::path>& directories,
                       ContentHash& hash, std::set<std::filesystem::path>& seen, int depth) {
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(path);
@@ -127,18 +116,10 @@ void hash_source_tree(const std::filesystem::path& path, const std::vector<std::
   }
 }
 
-/// Options both compilers get. The include directories enter as given: NVRTC reads them in this
-/// process; the nvcc path replaces them with links (nvcc_arguments).
 std::vector<std::string> common_options(const CompileRequest& request) {
   std::vector<std::string> options = {"-arch=sm_" + std::to_string(request.compute_capability), "-lineinfo"};
   if (!request.language_standard.empty()) options.push_back("-std=" + request.language_standard);
   for (const std::string& option : request.compiler_options) options.push_back(option);
-  return options;
-}
-
-std::vector<std::string> define_options(const CompileRequest& request) {
-  std::vector<std::string> options;
-  for (const Define& define : request.defines) options.push_back("-D" + define.name + "=" + define.value);
   return options;
 }
 
@@ -149,6 +130,51 @@ std::vector<std::filesystem::path> include_directories(const CompileRequest& req
   for (const auto& directory : request.include_directories) directories.push_back(directory);
   return directories;
 }
+
+#if CACHEWISE_WITH_NVRTC
+NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source,
+                               const std::vector<std::string>& empty_headers) {
+  const detail::NvrtcFunctions& api = detail::nvrtc();
+  nvrtcProgram program = nullptr;
+  std::vector<const char*> header_names, header_texts;
+  for (const std::string& name : empty_headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back("");
+  }
+  if (api.create_program(&program, source.c_str(), request.source.string().c_str(),
+                         static_cast<int>(empty_headers.size()), header_texts.data(),
+                         header_names.data()) != NVRTC_SUCCESS) {
+    throw InputError("NVRTC could not create a program for " + request.source.string());
+  }
+  std::vector<std::string> options = common_options(request);
+  for (std::string& option : define_options(request)) options.push_back(std::move(option));
+  for (const auto& directory : include_directories(request)) options.push_back("-I" + directory.string());
+  options.push_back("--ptxas-options=-v");
+  std::vector<const char*> option_pointers;
+  for (const std::string& option : options) option_pointers.push_back(option.c_str());
+  for (const std::string& name : request.instantiations) api.add_name_expression(program, name.c_str());
+  const nvrtcResult status =
+      api.compile_program(program, static_cast<int>(option_pointers.size()), option_pointers.data());
+  NvrtcResult result;
+  std::size_t size = 0;
+  api.get_program_log_size(program, &size);
+  result.log.assign(size, '\0');
+  api.get_program_log(program, result.log.data());
+  result.compiled = status == NVRTC_SUCCESS;
+  if (result.compiled) {
+    api.get_ptx_size(program, &size);
+    result.ptx.assign(size, '\0');
+    api.get_ptx(program, result.ptx.data());
+    while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
+  }
+  api.destroy_program(&program);
+  return result;
+}
+#endif
+
+} // namespace detail
+
+namespace {
 
 /// A directory of this process's own under the system's temporary directory, removed with it:
 /// where nvcc and ptxas read and write. Its path is shell-inert by construction.
@@ -210,121 +236,6 @@ int compile_timeout_seconds() {
 }
 
 bool has_ptxas_report(const std::string& log) { return log.find("Compiling entry function") != std::string::npos; }
-
-#if CACHEWISE_WITH_NVRTC
-struct NvrtcResult {
-  bool compiled = false;
-  std::string log;
-  std::string ptx;
-};
-
-/// NVRTC on `source`, under the request's file name (its errors and line info name it), with
-/// the headers `empty_headers` names given to it empty.
-NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source,
-                               const std::vector<std::string>& empty_headers) {
-  const detail::NvrtcFunctions& api = detail::nvrtc();
-  nvrtcProgram program = nullptr;
-  std::vector<const char*> header_names, header_texts;
-  for (const std::string& name : empty_headers) {
-    header_names.push_back(name.c_str());
-    header_texts.push_back("");
-  }
-  if (api.create_program(&program, source.c_str(), request.source.string().c_str(),
-                         static_cast<int>(empty_headers.size()), header_texts.data(),
-                         header_names.data()) != NVRTC_SUCCESS) {
-    throw InputError("NVRTC could not create a program for " + request.source.string());
-  }
-  std::vector<std::string> options = common_options(request);
-  for (std::string& option : define_options(request)) options.push_back(std::move(option));
-  for (const auto& directory : include_directories(request)) options.push_back("-I" + directory.string());
-  options.push_back("--ptxas-options=-v");
-  std::vector<const char*> option_pointers;
-  for (const std::string& option : options) option_pointers.push_back(option.c_str());
-  for (const std::string& name : request.instantiations) api.add_name_expression(program, name.c_str());
-  const nvrtcResult status =
-      api.compile_program(program, static_cast<int>(option_pointers.size()), option_pointers.data());
-  NvrtcResult result;
-  std::size_t size = 0;
-  api.get_program_log_size(program, &size);
-  result.log.assign(size, '\0');
-  api.get_program_log(program, result.log.data());
-  result.compiled = status == NVRTC_SUCCESS;
-  if (result.compiled) {
-    api.get_ptx_size(program, &size);
-    result.ptx.assign(size, '\0');
-    api.get_ptx(program, result.ptx.data());
-    while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
-  }
-  api.destroy_program(&program);
-  return result;
-}
-
-/// The header NVRTC reported it could not open (`cannot open source file "vector"`, or `could
-/// not open ...` without include directories), or empty.
-std::string unopened_header(const std::string& log) {
-  constexpr std::string_view marker = "open source file \"";
-  const std::size_t at = log.find(marker);
-  if (at == std::string::npos) return {};
-  const std::size_t end = log.find('"', at + marker.size());
-  return end == std::string::npos ? std::string() : log.substr(at + marker.size(), end - at - marker.size());
-}
-
-/// NVRTC on a file's device side: the host headers it includes (those NVRTC cannot open) are
-/// given empty, found one compile at a time and added to `empty_headers`.
-NvrtcResult compile_device_side(const CompileRequest& request, const std::string& device_side,
-                                std::vector<std::string>& empty_headers) {
-  for (;;) {
-    NvrtcResult result = compile_with_nvrtc(request, device_side, empty_headers);
-    const std::string header = unopened_header(result.log);
-    if (result.compiled || header.empty() ||
-        std::find(empty_headers.begin(), empty_headers.end(), header) != empty_headers.end()) {
-      return result;
-    }
-    empty_headers.push_back(header);
-  }
-}
-
-/// PTX without its comments and `.file` lines (nvcc's name its generated unit), with `.entry`
-/// for `.visible .entry` and `.weak .entry` (NVRTC makes the instances of name expressions
-/// weak), and, when `kept` is given, without the template instances it does not list: what two
-/// compiles of one file's device code must agree on, though nvcc also compiles the instances
-/// the host code launches.
-std::string comparable_ptx(const std::string& ptx, const std::set<std::string>* kept) {
-  std::string text;
-  std::istringstream in(ptx);
-  bool skipping = false;
-  for (std::string line; std::getline(in, line);) {
-    if (skipping) {
-      skipping = line != "}";
-      continue;
-    }
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && (line.compare(first, 2, "//") == 0 || line.compare(first, 6, ".file\t") == 0))
-      continue;
-    for (const std::string_view linkage : {".visible .entry ", ".weak .entry "}) {
-      if (line.starts_with(linkage)) line.erase(0, linkage.size() - 7);
-    }
-    if (kept && line.starts_with(".entry ")) {
-      const std::string name = line.substr(7, line.find('(') - 7);
-      if (!kept->contains(name) && entry_instance_name(name).find('<') != std::string::npos) {
-        skipping = true;
-        continue;
-      }
-    }
-    text += line + "\n";
-  }
-  return text;
-}
-
-/// The entries (mangled names) `ptx` defines.
-std::set<std::string> ptx_entries(const std::string& ptx) {
-  std::set<std::string> entries;
-  for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
-    entries.insert(ptx.substr(at + 7, ptx.find('(', at) - at - 7));
-  }
-  return entries;
-}
-#endif
 
 /// The cache entry's text: a format line, a checksum of the rest, the field sizes, the fields.
 std::string encode_entry(const CompiledKernel& compiled) {
@@ -554,22 +465,6 @@ CompiledKernel Compiler::compile(const CompileRequest& request) {
   return compiled;
 }
 
-void Compiler::set_speculative(bool speculative) {
-  const std::lock_guard lock(device_side_mutex_);
-  speculative_ = speculative;
-}
-
-bool Compiler::confirm_speculation() {
-  std::vector<std::future<void>> checks;
-  {
-    const std::lock_guard lock(device_side_mutex_);
-    checks.swap(background_checks_);
-  }
-  for (std::future<void>& check : checks) check.get();
-  const std::lock_guard lock(device_side_mutex_);
-  return !std::exchange(speculation_failed_, false);
-}
-
 CompiledKernel Compiler::compile_uncached(const CompileRequest& request, const std::string& key, bool& cache) {
   std::string nvrtc_error;
 #if CACHEWISE_WITH_NVRTC
@@ -605,125 +500,6 @@ CompiledKernel Compiler::with_ptxas_report(std::string ptx, std::string log, con
   compiled.ptxas_log = ptxas_report(compiled.ptx, request.compute_capability);
   return compiled;
 }
-
-#if CACHEWISE_WITH_NVRTC
-std::optional<CompiledKernel> Compiler::compile_device_side_of(const CompileRequest& request, const std::string& source,
-                                                               const std::string& key, bool& cache) {
-  const std::optional<std::string> device_side = device_side_source(source);
-  if (!device_side) return std::nullopt;
-  // One verdict per file and options: the candidates differ in defines and instantiations.
-  ContentHash file;
-  std::set<std::filesystem::path> seen;
-  hash_source_tree(request.source, include_directories(request), file, seen, 0);
-  for (const std::string& option : common_options(request)) file.add(option);
-  for (const auto& directory : include_directories(request)) file.add(directory.string());
-  std::shared_ptr<DeviceSideCheck> check;
-  bool first = false;
-  bool speculative = false;
-  {
-    const std::lock_guard lock(device_side_mutex_);
-    auto [found, inserted] = device_side_checks_.try_emplace(file.hex());
-    if (inserted) found->second = std::make_shared<DeviceSideCheck>();
-    check = found->second;
-    first = inserted;
-    speculative = speculative_;
-  }
-  if (!first) {
-    const std::optional<std::vector<std::string>> found_headers = check->empty_headers.get();
-    if (!found_headers) return std::nullopt; // NVRTC failed on the first: nvcc compiles the file
-    const bool settled = check->faithful.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    if ((settled || !speculative) && !check->faithful.get()) return std::nullopt;
-    std::vector<std::string> empty_headers = *found_headers;
-    NvrtcResult nvrtc = compile_device_side(request, *device_side, empty_headers);
-    if (!nvrtc.compiled) return std::nullopt; // nvcc compiles the file and reports its error
-    return given_while_unsettled(
-        *check, key, with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side"),
-        cache);
-  }
-  // The file's first candidate: its device side through NVRTC and the whole file through nvcc;
-  // the verdict holds when both compile and their PTX agree.
-  std::vector<std::string> empty_headers;
-  NvrtcResult nvrtc;
-  try {
-    nvrtc = compile_device_side(request, *device_side, empty_headers);
-  } catch (...) {
-    check->headers_found.set_value(std::nullopt);
-    settle(*check, false);
-    throw;
-  }
-  if (!nvrtc.compiled) {
-    check->headers_found.set_value(std::nullopt);
-    settle(*check, false);
-    return std::nullopt; // nvcc compiles the file and reports its error
-  }
-  check->headers_found.set_value(empty_headers);
-  const auto agrees_with_nvcc = [this, request, device_ptx = nvrtc.ptx](std::string& whole) {
-    whole = nvcc_ptx(request);
-    const std::set<std::string> entries = ptx_entries(device_ptx);
-    return comparable_ptx(device_ptx, nullptr) == comparable_ptx(whole, &entries);
-  };
-  if (speculative) {
-    // Any failure of nvcc makes the verdict false: compiled again, nvcc then reports it.
-    const auto check_in_background = [this, check, agrees_with_nvcc] {
-      bool faithful = false;
-      try {
-        std::string whole;
-        faithful = agrees_with_nvcc(whole);
-      } catch (...) {
-      }
-      settle(*check, faithful);
-    };
-    try {
-      const std::lock_guard lock(device_side_mutex_);
-      background_checks_.push_back(std::async(std::launch::async, check_in_background));
-    } catch (...) {
-      settle(*check, false); // no thread to check in: the candidates waiting for a verdict get one
-      throw;
-    }
-    return given_while_unsettled(
-        *check, key, with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side"),
-        cache);
-  }
-  std::string whole;
-  bool faithful = false;
-  try {
-    faithful = agrees_with_nvcc(whole);
-  } catch (...) {
-    settle(*check, false);
-    throw;
-  }
-  settle(*check, faithful);
-  return faithful ? with_ptxas_report(std::move(nvrtc.ptx), std::move(nvrtc.log), request, "nvrtc, device side")
-                  : with_ptxas_report(std::move(whole), {}, request, "nvcc");
-}
-
-std::optional<CompiledKernel> Compiler::given_while_unsettled(DeviceSideCheck& check, const std::string& key,
-                                                              CompiledKernel compiled, bool& cache) {
-  const std::lock_guard lock(device_side_mutex_);
-  if (check.settled) {
-    if (!check.faithful.get()) return std::nullopt;
-    return compiled;
-  }
-  check.speculated = true;
-  check.unconfirmed.emplace_back(key, compiled);
-  cache = false;
-  return compiled;
-}
-
-void Compiler::settle(DeviceSideCheck& check, bool faithful) {
-  std::vector<std::pair<std::string, CompiledKernel>> unconfirmed;
-  {
-    const std::lock_guard lock(device_side_mutex_);
-    check.settled = true;
-    unconfirmed.swap(check.unconfirmed);
-    if (!faithful && check.speculated) speculation_failed_ = true;
-    check.verdict_found.set_value(faithful);
-  }
-  if (faithful) {
-    for (const auto& [key, compiled] : unconfirmed) write_cached(key, compiled);
-  }
-}
-#endif
 
 std::string Compiler::nvcc_ptx(const CompileRequest& request) const {
   const PrivateDirectory work;
