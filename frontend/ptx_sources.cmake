@@ -9,4 +9,5 @@ set(CACHEWISE_FRONTEND_PTX_SOURCES
   src/extract_loops.cpp
   src/extract_opcodes.cpp
   src/extract_alu.cpp
-  src/extract_warp.cpp)
+  src/extract_warp.cpp
+  src/extract_translation.cpp)

@@ -1,7 +1,10 @@
 // The Extractor: lowers an entry once per launch, then traces blocks on demand, warp by warp.
 #include <algorithm>
+#include <mutex>
+#include <optional>
 
 #include "cachewise/model.hpp"
+#include "extract_translation.hpp"
 #include "extract_warp.hpp"
 
 namespace cachewise::frontend {
@@ -32,6 +35,8 @@ Extractor::Extractor(const PtxModule& module, std::string_view entry_name, Launc
   program_->function = &program_->module.functions[0];
   program_->args = std::move(args);
   lower_program(*program_);
+  program_->translatable = program_->args.translate_blocks && !program_->args.simulate_out_of_bounds_reads &&
+                           !program_->args.skip_guards_on_loaded_data && block_index_dependence(*program_).empty();
 }
 
 Extractor::~Extractor() = default;
@@ -40,29 +45,24 @@ Extractor& Extractor::operator=(Extractor&&) noexcept = default;
 
 const std::vector<ParamInfo>& Extractor::params() const { return program_->params; }
 
-BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index) const {
-  const Program& program = *program_;
-  const Dim3& grid = program.args.grid;
-  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y ||
-      block_index[2] < 0 || block_index[2] >= grid.z)
-    throw InputError("block index outside the grid");
-  BlockTrace block;
-  block.block_index = block_index;
+InterpretedBlock interpret_block(const Program& program, const std::array<std::int64_t, 3>& block_index) {
+  InterpretedBlock block;
+  block.trace.block_index = block_index;
   const std::int64_t warps = (program.args.block.count() + 31) / 32;
-  std::int64_t in_flight = 0;
   WarpState state(program);
   const auto trace_warps = [&](bool summarise) {
-    block.warps.assign(static_cast<std::size_t>(warps), WarpTrace{});
+    block.trace.warps.assign(static_cast<std::size_t>(warps), WarpTrace{});
     state.loops.set_enabled(summarise);
     state.out_of_bounds = {};
     state.skipped_on_loaded_data = {};
     std::size_t steps = 0;
     for (std::int64_t w = 0; w < warps; ++w) {
-      WarpTrace& warp = block.warps[static_cast<std::size_t>(w)];
+      WarpTrace& warp = block.trace.warps[static_cast<std::size_t>(w)];
       // Warps of a block, and blocks of a grid, mostly run alike.
       const std::size_t expected =
-          w > 0 ? block.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
-      in_flight = std::max(in_flight, run_warp(state, block_index, w, warp, steps, expected));
+          w > 0 ? block.trace.warps[0].steps.size() : program.first_warp_steps.load(std::memory_order_relaxed);
+      block.max_loads_in_flight =
+          std::max(block.max_loads_in_flight, run_warp(state, block_index, w, warp, steps, expected));
       steps += warp.steps.size();
     }
   };
@@ -71,20 +71,73 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   } catch (const LoopSummaryInvalid&) {
     trace_warps(false); // a decision read a register a summary could not carry forward
   }
-  if (!block.warps.empty()) program.first_warp_steps.store(block.warps[0].steps.size(), std::memory_order_relaxed);
+  if (!block.trace.warps.empty())
+    program.first_warp_steps.store(block.trace.warps[0].steps.size(), std::memory_order_relaxed);
+  block.loop_tally = state.loops.tally();
+  block.out_of_bounds_loads = state.out_of_bounds;
+  block.skipped_on_loaded_data = state.skipped_on_loaded_data;
+  return block;
+}
+
+namespace {
+
+/// Adds a traced block's facts to the program's.
+void record_facts(const Program& program, const std::array<std::int64_t, 3>& block_index,
+                  const InterpretedBlock& block) {
   std::int64_t seen = program.max_loads_in_flight.load();
-  while (in_flight > seen && !program.max_loads_in_flight.compare_exchange_weak(seen, in_flight)) {
+  while (block.max_loads_in_flight > seen &&
+         !program.max_loads_in_flight.compare_exchange_weak(seen, block.max_loads_in_flight)) {
+  }
+  if (!block.loop_tally.empty()) {
+    const std::lock_guard lock(program.loop_tally_mutex);
+    for (const auto& [header, tally] : block.loop_tally) {
+      LoopTally& total = program.loop_tally[header];
+      total.runs += tally.runs;
+      total.trips_interpreted += tally.trips_interpreted;
+      total.trips_skipped += tally.trips_skipped;
+    }
   }
   // A block traced again (a boundary block sampled) counts once.
+  const Dim3& grid = program.args.grid;
   const std::int64_t linear = block_index[0] + grid.x * (block_index[1] + grid.y * block_index[2]);
-  if (state.out_of_bounds.warp_loads > 0 || state.skipped_on_loaded_data.warp_instructions > 0) {
+  if (block.out_of_bounds_loads.warp_loads > 0 || block.skipped_on_loaded_data.warp_instructions > 0) {
     const std::lock_guard lock(program.let_through_mutex);
-    if (state.out_of_bounds.warp_loads > 0) program.out_of_bounds_loads[linear] = state.out_of_bounds;
-    if (state.skipped_on_loaded_data.warp_instructions > 0)
-      program.skipped_on_loaded_data[linear] = state.skipped_on_loaded_data;
+    if (block.out_of_bounds_loads.warp_loads > 0) program.out_of_bounds_loads[linear] = block.out_of_bounds_loads;
+    if (block.skipped_on_loaded_data.warp_instructions > 0)
+      program.skipped_on_loaded_data[linear] = block.skipped_on_loaded_data;
   }
   program.traced_any = true;
-  return block;
+}
+
+/// The block's trace by translation, when the program allows it and has interpreted enough
+/// blocks to pay for preparing it (a candidate the advisor only screens traces a few).
+std::optional<BlockTrace> translated_block(const Program& program, const std::array<std::int64_t, 3>& block_index) {
+  if (!program.translatable) return std::nullopt;
+  const std::int64_t preparation = translation_preparation_blocks(program.args.grid);
+  if (program.blocks_interpreted.load(std::memory_order_relaxed) < 2 * preparation) return std::nullopt;
+  std::call_once(program.translation_once, [&] { program.translation = BlockTranslation::prepare(program); });
+  if (!program.translation) return std::nullopt;
+  std::optional<BlockTrace> trace = program.translation->translate(program, block_index);
+  if (trace) {
+    record_facts(program, block_index, program.translation->reference());
+    program.blocks_translated.fetch_add(1, std::memory_order_relaxed);
+  }
+  return trace;
+}
+
+} // namespace
+
+BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index) const {
+  const Program& program = *program_;
+  const Dim3& grid = program.args.grid;
+  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y ||
+      block_index[2] < 0 || block_index[2] >= grid.z)
+    throw InputError("block index outside the grid");
+  if (std::optional<BlockTrace> trace = translated_block(program, block_index)) return std::move(*trace);
+  InterpretedBlock block = interpret_block(program, block_index);
+  program.blocks_interpreted.fetch_add(1, std::memory_order_relaxed);
+  record_facts(program, block_index, block);
+  return std::move(block.trace);
 }
 
 ExtractedFacts Extractor::facts() const {
@@ -93,6 +146,7 @@ ExtractedFacts Extractor::facts() const {
   facts.static_shared_bytes = program_->static_shared_bytes;
   facts.local_bytes_per_thread = program_->local_bytes;
   facts.max_loads_in_flight = program_->max_loads_in_flight.load();
+  facts.translated_blocks = program_->blocks_translated.load();
   const std::lock_guard lock(program_->loop_tally_mutex);
   for (const auto& [header, tally] : program_->loop_tally) {
     facts.summarised_loops.push_back({program_->where(program_->code[static_cast<std::size_t>(header)].source),

@@ -66,8 +66,7 @@ void LoopSummariser::pop_to(std::size_t size) {
   for (std::size_t i = size; i < loops_.size(); ++i) {
     const Loop& loop = loops_[i];
     if (loop.trips_skipped == 0) continue;
-    const std::lock_guard lock(program_.loop_tally_mutex);
-    LoopTally& tally = program_.loop_tally[loop.header];
+    LoopTally& tally = tally_[loop.header];
     tally.runs += 1;
     tally.trips_interpreted += loop.trips_interpreted + 1; // the trip that left the loop ends at no back edge
     tally.trips_skipped += loop.trips_skipped;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "extract_program.hpp"
@@ -36,7 +37,7 @@ public:
   explicit LoopSummariser(const Program& program) : program_(program) {}
 
   void set_enabled(bool enabled) { enabled_ = enabled; }
-  /// Forgets the previous warp's loops (their tallies go to the program first).
+  /// Forgets the previous warp's loops (their tallies go to tally() first).
   void start_warp();
   /// Whether before() must run for the next instruction.
   bool engaged() const { return enabled_ && !loops_.empty(); }
@@ -50,8 +51,10 @@ public:
   /// May jump the loop ahead (registers of `warp`, counters and weights of `trace`).
   void back_edge(WarpState& warp, std::int32_t pc, std::int32_t target, const std::vector<Frame>& stack,
                  std::uint32_t exited, WarpTrace& trace);
-  /// The warp ended: its loops' tallies go to the program.
+  /// The warp ended: its loops' tallies go to tally().
   void end_warp();
+  /// What the summaries did in the warps run so far, by loop (Program::loop_tally's keys).
+  const std::map<std::int32_t, LoopTally>& tally() const { return tally_; }
 
 private:
   using Lanes = std::array<std::int64_t, 32>;
@@ -98,6 +101,7 @@ private:
   void bound_by_compare(Compare op, std::int64_t a, std::int64_t da, std::int64_t b, std::int64_t db);
 
   const Program& program_;
+  std::map<std::int32_t, LoopTally> tally_;
   bool enabled_ = true;
   std::vector<Loop> loops_; ///< innermost last
   int recorder_ = -1;       ///< index in loops_ of the loop whose trips are recorded

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -175,6 +176,8 @@ struct LoopTally {
   std::int64_t trips_skipped = 0;
 };
 
+class BlockTranslation;
+
 struct Program {
   PtxModule module;                      ///< the entry alone, with the module's variables and files
   const PtxFunction* function = nullptr; ///< module.functions[0]
@@ -200,6 +203,13 @@ struct Program {
   /// Per traced block (by linear index): its instructions skipped on loaded data
   /// (LaunchArgs::skip_guards_on_loaded_data).
   mutable std::map<std::int64_t, SkippedOnLoadedData> skipped_on_loaded_data;
+  /// Blocks may be translated (LaunchArgs::translate_blocks, and nothing decided on the block index).
+  bool translatable = false;
+  mutable std::atomic<std::int64_t> blocks_interpreted{0};
+  mutable std::atomic<std::int64_t> blocks_translated{0};
+  mutable std::once_flag translation_once;
+  /// Prepared once enough blocks were interpreted; null when the preparation found it wrong.
+  mutable std::shared_ptr<const BlockTranslation> translation;
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

@@ -118,32 +118,6 @@ std::string nearest_buffer_offset(const std::vector<TraceBuffer>& buffers, std::
          std::to_string(nearest->bytes) + " bytes)";
 }
 
-/// True when every active lane is aligned and the lanes' span lies inside one valid range (the
-/// common case, checked without looking at lanes one by one).
-bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask,
-                         const std::array<std::uint64_t, 32>& address, int bytes) {
-  std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
-  const auto widen = [&](std::uint64_t a) {
-    low = std::min(low, a);
-    high = std::max(high, a);
-    bits |= a;
-  };
-  if (mask == ~0u) {
-    for (const std::uint64_t a : address) widen(a);
-  } else {
-    for_lanes(mask, [&](int lane) { widen(address[lane]); });
-  }
-  if (bits & static_cast<std::uint64_t>(bytes - 1)) return false;
-  const std::uint64_t end = high + static_cast<std::uint64_t>(bytes);
-  if (end < high) return false;
-  if (space == TraceSpace::shared) return end <= static_cast<std::uint64_t>(program.shared_bytes);
-  if (space == TraceSpace::local) return end <= static_cast<std::uint64_t>(program.local_bytes);
-  if (program.args.buffers.empty()) return true;
-  return std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
-    return low >= buffer.base_address && end <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
-  });
-}
-
 /// Throws InputError for a lane that is misaligned or outside the shared memory, the frame or
 /// every buffer, except a global load outside every buffer under
 /// LaunchArgs::simulate_out_of_bounds_reads: then returns the first such lane's "4 bytes at byte
@@ -499,6 +473,30 @@ void branch(std::vector<Frame>& stack, const Instr& instr, std::uint32_t active,
 }
 
 } // namespace
+
+bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask,
+                         const std::array<std::uint64_t, 32>& address, int bytes) {
+  std::uint64_t low = ~std::uint64_t{0}, high = 0, bits = 0;
+  const auto widen = [&](std::uint64_t a) {
+    low = std::min(low, a);
+    high = std::max(high, a);
+    bits |= a;
+  };
+  if (mask == ~0u) {
+    for (const std::uint64_t a : address) widen(a);
+  } else {
+    for_lanes(mask, [&](int lane) { widen(address[lane]); });
+  }
+  if (bits & static_cast<std::uint64_t>(bytes - 1)) return false;
+  const std::uint64_t end = high + static_cast<std::uint64_t>(bytes);
+  if (end < high) return false;
+  if (space == TraceSpace::shared) return end <= static_cast<std::uint64_t>(program.shared_bytes);
+  if (space == TraceSpace::local) return end <= static_cast<std::uint64_t>(program.local_bytes);
+  if (program.args.buffers.empty()) return true;
+  return std::any_of(program.args.buffers.begin(), program.args.buffers.end(), [&](const TraceBuffer& buffer) {
+    return low >= buffer.base_address && end <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes);
+  });
+}
 
 bool lanes_in_bounds(const Program& program, const Instr& instr, TraceSpace space, std::uint32_t mask,
                      const std::array<std::uint64_t, 32>& address, int bytes) {

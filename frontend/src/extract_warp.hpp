@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -135,6 +136,11 @@ public:
   std::int32_t warp_index = 0;
   LoopSummariser loops;
 };
+
+/// True when every active lane is aligned and the lanes' span lies inside one valid range (the
+/// common case, checked without looking at lanes one by one).
+bool obviously_in_bounds(const Program& program, TraceSpace space, std::uint32_t mask,
+                         const std::array<std::uint64_t, 32>& address, int bytes);
 
 /// Whether every lane in `mask` of an access at `address` is aligned and inside the shared memory,
 /// the frame or a buffer (what check_bounds accepts without letting a load outside through).

@@ -31,6 +31,7 @@ if(CACHEWISE_NVCC)
   cachewise_test_ptx(control control.cu)
   cachewise_test_ptx(async_copy async_copy.cu)
   cachewise_test_ptx(several several.cu)
+  cachewise_test_ptx(translation translation.cu)
   cachewise_test_ptx(bench_gemm ${PROJECT_SOURCE_DIR}/benchmarks/kernels/gemm_register_tiled.cu)
   cachewise_test_ptx(bench_sum ${PROJECT_SOURCE_DIR}/benchmarks/kernels/sum_grid_stride.cu)
   cachewise_test_ptx(bench_conv ${PROJECT_SOURCE_DIR}/benchmarks/kernels/convolution_17x17.cu -DTILE_SIZE_X=2 -DTILE_SIZE_Y=2)
@@ -68,6 +69,7 @@ if(CACHEWISE_NVCC)
     extract_async_test.cpp
     extract_several_test.cpp
     extract_loops_test.cpp
+    extract_translation_test.cpp
     builtin_crosscheck_test.cpp)
   set_source_files_properties(${cachewise_extract_tests} PROPERTIES COMPILE_DEFINITIONS CACHEWISE_TEST_PTX_DIR="${cachewise_ptx_dir}")
   list(APPEND CACHEWISE_FRONTEND_PTX_TESTS ${cachewise_extract_tests} ${cachewise_test_ptx_outputs})

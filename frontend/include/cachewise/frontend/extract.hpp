@@ -58,6 +58,10 @@ struct LaunchArgs {
   /// Loops whose trips are affine jump ahead (docs/ptx-extraction.md, "Loop summaries"); false
   /// interprets every trip.
   bool summarise_loops = true;
+  /// Blocks are derived from a reference block by their offset in the grid when nothing the
+  /// kernel decides depends on the block index (docs/ptx-extraction.md, "Blocks by
+  /// translation"); false interprets every block.
+  bool translate_blocks = true;
 };
 
 /// A loop the extractor jumped ahead, over the warps traced so far.
@@ -85,6 +89,7 @@ struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait (traced blocks)
+  std::int64_t translated_blocks = 0;   ///< of the blocks traced, those derived from a reference block
   std::vector<SummarisedLoop> summarised_loops; ///< by source location
   OutOfBoundsLoads out_of_bounds_loads;
   SkippedOnLoadedData skipped_on_loaded_data;
