@@ -3,6 +3,7 @@
 #include "extract_translation.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "cachewise/model.hpp"
 #include "extract_warp.hpp"
@@ -191,13 +192,22 @@ std::unique_ptr<const BlockTranslation> BlockTranslation::prepare(const Program&
     std::size_t flat = 0;
     for (std::size_t w = 0; w < reference.warps.size(); ++w) {
       for (std::size_t s = 0; s < reference.warps[w].steps.size(); ++s, ++flat) {
-        MovingAccess access{w, s, {}};
+        const std::uint32_t mask = reference.warps[w].steps[s].active_mask;
+        MovingAccess access{w, s, {}, {-1, -1, -1}};
         bool moves = false;
         for (std::size_t a = 0; a < 3; ++a) {
-          if (step_per_block[a].empty()) continue;
-          access.step_per_block[a] = step_per_block[a][flat];
-          moves |= std::any_of(access.step_per_block[a].begin(), access.step_per_block[a].end(),
-                               [](std::uint64_t step) { return step != 0; });
+          if (step_per_block[a].empty() || mask == 0) continue;
+          const std::array<std::uint64_t, 32>& lanes = step_per_block[a][flat];
+          const std::uint64_t first = lanes[static_cast<std::size_t>(std::countr_zero(mask))];
+          bool uniform = true;
+          for_lanes(mask, [&](int lane) { uniform &= lanes[lane] == first; });
+          moves |= !uniform || first != 0;
+          if (uniform) {
+            access.step_per_block[a] = first;
+          } else {
+            access.lane_steps[a] = static_cast<std::int32_t>(translation->lane_steps_.size());
+            translation->lane_steps_.push_back(lanes);
+          }
         }
         if (moves) translation->moving_.push_back(access);
       }
@@ -233,9 +243,16 @@ std::optional<BlockTrace> BlockTranslation::translate(const Program& program,
     offset[a] = static_cast<std::uint64_t>(block_index[a] - reference_.trace.block_index[a]);
   for (const MovingAccess& access : moving_) {
     TraceStep& step = trace.warps[access.warp].steps[access.step];
-    for (std::size_t lane = 0; lane < 32; ++lane)
-      step.address[lane] += offset[0] * access.step_per_block[0][lane] + offset[1] * access.step_per_block[1][lane] +
-                            offset[2] * access.step_per_block[2][lane];
+    std::uint64_t uniform = 0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (access.lane_steps[a] < 0) {
+        uniform += offset[a] * access.step_per_block[a];
+        continue;
+      }
+      const std::array<std::uint64_t, 32>& lanes = lane_steps_[static_cast<std::size_t>(access.lane_steps[a])];
+      for (std::size_t lane = 0; lane < 32; ++lane) step.address[lane] += offset[a] * lanes[lane];
+    }
+    for (std::uint64_t& address : step.address) address += uniform;
     if (!obviously_in_bounds(program, step.space, step.active_mask, step.address, step.bytes_per_lane))
       return std::nullopt;
   }

@@ -56,16 +56,18 @@ public:
   const InterpretedBlock& reference() const { return reference_; }
 
 private:
-  /// An access whose lanes move with the block index: each active lane's address step per block
-  /// along x, y and z.
+  /// An access whose lanes move with the block index: its address step per block along x, y
+  /// and z, the same for every active lane (most accesses), or per lane in lane_steps_.
   struct MovingAccess {
     std::size_t warp = 0;
     std::size_t step = 0;
-    std::array<std::array<std::uint64_t, 32>, 3> step_per_block{};
+    std::array<std::uint64_t, 3> step_per_block{};
+    std::array<std::int32_t, 3> lane_steps{-1, -1, -1}; ///< index in lane_steps_, or -1: uniform
   };
 
   InterpretedBlock reference_;
   std::vector<MovingAccess> moving_;
+  std::vector<std::array<std::uint64_t, 32>> lane_steps_;
 };
 
 } // namespace cachewise::frontend

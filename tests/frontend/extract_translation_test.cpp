@@ -85,6 +85,23 @@ TEST(ExtractTranslation, BlocksOfATileKernelAreTranslationsOfTheReference) {
   EXPECT_EQ(loads[0].address[7], args.buffers[1].base_address + 4u * ((3u * 64 + 2) * width + 5 * 32 + 7));
 }
 
+TEST(ExtractTranslation, LanesMoveByTheirOwnStepsPerBlock) {
+  // Lane l of block b stores element b * (l + 1) + l. A grid of 64 blocks: the preparation
+  // interprets 4 (the reference, a neighbour, 2 corners) after 8 were, then 56 are translated.
+  LaunchArgs args;
+  args.grid = {64, 1, 1};
+  args.block = {32, 1, 1};
+  args.buffers = place_buffers({{"out", 64 * 32 * 4}});
+  args.params = {args.buffers[0].base_address};
+  std::int64_t translated = 0;
+  const std::vector<BlockTrace> blocks = trace_grid("lane_scaled", args, translated);
+  EXPECT_EQ(translated, 64 - 8);
+  const std::vector<TraceStep> stores = accesses(blocks[50].warps[0], TraceSpace::global, TraceOp::store);
+  ASSERT_EQ(stores.size(), 1u);
+  for (const int lane : {0, 9, 31})
+    EXPECT_EQ(stores[0].address[lane], args.buffers[0].base_address + 4u * (50u * (lane + 1) + lane)) << lane;
+}
+
 TEST(ExtractTranslation, AComparisonOnTheBlockIndexKeepsEveryBlockInterpreted) {
   // i < n with i = blockIdx.x * 256 + threadIdx.x: the last block's threads past n skip the copy.
   const std::int64_t n = 16 * 256 - 100;

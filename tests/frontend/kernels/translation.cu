@@ -22,3 +22,8 @@ extern "C" __global__ void wrapping_index(float* out) {
   const unsigned i = blockIdx.x * 0x40000000u + threadIdx.x;
   out[i] = 1.0f;
 }
+
+// Each lane's address moves by its own step per block: (threadIdx.x + 1) elements.
+extern "C" __global__ void lane_scaled(float* out) {
+  out[blockIdx.x * (threadIdx.x + 1) + threadIdx.x] = 0.0f;
+}
