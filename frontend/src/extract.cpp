@@ -115,11 +115,19 @@ std::optional<BlockTrace> translated_block(const Program& program, const std::ar
   if (!program.translatable) return std::nullopt;
   const std::int64_t preparation = translation_preparation_blocks(program.args.grid);
   if (program.blocks_interpreted.load(std::memory_order_relaxed) < 2 * preparation) return std::nullopt;
-  std::call_once(program.translation_once, [&] { program.translation = BlockTranslation::prepare(program); });
-  if (!program.translation) return std::nullopt;
-  std::optional<BlockTrace> trace = program.translation->translate(program, block_index);
+  std::shared_ptr<const BlockTranslation> translation;
+  {
+    const std::lock_guard lock(program.translation_mutex);
+    if (!program.translation && !program.translation_refused) {
+      program.translation = BlockTranslation::prepare(program);
+      program.translation_refused = !program.translation;
+    }
+    translation = program.translation;
+  }
+  if (!translation) return std::nullopt;
+  std::optional<BlockTrace> trace = translation->translate(program, block_index);
   if (trace) {
-    record_facts(program, block_index, program.translation->reference());
+    record_facts(program, block_index, translation->reference());
     program.blocks_translated.fetch_add(1, std::memory_order_relaxed);
   }
   return trace;
@@ -138,6 +146,11 @@ BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index
   program.blocks_interpreted.fetch_add(1, std::memory_order_relaxed);
   record_facts(program, block_index, block);
   return std::move(block.trace);
+}
+
+void Extractor::forget_translation() const {
+  const std::lock_guard lock(program_->translation_mutex);
+  program_->translation.reset();
 }
 
 ExtractedFacts Extractor::facts() const {

@@ -207,9 +207,12 @@ struct Program {
   bool translatable = false;
   mutable std::atomic<std::int64_t> blocks_interpreted{0};
   mutable std::atomic<std::int64_t> blocks_translated{0};
-  mutable std::once_flag translation_once;
-  /// Prepared once enough blocks were interpreted; null when the preparation found it wrong.
+  /// Guards the two below.
+  mutable std::mutex translation_mutex;
+  /// Prepared once enough blocks were interpreted, until Extractor::forget_translation.
   mutable std::shared_ptr<const BlockTranslation> translation;
+  /// A preparation found the translation wrong: it is not tried again.
+  mutable bool translation_refused = false;
 
   /// "transpose.cu:17" of instruction `pc`.
   std::string where(std::int32_t pc) const;

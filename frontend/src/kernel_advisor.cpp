@@ -277,6 +277,11 @@ void admit(const KernelSpec& spec, const Planned& plan, const Build& build,
   admitted.predict = [kernel, extractor = traced.extractor, tally, config = evaluated.config.to_string(), &profile,
                       prefix = name_entry_in_errors ? spec.entry + ": "
                                                     : std::string()](const SimulationOptions& simulation) {
+    // The translation lives for one simulation: a ranking holds every candidate's extractor.
+    struct Forget {
+      const Extractor& extractor;
+      ~Forget() { extractor.forget_translation(); }
+    } forget{*extractor};
     try {
       Prediction prediction = simulate_traced(*kernel, profile, simulation);
       const ExtractedFacts facts = extractor->facts();

@@ -85,6 +85,25 @@ TEST(ExtractTranslation, BlocksOfATileKernelAreTranslationsOfTheReference) {
   EXPECT_EQ(loads[0].address[7], args.buffers[1].base_address + 4u * ((3u * 64 + 2) * width + 5 * 32 + 7));
 }
 
+TEST(ExtractTranslation, AForgottenTranslationIsPreparedAgain) {
+  // After 14 interpreted blocks the 15th is translated; forgotten, the next block prepares the
+  // translation again (its 7 blocks are not counted as traced) and is translated too.
+  const int width = 512;
+  LaunchArgs args;
+  args.grid = {16, 8, 1};
+  args.block = {32, 8, 1};
+  args.buffers = place_buffers({{"out", width * width * 4}, {"in", width * width * 4}});
+  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(width)};
+  const Extractor extractor(translation_module(), "tile_copy", args);
+  for (std::int64_t x = 0; x < 15; ++x) (void)extractor.trace_block({x, 0, 0});
+  EXPECT_EQ(extractor.facts().translated_blocks, 1);
+  extractor.forget_translation();
+  const BlockTrace again = extractor.trace_block({5, 3, 0});
+  EXPECT_EQ(extractor.facts().translated_blocks, 2);
+  args.translate_blocks = false;
+  expect_same_trace(again, Extractor(translation_module(), "tile_copy", args).trace_block({5, 3, 0}));
+}
+
 TEST(ExtractTranslation, LanesMoveByTheirOwnStepsPerBlock) {
   // Lane l of block b stores element b * (l + 1) + l. A grid of 64 blocks: the preparation
   // interprets 4 (the reference, a neighbour, 2 corners) after 8 were, then 56 are translated.

@@ -111,6 +111,9 @@ public:
   /// Thread-safe. Throws InputError for what cannot be extracted (a data-dependent address, a
   /// branch on loaded data, an access outside every buffer, a kernel that does not terminate).
   BlockTrace trace_block(const std::array<std::int64_t, 3>& block_index) const;
+  /// Frees the blocks' translation (its reference block and steps) until a block is traced
+  /// again: for a caller done with a simulation, so that many extractors do not each hold one.
+  void forget_translation() const;
   /// Static facts, plus max_loads_in_flight over every block traced so far.
   ExtractedFacts facts() const;
 
