@@ -109,43 +109,58 @@ void record_facts(const Program& program, const std::array<std::int64_t, 3>& blo
   program.traced_any = true;
 }
 
-/// The block's trace by translation, when the program allows it and has interpreted enough
-/// blocks to pay for preparing it (a candidate the advisor only screens traces a few).
-std::optional<BlockTrace> translated_block(const Program& program, const std::array<std::int64_t, 3>& block_index) {
-  if (!program.translatable) return std::nullopt;
+/// The program's translation, prepared once it has interpreted enough blocks to pay for it (a
+/// candidate the advisor only screens traces a few); null when it has none.
+std::shared_ptr<const BlockTranslation> prepared_translation(const Program& program) {
+  if (!program.translatable) return nullptr;
   const std::int64_t preparation = translation_preparation_blocks(program.args.grid);
-  if (program.blocks_interpreted.load(std::memory_order_relaxed) < 2 * preparation) return std::nullopt;
-  std::shared_ptr<const BlockTranslation> translation;
-  {
-    const std::lock_guard lock(program.translation_mutex);
-    if (!program.translation && !program.translation_refused) {
-      program.translation = BlockTranslation::prepare(program);
-      program.translation_refused = !program.translation;
-    }
-    translation = program.translation;
+  if (program.blocks_interpreted.load(std::memory_order_relaxed) < 2 * preparation) return nullptr;
+  const std::lock_guard lock(program.translation_mutex);
+  if (!program.translation && !program.translation_refused) {
+    program.translation = BlockTranslation::prepare(program);
+    program.translation_refused = !program.translation;
   }
-  if (!translation) return std::nullopt;
-  std::optional<BlockTrace> trace = translation->translate(program, block_index);
-  if (trace) {
-    record_facts(program, block_index, translation->reference());
-    program.blocks_translated.fetch_add(1, std::memory_order_relaxed);
-  }
-  return trace;
+  return program.translation;
+}
+
+void check_in_grid(const Program& program, const std::array<std::int64_t, 3>& block_index) {
+  const Dim3& grid = program.args.grid;
+  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y ||
+      block_index[2] < 0 || block_index[2] >= grid.z)
+    throw InputError("block index outside the grid");
+}
+
+/// Records a translated block's facts: the reference's.
+void record_translated(const Program& program, const std::array<std::int64_t, 3>& block_index,
+                       const BlockTranslation& translation) {
+  record_facts(program, block_index, translation.reference());
+  program.blocks_translated.fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace
 
 BlockTrace Extractor::trace_block(const std::array<std::int64_t, 3>& block_index) const {
   const Program& program = *program_;
-  const Dim3& grid = program.args.grid;
-  if (block_index[0] < 0 || block_index[0] >= grid.x || block_index[1] < 0 || block_index[1] >= grid.y ||
-      block_index[2] < 0 || block_index[2] >= grid.z)
-    throw InputError("block index outside the grid");
-  if (std::optional<BlockTrace> trace = translated_block(program, block_index)) return std::move(*trace);
+  check_in_grid(program, block_index);
+  if (const std::shared_ptr<const BlockTranslation> translation = prepared_translation(program)) {
+    if (std::optional<BlockTrace> trace = translation->translate(program, block_index)) {
+      record_translated(program, block_index, *translation);
+      return std::move(*trace);
+    }
+  }
   InterpretedBlock block = interpret_block(program, block_index);
   program.blocks_interpreted.fetch_add(1, std::memory_order_relaxed);
   record_facts(program, block_index, block);
   return std::move(block.trace);
+}
+
+std::optional<TranslatedBlock> Extractor::translated_block(const std::array<std::int64_t, 3>& block_index) const {
+  const Program& program = *program_;
+  check_in_grid(program, block_index);
+  const std::shared_ptr<const BlockTranslation> translation = prepared_translation(program);
+  if (!translation || !translation->uniform_steps()) return std::nullopt;
+  record_translated(program, block_index, *translation);
+  return TranslatedBlock{translation->shared_reference(), translation->uniform_steps()};
 }
 
 void Extractor::forget_translation() const {

@@ -125,6 +125,15 @@ std::vector<int> moving_axes(const Dim3& grid) {
   return axes;
 }
 
+/// The buffer holding [first, first + bytes), or nullptr.
+const TraceBuffer* buffer_holding(const std::vector<TraceBuffer>& buffers, std::uint64_t first, std::uint64_t bytes) {
+  for (const TraceBuffer& buffer : buffers)
+    if (first >= buffer.base_address && first + bytes > first &&
+        first + bytes <= buffer.base_address + static_cast<std::uint64_t>(buffer.bytes))
+      return &buffer;
+  return nullptr;
+}
+
 } // namespace
 
 std::string block_index_dependence(const Program& program) {
@@ -231,7 +240,51 @@ std::unique_ptr<const BlockTranslation> BlockTranslation::prepare(const Program&
   } catch (const InputError&) {
     return nullptr; // a block that cannot be traced is interpreted when asked for, and reports why
   }
+  translation->share_uniform_steps(program);
   return translation;
+}
+
+void BlockTranslation::share_uniform_steps(const Program& program) {
+  const Dim3& grid = program.args.grid;
+  const std::array<std::int64_t, 3> extent{grid.x, grid.y, grid.z};
+  const std::vector<int> axes = moving_axes(grid);
+  const BlockTrace& reference = reference_.trace;
+  std::vector<std::size_t> first_step; // per warp: its first step's index over the block
+  std::size_t steps = 0;
+  for (const WarpTrace& warp : reference.warps) {
+    first_step.push_back(steps);
+    steps += warp.steps.size();
+  }
+  auto uniform = std::make_shared<std::vector<std::array<std::int64_t, 3>>>(steps);
+  for (const MovingAccess& access : moving_) {
+    const TraceStep& step = reference.warps[access.warp].steps[access.step];
+    std::array<std::int64_t, 3>& moves = (*uniform)[first_step[access.warp] + access.step];
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (access.lane_steps[a] >= 0 || access.step_per_block[a] % step.bytes_per_lane != 0) return;
+      moves[a] = static_cast<std::int64_t>(access.step_per_block[a]);
+    }
+    if (step.space != TraceSpace::global) continue; // shared memory and the frame are one interval each
+    if (program.args.buffers.empty()) return;
+    std::uint64_t low = ~std::uint64_t{0}, high = 0;
+    for_lanes(step.active_mask, [&](int lane) {
+      low = std::min(low, step.address[lane]);
+      high = std::max(high, step.address[lane]);
+    });
+    const TraceBuffer* holder = nullptr;
+    for (std::uint32_t corner = 0; corner < (1u << axes.size()); ++corner) {
+      std::uint64_t moved = 0;
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        const auto a = static_cast<std::size_t>(axes[i]);
+        const std::int64_t index = (corner >> i & 1u) != 0 ? extent[a] - 1 : 0;
+        moved += static_cast<std::uint64_t>(index - reference.block_index[a]) * access.step_per_block[a];
+      }
+      const TraceBuffer* buffer = buffer_holding(program.args.buffers, low + moved, high - low + step.bytes_per_lane);
+      if (buffer == nullptr || (holder != nullptr && buffer != holder)) return;
+      holder = buffer;
+    }
+  }
+  shared_reference_ = std::make_shared<const BlockTrace>(reference);
+  uniform_steps_ = std::move(uniform);
 }
 
 std::optional<BlockTrace> BlockTranslation::translate(const Program& program,

@@ -54,6 +54,14 @@ public:
 
   /// The reference block and its facts, which every translated block repeats.
   const InterpretedBlock& reference() const { return reference_; }
+  /// The translation as the simulator takes it (TranslatedBlock): the reference's trace and
+  /// each step's address step per block. Null unless every moved access moves its lanes alike
+  /// by whole accesses, and each moved global access lies in one buffer at every corner (then,
+  /// a buffer being an interval, in every block).
+  const std::shared_ptr<const BlockTrace>& shared_reference() const { return shared_reference_; }
+  const std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>>& uniform_steps() const {
+    return uniform_steps_;
+  }
 
 private:
   /// An access whose lanes move with the block index: its address step per block along x, y
@@ -65,9 +73,14 @@ private:
     std::array<std::int32_t, 3> lane_steps{-1, -1, -1}; ///< index in lane_steps_, or -1: uniform
   };
 
+  /// Sets shared_reference_ and uniform_steps_ when the translation allows them.
+  void share_uniform_steps(const Program& program);
+
   InterpretedBlock reference_;
   std::vector<MovingAccess> moving_;
   std::vector<std::array<std::uint64_t, 32>> lane_steps_;
+  std::shared_ptr<const BlockTrace> shared_reference_;
+  std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>> uniform_steps_;
 };
 
 } // namespace cachewise::frontend

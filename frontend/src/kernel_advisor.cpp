@@ -229,6 +229,9 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   trace_boundary_blocks(*traced.extractor, evaluated.grid);
   kernel->trace_block = [extractor = traced.extractor, module = build.module](
                             const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  kernel->translate_block = [extractor = traced.extractor](const std::array<std::int64_t, 3>& index) {
+    return extractor->translated_block(index);
+  };
   traced.kernel = std::move(kernel);
   return traced;
 }
@@ -675,9 +678,7 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
     std::atomic<std::int64_t> lane_slots{0};
   };
   auto lanes = std::make_shared<LaneTally>();
-  TracedKernel kernel = *traced.kernel;
-  kernel.trace_block = [inner = traced.kernel->trace_block, lanes](const std::array<std::int64_t, 3>& index) {
-    BlockTrace trace = inner(index);
+  const auto count_lanes = [lanes](const BlockTrace& trace) {
     for (const WarpTrace& warp : trace.warps) {
       for (const TraceStep& step : warp.steps) {
         if (step.kind != TraceStep::Kind::access) continue;
@@ -685,7 +686,18 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
         lanes->lane_slots += 32;
       }
     }
+  };
+  TracedKernel kernel = *traced.kernel;
+  kernel.trace_block = [inner = traced.kernel->trace_block, count_lanes](const std::array<std::int64_t, 3>& index) {
+    BlockTrace trace = inner(index);
+    count_lanes(trace);
     return trace;
+  };
+  kernel.translate_block = [inner = traced.kernel->translate_block,
+                            count_lanes](const std::array<std::int64_t, 3>& index) {
+    std::optional<TranslatedBlock> translated = inner(index);
+    if (translated) count_lanes(*translated->reference); // a translated block's lanes are its reference's
+    return translated;
   };
   KernelSimulation result;
   result.evaluated = planned.front().evaluated;

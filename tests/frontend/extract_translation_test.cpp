@@ -104,6 +104,52 @@ TEST(ExtractTranslation, AForgottenTranslationIsPreparedAgain) {
   expect_same_trace(again, Extractor(translation_module(), "tile_copy", args).trace_block({5, 3, 0}));
 }
 
+/// The translated block's trace as the simulator reads it: the reference's addresses moved.
+BlockTrace moved_trace(const TranslatedBlock& translated, const std::array<std::int64_t, 3>& index) {
+  BlockTrace trace = *translated.reference;
+  trace.block_index = index;
+  std::size_t at = 0;
+  for (WarpTrace& warp : trace.warps) {
+    for (TraceStep& step : warp.steps) {
+      const std::array<std::int64_t, 3>& per_block = (*translated.step_per_block)[at++];
+      for (std::uint64_t& address : step.address)
+        for (std::size_t a = 0; a < 3; ++a)
+          address += static_cast<std::uint64_t>((index[a] - translated.reference->block_index[a]) * per_block[a]);
+    }
+  }
+  return trace;
+}
+
+TEST(ExtractTranslation, TheSimulatorTakesBlocksWhoseLanesMoveAlikeAsMovedReferences) {
+  const int width = 512;
+  LaunchArgs args;
+  args.grid = {16, 8, 1};
+  args.block = {32, 8, 1};
+  args.buffers = place_buffers({{"out", width * width * 4}, {"in", width * width * 4}});
+  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(width)};
+  const Extractor extractor(translation_module(), "tile_copy", args);
+  EXPECT_FALSE(extractor.translated_block({5, 3, 0})); // not before 14 blocks were interpreted
+  for (std::int64_t x = 0; x < 14; ++x) (void)extractor.trace_block({x, 0, 0});
+  const std::optional<TranslatedBlock> translated = extractor.translated_block({5, 3, 0});
+  ASSERT_TRUE(translated);
+  // The middle block (8, 4) is the reference; a load moves 32 floats per block along x and 64
+  // rows of 512 floats along y.
+  EXPECT_EQ(translated->reference->block_index, (std::array<std::int64_t, 3>{8, 4, 0}));
+  args.translate_blocks = false;
+  expect_same_trace(moved_trace(*translated, {5, 3, 0}),
+                    Extractor(translation_module(), "tile_copy", args).trace_block({5, 3, 0}));
+  bool found_load = false;
+  std::size_t at = 0;
+  for (const TraceStep& step : translated->reference->warps[0].steps) {
+    const std::array<std::int64_t, 3>& per_block = (*translated->step_per_block)[at++];
+    if (step.kind != TraceStep::Kind::access || step.op != TraceOp::load) continue;
+    EXPECT_EQ(per_block, (std::array<std::int64_t, 3>{32 * 4, 64 * width * 4, 0}));
+    found_load = true;
+  }
+  EXPECT_TRUE(found_load);
+  EXPECT_EQ(extractor.facts().translated_blocks, 1);
+}
+
 TEST(ExtractTranslation, LanesMoveByTheirOwnStepsPerBlock) {
   // Lane l of block b stores element b * (l + 1) + l. A grid of 64 blocks: the preparation
   // interprets 4 (the reference, a neighbour, 2 corners) after 8 were, then 56 are translated.
@@ -115,6 +161,11 @@ TEST(ExtractTranslation, LanesMoveByTheirOwnStepsPerBlock) {
   std::int64_t translated = 0;
   const std::vector<BlockTrace> blocks = trace_grid("lane_scaled", args, translated);
   EXPECT_EQ(translated, 64 - 8);
+  // The simulator's form needs lanes that move alike: these blocks reach it traced.
+  const Extractor extractor(translation_module(), "lane_scaled", args);
+  for (std::int64_t x = 0; x < 9; ++x) (void)extractor.trace_block({x, 0, 0});
+  EXPECT_EQ(extractor.facts().translated_blocks, 1);
+  EXPECT_FALSE(extractor.translated_block({50, 0, 0}));
   const std::vector<TraceStep> stores = accesses(blocks[50].warps[0], TraceSpace::global, TraceOp::store);
   ASSERT_EQ(stores.size(), 1u);
   for (const int lane : {0, 9, 31})

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -91,9 +92,34 @@ struct CompactStep {
   float weight = 1.0F;     ///< TraceStep::weight
 };
 
-/// A block of the wave: its warps' steps one after another (WarpState says where each lies).
+/// A reference block (TranslatedBlock) compacted once for every block moved from it.
+struct CompactReference {
+  std::shared_ptr<const BlockTrace> trace; ///< kept alive: its address identifies the reference
+  std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>> step_per_block;
+  std::vector<CompactStep> steps;
+  std::vector<std::size_t> warp_end; ///< per warp: the end of its steps (the previous warp's end begins them)
+  std::vector<WarpTrace> totals;     ///< per warp: its counts, no steps
+  /// Per step: the active lanes' lowest address and highest end, for the moved span's check.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> span;
+};
+
+/// A block of the wave: its warps' steps one after another (WarpState says where each lies),
+/// its own or, translated, a reference's moved by `offset` blocks.
 struct CompactBlock {
   std::vector<CompactStep> steps;
+  const CompactReference* reference = nullptr;
+  std::array<std::int64_t, 3> offset{};
+
+  const std::vector<CompactStep>& compact_steps() const { return reference ? reference->steps : steps; }
+  /// How far step `at`'s lanes move from the reference's (0 for a block of its own).
+  std::uint64_t move(std::size_t at) const {
+    if (!reference) return 0;
+    const std::array<std::int64_t, 3>& step = (*reference->step_per_block)[at];
+    std::uint64_t moved = 0;
+    for (std::size_t a = 0; a < 3; ++a)
+      moved += static_cast<std::uint64_t>(offset[a]) * static_cast<std::uint64_t>(step[a]);
+    return moved;
+  }
 };
 
 class TraceRunner final : public WaveExecutor {
@@ -117,8 +143,12 @@ public:
     if (shapes_.size() > kMaxShapes) forget_shapes();
     if (blocks_.size() < blocks.size()) blocks_.resize(blocks.size());
     warps_.assign(blocks.size() * static_cast<std::size_t>(layout_.warps_per_block), WarpState{});
-    for (std::size_t b = 0; b < blocks.size(); ++b)
-      compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      std::optional<TranslatedBlock> translated;
+      if (kernel_.translate_block) translated = kernel_.translate_block(blocks[b].index);
+      if (!translated || !move_reference(*translated, blocks[b].index, b, counts.trace))
+        compact(kernel_.trace_block(blocks[b].index), blocks[b].index, b, counts.trace);
+    }
     for (std::size_t phase = 0; start_phase(phase, blocks.size(), counts); ++phase) {
       PhaseCounts& stats = counts.phases[phase];
       for (bool issued = true; issued;) {
@@ -140,6 +170,7 @@ private:
   static constexpr std::size_t kMaxShapes = std::size_t{1} << 16;
 
   void forget_shapes() {
+    references_.clear(); // their steps name shapes
     shapes_.clear();
     line_memo_.clear();
     wavefront_memo_.clear();
@@ -154,6 +185,7 @@ private:
                        " threads make " + std::to_string(layout_.warps_per_block));
     }
     CompactBlock& block = blocks_[slot];
+    block.reference = nullptr;
     block.steps.clear();
     std::size_t steps = 0;
     for (const WarpTrace& warp : trace.warps) steps += warp.steps.size();
@@ -182,6 +214,94 @@ private:
       }
       warp_state.end = block.steps.size();
     }
+  }
+
+  /// Puts a translated block in slot `slot`: its reference compacted (once), its counts tallied.
+  /// False when a moved global or local access's span leaves the buffer or frame: the block is
+  /// then traced whole, and its checks name the access.
+  bool move_reference(const TranslatedBlock& translated, const std::array<std::int64_t, 3>& index, std::size_t slot,
+                      TraceTally& tally) {
+    const CompactReference& reference = compact_reference(translated);
+    std::array<std::int64_t, 3> offset{};
+    for (std::size_t a = 0; a < 3; ++a) offset[a] = index[a] - reference.trace->block_index[a];
+    CompactBlock& block = blocks_[slot];
+    block.reference = &reference;
+    block.offset = offset;
+    for (std::size_t at = 0; at < reference.steps.size(); ++at) {
+      const CompactStep& step = reference.steps[at];
+      if (step.kind != TraceStep::Kind::access || step.idle || step.space == TraceSpace::shared) continue;
+      const std::uint64_t moved = block.move(at);
+      if (moved == 0) continue;
+      const auto [low, end] = reference.span[at];
+      const std::uint64_t first = low + moved;
+      const std::uint64_t bytes = end - low;
+      const bool inside = first + bytes > first && // the moved span does not wrap past 2^64
+                          (step.space == TraceSpace::global
+                               ? inside_a_buffer(first, bytes)
+                               : first + bytes <= static_cast<std::uint64_t>(kernel_.local_bytes_per_thread));
+      if (!inside) return false;
+    }
+    std::size_t begin = 0;
+    for (std::size_t w = 0; w < reference.totals.size(); ++w) {
+      const WarpTrace& warp = reference.totals[w];
+      tally.warp_instructions += warp.warp_instructions;
+      tally.register_divisions += warp.register_divisions;
+      tally.constant_requests += warp.constant_requests;
+      tally.flops += warp.flops;
+      WarpState& warp_state = state(slot, static_cast<int>(w));
+      warp_state.cursor = begin;
+      warp_state.end = begin = reference.warp_end[w];
+    }
+    return true;
+  }
+
+  /// The reference's compact steps, made (and checked) on its first use.
+  const CompactReference& compact_reference(const TranslatedBlock& translated) {
+    for (const std::unique_ptr<CompactReference>& known : references_)
+      if (known->trace == translated.reference) return *known;
+    const BlockTrace& trace = *translated.reference;
+    std::size_t steps = 0;
+    for (const WarpTrace& warp : trace.warps) steps += warp.steps.size();
+    if (!translated.step_per_block || translated.step_per_block->size() != steps)
+      throw InputError("translated block of kernel '" + kernel_.name + "': " + std::to_string(steps) +
+                       " steps in its reference, a step per block for " +
+                       std::to_string(translated.step_per_block ? translated.step_per_block->size() : 0));
+    // Compacted in slot 0's storage, then moved out: compact() does the checks and interning.
+    TraceTally scratch;
+    CompactBlock& slot = blocks_[0];
+    std::vector<CompactStep> kept = std::move(slot.steps);
+    const CompactReference* kept_reference = slot.reference;
+    const std::array<std::int64_t, 3> kept_offset = slot.offset;
+    std::vector<WarpState> kept_states(warps_.begin(), warps_.begin() + layout_.warps_per_block);
+    compact(trace, trace.block_index, 0, scratch);
+    auto reference = std::make_unique<CompactReference>();
+    reference->trace = translated.reference;
+    reference->step_per_block = translated.step_per_block;
+    reference->steps = std::move(slot.steps);
+    for (int w = 0; w < layout_.warps_per_block; ++w) reference->warp_end.push_back(state(0, w).end);
+    for (const WarpTrace& warp : trace.warps) {
+      WarpTrace totals;
+      totals.warp_instructions = warp.warp_instructions;
+      totals.register_divisions = warp.register_divisions;
+      totals.constant_requests = warp.constant_requests;
+      totals.flops = warp.flops;
+      reference->totals.push_back(totals);
+      for (const TraceStep& step : warp.steps) {
+        std::uint64_t low = ~std::uint64_t{0}, high = 0;
+        for (int lane = 0; lane < kWarpLanes; ++lane) {
+          if ((step.active_mask >> lane & 1u) == 0) continue;
+          low = std::min(low, step.address[static_cast<std::size_t>(lane)]);
+          high = std::max(high, step.address[static_cast<std::size_t>(lane)]);
+        }
+        reference->span.emplace_back(low, high + step.bytes_per_lane);
+      }
+    }
+    slot.steps = std::move(kept);
+    slot.reference = kept_reference;
+    slot.offset = kept_offset;
+    std::copy(kept_states.begin(), kept_states.end(), warps_.begin());
+    references_.push_back(std::move(reference));
+    return *references_.back();
   }
 
   void check_step(const TraceStep& step, const std::array<std::int64_t, 3>& index, int warp) {
@@ -218,7 +338,7 @@ private:
   /// barrier that stands for several (TraceStep::weight; the first warp's) repeats the interval.
   void end_phase(std::size_t phase, std::size_t blocks, TraceTally& tally, PhaseCounts& stats) {
     for (std::size_t b = 0; b < blocks; ++b) {
-      const std::vector<CompactStep>& steps = blocks_[b].steps;
+      const std::vector<CompactStep>& steps = blocks_[b].compact_steps();
       bool repeats_counted = false;
       for (int warp = 0; warp < layout_.warps_per_block; ++warp) {
         WarpState& warp_state = state(b, warp);
@@ -238,14 +358,22 @@ private:
   /// The warp's waits up to its next access, then that access; false at a barrier or the end.
   bool issue_next(const WaveBlock& block, std::size_t block_slot, int warp, WaveCounts& counts, PhaseCounts& stats) {
     WarpState& warp_state = state(block_slot, warp);
-    const std::vector<CompactStep>& steps = blocks_[block_slot].steps;
+    const CompactBlock& compact_block = blocks_[block_slot];
+    const std::vector<CompactStep>& steps = compact_block.compact_steps();
     while (warp_state.cursor < warp_state.end && steps[warp_state.cursor].kind == TraceStep::Kind::wait_loads) {
       close_round(warp_state.round, counts.trace, stats, steps[warp_state.cursor].weight);
       ++warp_state.cursor;
     }
     if (warp_state.cursor >= warp_state.end || steps[warp_state.cursor].kind != TraceStep::Kind::access) return false;
-    const CompactStep& step = steps[warp_state.cursor++];
-    if (!step.idle) run_access(step, block, block_slot, warp, warp_state, counts, stats);
+    const std::size_t at = warp_state.cursor++;
+    if (steps[at].idle) return true;
+    if (!compact_block.reference) {
+      run_access(steps[at], block, block_slot, warp, warp_state, counts, stats);
+      return true;
+    }
+    CompactStep moved = steps[at];
+    moved.base += compact_block.move(at);
+    run_access(moved, block, block_slot, warp, warp_state, counts, stats);
     return true;
   }
 
@@ -477,8 +605,9 @@ private:
   std::vector<LineRequest> lines_; ///< a local access's
   TrafficCounts scratch_;          ///< a weighted step's counts before scaling
   std::array<std::int64_t, kWarpLanes> addresses_{};
-  std::vector<CompactBlock> blocks_; ///< the wave's blocks
-  std::vector<WarpState> warps_;     ///< per (block of the wave, warp)
+  std::vector<CompactBlock> blocks_;                          ///< the wave's blocks
+  std::vector<std::unique_ptr<CompactReference>> references_; ///< of the translated blocks so far
+  std::vector<WarpState> warps_;                              ///< per (block of the wave, warp)
   std::vector<StoredLine>* stored_ = nullptr;
   std::size_t last_buffer_ = 0;
   double work_ = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,11 @@ public:
   /// Thread-safe. Throws InputError for what cannot be extracted (a data-dependent address, a
   /// branch on loaded data, an access outside every buffer, a kernel that does not terminate).
   BlockTrace trace_block(const std::array<std::int64_t, 3>& block_index) const;
+  /// The block as a translation of a reference block, as the simulator takes it
+  /// (TracedKernel::translate_block), when the extractor has prepared a translation whose moved
+  /// accesses move all their lanes alike and stay inside their buffers over the grid; nullopt
+  /// otherwise (trace_block then gives the block). Counted in facts() as a traced block. Thread-safe.
+  std::optional<TranslatedBlock> translated_block(const std::array<std::int64_t, 3>& block_index) const;
   /// Frees the blocks' translation (its reference block and steps) until a block is traced
   /// again: for a caller done with a simulation, so that many extractors do not each hold one.
   void forget_translation() const;

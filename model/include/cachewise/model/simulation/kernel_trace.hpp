@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,15 @@ struct BlockTrace {
   std::vector<WarpTrace> warps; ///< warp w holds the threads w*32 .. w*32+31 in x-fastest order
 };
 
+/// A block given as another block's trace moved (the front end's blocks by translation,
+/// docs/ptx-extraction.md): the reference's steps, each active lane of step s (the warps' steps
+/// one after another) at its address + sum over the axes a of (block index[a] -
+/// reference->block_index[a]) * step_per_block[s][a].
+struct TranslatedBlock {
+  std::shared_ptr<const BlockTrace> reference;
+  std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>> step_per_block;
+};
+
 /// A global buffer the kernel reads or writes: where its bytes lie in the traced address space.
 struct TraceBuffer {
   std::string name;
@@ -90,6 +101,10 @@ struct TracedKernel {
   /// Extracts one block on demand; only the blocks the simulator samples are ever asked for.
   /// Throws InputError for what cannot be extracted (a data-dependent address, say).
   std::function<BlockTrace(const std::array<std::int64_t, 3>& block_index)> trace_block;
+  /// Optional: the block as a translation of a reference block, where the front end has one
+  /// (nullopt: trace_block gives it). The simulator compacts a reference once for every block
+  /// moved from it, and checks each moved global or local access's span per block.
+  std::function<std::optional<TranslatedBlock>(const std::array<std::int64_t, 3>& block_index)> translate_block;
 };
 
 /// The time-model inputs a KernelPattern declares, as simulate_traced read them off the
