@@ -65,16 +65,23 @@ std::vector<BlockTrace> trace_grid(const std::string& entry, LaunchArgs args, st
   return blocks;
 }
 
+constexpr int kWidth = 512;
+
+/// tile_copy over a 512 x 512 matrix: 16 x 8 blocks of 32 x 8 threads.
+LaunchArgs tile_copy_args() {
+  LaunchArgs args;
+  args.grid = {16, 8, 1};
+  args.block = {32, 8, 1};
+  args.buffers = place_buffers({{"out", kWidth * kWidth * 4}, {"in", kWidth * kWidth * 4}});
+  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(kWidth)};
+  return args;
+}
+
 TEST(ExtractTranslation, BlocksOfATileKernelAreTranslationsOfTheReference) {
   // 16 x 8 blocks of 32 x 8 threads over a 512 x 512 matrix. The preparation interprets 7
   // blocks (the reference, one neighbour along x and y, 4 corners); it starts after 14 blocks
   // were interpreted, and the 114 blocks after them are translated.
-  const int width = 512;
-  LaunchArgs args;
-  args.grid = {16, 8, 1};
-  args.block = {32, 8, 1};
-  args.buffers = place_buffers({{"out", width * width * 4}, {"in", width * width * 4}});
-  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(width)};
+  LaunchArgs args = tile_copy_args();
   std::int64_t translated = 0;
   const std::vector<BlockTrace> blocks = trace_grid("tile_copy", args, translated);
   EXPECT_EQ(translated, 16 * 8 - 14);
@@ -82,18 +89,13 @@ TEST(ExtractTranslation, BlocksOfATileKernelAreTranslationsOfTheReference) {
   const BlockTrace& block = blocks[3 * 16 + 5];
   const std::vector<TraceStep> loads = accesses(block.warps[2], TraceSpace::global, TraceOp::load);
   ASSERT_FALSE(loads.empty());
-  EXPECT_EQ(loads[0].address[7], args.buffers[1].base_address + 4u * ((3u * 64 + 2) * width + 5 * 32 + 7));
+  EXPECT_EQ(loads[0].address[7], args.buffers[1].base_address + 4u * ((3u * 64 + 2) * kWidth + 5 * 32 + 7));
 }
 
 TEST(ExtractTranslation, AForgottenTranslationIsPreparedAgain) {
   // After 14 interpreted blocks the 15th is translated; forgotten, the next block prepares the
   // translation again (its 7 blocks are not counted as traced) and is translated too.
-  const int width = 512;
-  LaunchArgs args;
-  args.grid = {16, 8, 1};
-  args.block = {32, 8, 1};
-  args.buffers = place_buffers({{"out", width * width * 4}, {"in", width * width * 4}});
-  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(width)};
+  LaunchArgs args = tile_copy_args();
   const Extractor extractor(translation_module(), "tile_copy", args);
   for (std::int64_t x = 0; x < 15; ++x) (void)extractor.trace_block({x, 0, 0});
   EXPECT_EQ(extractor.facts().translated_blocks, 1);
@@ -121,12 +123,7 @@ BlockTrace moved_trace(const TranslatedBlock& translated, const std::array<std::
 }
 
 TEST(ExtractTranslation, TheSimulatorTakesBlocksWhoseLanesMoveAlikeAsMovedReferences) {
-  const int width = 512;
-  LaunchArgs args;
-  args.grid = {16, 8, 1};
-  args.block = {32, 8, 1};
-  args.buffers = place_buffers({{"out", width * width * 4}, {"in", width * width * 4}});
-  args.params = {args.buffers[0].base_address, args.buffers[1].base_address, static_cast<std::uint64_t>(width)};
+  LaunchArgs args = tile_copy_args();
   const Extractor extractor(translation_module(), "tile_copy", args);
   EXPECT_FALSE(extractor.translated_block({5, 3, 0})); // not before 14 blocks were interpreted
   for (std::int64_t x = 0; x < 14; ++x) (void)extractor.trace_block({x, 0, 0});
@@ -143,7 +140,7 @@ TEST(ExtractTranslation, TheSimulatorTakesBlocksWhoseLanesMoveAlikeAsMovedRefere
   for (const TraceStep& step : translated->reference->warps[0].steps) {
     const std::array<std::int64_t, 3>& per_block = (*translated->step_per_block)[at++];
     if (step.kind != TraceStep::Kind::access || step.op != TraceOp::load) continue;
-    EXPECT_EQ(per_block, (std::array<std::int64_t, 3>{32 * 4, 64 * width * 4, 0}));
+    EXPECT_EQ(per_block, (std::array<std::int64_t, 3>{32 * 4, 64 * kWidth * 4, 0}));
     found_load = true;
   }
   EXPECT_TRUE(found_load);

@@ -35,9 +35,11 @@ BlockTrace block_trace(const std::array<std::int64_t, 3>& index) {
   const auto line = kBase + 128 * static_cast<std::uint64_t>(index[0]);
   BlockTrace trace;
   trace.block_index = index;
-  trace.warps.push_back({{line_access(TraceOp::load, line), {.kind = TraceStep::Kind::wait_loads},
+  trace.warps.push_back({{line_access(TraceOp::load, line),
+                          {.kind = TraceStep::Kind::wait_loads},
                           line_access(TraceOp::store, line + kStoreOffset)},
-                         3.0, 0.0});
+                         3.0,
+                         0.0});
   return trace;
 }
 
@@ -63,7 +65,9 @@ std::function<std::optional<TranslatedBlock>(const std::array<std::int64_t, 3>&)
   (*moves)[0][0] = load_step;
   if (steps > 2) (*moves)[2][0] = store_step;
   return [reference, moves = std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>>(moves)](
-             const std::array<std::int64_t, 3>&) { return TranslatedBlock{reference, moves}; };
+             const std::array<std::int64_t, 3>&) {
+    return TranslatedBlock{reference, moves};
+  };
 }
 
 TEST(TraceTranslation, TranslatedBlocksTouchTheLinesTheirOffsetsMoveTo) {

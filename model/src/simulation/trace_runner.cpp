@@ -176,6 +176,14 @@ private:
     wavefront_memo_.clear();
   }
 
+  /// A warp's instructions, divisions, constant requests and flops.
+  static void tally_counts(const WarpTrace& warp, TraceTally& tally) {
+    tally.warp_instructions += warp.warp_instructions;
+    tally.register_divisions += warp.register_divisions;
+    tally.constant_requests += warp.constant_requests;
+    tally.flops += warp.flops;
+  }
+
   /// Checks the block's trace (warps, lane widths, buffers, frame), tallies its instructions
   /// and keeps it compact in slot `slot`, while it is still in cache.
   void compact(const BlockTrace& trace, const std::array<std::int64_t, 3>& index, std::size_t slot, TraceTally& tally) {
@@ -192,10 +200,7 @@ private:
     block.steps.reserve(steps);
     for (std::size_t w = 0; w < trace.warps.size(); ++w) {
       const WarpTrace& warp = trace.warps[w];
-      tally.warp_instructions += warp.warp_instructions;
-      tally.register_divisions += warp.register_divisions;
-      tally.constant_requests += warp.constant_requests;
-      tally.flops += warp.flops;
+      tally_counts(warp, tally);
       WarpState& warp_state = state(slot, static_cast<int>(w));
       warp_state.cursor = block.steps.size();
       for (const TraceStep& step : warp.steps) {
@@ -243,11 +248,7 @@ private:
     }
     std::size_t begin = 0;
     for (std::size_t w = 0; w < reference.totals.size(); ++w) {
-      const WarpTrace& warp = reference.totals[w];
-      tally.warp_instructions += warp.warp_instructions;
-      tally.register_divisions += warp.register_divisions;
-      tally.constant_requests += warp.constant_requests;
-      tally.flops += warp.flops;
+      tally_counts(reference.totals[w], tally);
       WarpState& warp_state = state(slot, static_cast<int>(w));
       warp_state.cursor = begin;
       warp_state.end = begin = reference.warp_end[w];
