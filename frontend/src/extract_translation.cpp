@@ -175,8 +175,12 @@ std::unique_ptr<const BlockTranslation> BlockTranslation::prepare(const Program&
   try {
     translation->reference_ = interpret_block(program, middle);
     const BlockTrace& reference = translation->reference_.trace;
-    // Each access's step per block along each axis, from the neighbour along it.
-    std::array<std::vector<std::array<std::uint64_t, 32>>, 3> step_per_block;
+    // Each access's step per block along each axis, from the neighbour along it (one
+    // neighbour held at a time: a block's trace may be large).
+    std::vector<MovingAccess> accesses;
+    for (std::size_t w = 0; w < reference.warps.size(); ++w)
+      for (std::size_t s = 0; s < reference.warps[w].steps.size(); ++s) accesses.push_back({w, s, {}, {-1, -1, -1}});
+    std::vector<bool> moves(accesses.size(), false);
     for (const int axis : moving_axes(grid)) {
       std::array<std::int64_t, 3> neighbour = middle;
       const auto a = static_cast<std::size_t>(axis);
@@ -184,43 +188,30 @@ std::unique_ptr<const BlockTranslation> BlockTranslation::prepare(const Program&
       neighbour[a] += ahead ? 1 : -1;
       const BlockTrace next = interpret_block(program, neighbour).trace;
       if (!same_shape(reference, next)) return nullptr;
-      std::vector<std::array<std::uint64_t, 32>>& steps = step_per_block[a];
-      for (std::size_t w = 0; w < reference.warps.size(); ++w) {
-        for (std::size_t s = 0; s < reference.warps[w].steps.size(); ++s) {
-          const TraceStep& here = reference.warps[w].steps[s];
-          const TraceStep& there = next.warps[w].steps[s];
-          std::array<std::uint64_t, 32> step{};
-          for_lanes(here.active_mask, [&](int lane) {
-            const std::uint64_t difference = there.address[lane] - here.address[lane];
-            step[static_cast<std::size_t>(lane)] = ahead ? difference : std::uint64_t{0} - difference;
-          });
-          steps.push_back(step);
+      for (std::size_t i = 0; i < accesses.size(); ++i) {
+        MovingAccess& access = accesses[i];
+        const TraceStep& here = reference.warps[access.warp].steps[access.step];
+        const TraceStep& there = next.warps[access.warp].steps[access.step];
+        if (here.active_mask == 0) continue;
+        std::array<std::uint64_t, 32> lanes{};
+        for_lanes(here.active_mask, [&](int lane) {
+          const std::uint64_t difference = there.address[lane] - here.address[lane];
+          lanes[static_cast<std::size_t>(lane)] = ahead ? difference : std::uint64_t{0} - difference;
+        });
+        const std::uint64_t first = lanes[static_cast<std::size_t>(std::countr_zero(here.active_mask))];
+        bool uniform = true;
+        for_lanes(here.active_mask, [&](int lane) { uniform &= lanes[lane] == first; });
+        if (!uniform || first != 0) moves[i] = true;
+        if (uniform) {
+          access.step_per_block[a] = first;
+        } else {
+          access.lane_steps[a] = static_cast<std::int32_t>(translation->lane_steps_.size());
+          translation->lane_steps_.push_back(lanes);
         }
       }
     }
-    std::size_t flat = 0;
-    for (std::size_t w = 0; w < reference.warps.size(); ++w) {
-      for (std::size_t s = 0; s < reference.warps[w].steps.size(); ++s, ++flat) {
-        const std::uint32_t mask = reference.warps[w].steps[s].active_mask;
-        MovingAccess access{w, s, {}, {-1, -1, -1}};
-        bool moves = false;
-        for (std::size_t a = 0; a < 3; ++a) {
-          if (step_per_block[a].empty() || mask == 0) continue;
-          const std::array<std::uint64_t, 32>& lanes = step_per_block[a][flat];
-          const std::uint64_t first = lanes[static_cast<std::size_t>(std::countr_zero(mask))];
-          bool uniform = true;
-          for_lanes(mask, [&](int lane) { uniform &= lanes[lane] == first; });
-          moves |= !uniform || first != 0;
-          if (uniform) {
-            access.step_per_block[a] = first;
-          } else {
-            access.lane_steps[a] = static_cast<std::int32_t>(translation->lane_steps_.size());
-            translation->lane_steps_.push_back(lanes);
-          }
-        }
-        if (moves) translation->moving_.push_back(access);
-      }
-    }
+    for (std::size_t i = 0; i < accesses.size(); ++i)
+      if (moves[i]) translation->moving_.push_back(accesses[i]);
     // The corners: an address linear in the block index inside the grid is so at its corners.
     const std::vector<int> axes = moving_axes(grid);
     for (std::uint32_t corner = 0; corner < (1u << axes.size()); ++corner) {
