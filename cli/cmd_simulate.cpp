@@ -137,7 +137,9 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
                      {"active_lane_fraction", result.active_lane_fraction},
                      {"loads_in_flight_mean", facts.loads_in_flight},
                      {"loads_in_flight_max", result.max_loads_in_flight},
-                     {"store_burst", facts.store_burst}};
+                     {"store_burst", facts.store_burst},
+                     {"interpreted_blocks", result.interpreted_blocks},
+                     {"translated_blocks", result.translated_blocks}};
     json["trace"]["summarised_loops"] = summarised_loops_to_json(prediction.summarised_loops);
     if (spec.out_of_bounds_reads == frontend::OutOfBoundsReads::simulate) {
       const frontend::OutOfBoundsLoads& outside = result.out_of_bounds_loads;
@@ -162,7 +164,9 @@ void run_simulate_kernel(const CLI::App& command, const SimulateArgs& args) {
         << "trace: " << fixed(facts.warp_instructions, 0) << " warp instructions ("
         << fixed(facts.memory_instructions, 0) << " memory), " << fixed(100.0 * result.active_lane_fraction, 1)
         << "% of lanes active per memory instruction, " << fixed(facts.loads_in_flight, 2)
-        << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n";
+        << " global loads in flight per round (at most " << result.max_loads_in_flight << ")\n"
+        << "blocks: " << result.interpreted_blocks << " interpreted, " << result.translated_blocks
+        << " translated from a reference block\n";
   for (const SummarisedLoop& loop : prediction.summarised_loops) extra << summarised_loop_text(loop) << '\n';
   if (result.out_of_bounds_loads.warp_loads > 0) {
     extra << "out of bounds: " << result.out_of_bounds_loads.warp_loads

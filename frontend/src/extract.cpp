@@ -174,6 +174,7 @@ ExtractedFacts Extractor::facts() const {
   facts.static_shared_bytes = program_->static_shared_bytes;
   facts.local_bytes_per_thread = program_->local_bytes;
   facts.max_loads_in_flight = program_->max_loads_in_flight.load();
+  facts.interpreted_blocks = program_->blocks_interpreted.load();
   facts.translated_blocks = program_->blocks_translated.load();
   const std::lock_guard lock(program_->loop_tally_mutex);
   for (const auto& [header, tally] : program_->loop_tally) {

@@ -706,6 +706,8 @@ KernelSimulation simulate_kernel(const KernelSpec& spec, const DeviceProfile& pr
   result.prediction = simulate_traced(kernel, profile, options, &result.facts);
   const ExtractedFacts extracted = traced.extractor->facts();
   result.max_loads_in_flight = extracted.max_loads_in_flight;
+  result.interpreted_blocks = extracted.interpreted_blocks;
+  result.translated_blocks = extracted.translated_blocks;
   result.prediction.summarised_loops = extracted.summarised_loops;
   result.out_of_bounds_loads = extracted.out_of_bounds_loads;
   result.skipped_on_loaded_data = extracted.skipped_on_loaded_data;

@@ -249,6 +249,11 @@ cachewise_kernel_test(simulate_kernel_needs_one_value EXIT 2
   ARGS simulate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --param TILE_DIM=32 --param BLOCK_ROWS=8)
 cachewise_kernel_test(simulate_kernel_config_pins EXIT 0 STDOUT "transpose_tiled in [^\n]*  config BLOCK_ROWS=8,PAD=1,TILE_DIM=32\n"
   ARGS simulate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --config TILE_DIM=32,BLOCK_ROWS=8,PAD=1)
+# The tiled transpose's block index decides nothing: past its first interpreted blocks the
+# sample's blocks are translations of one (docs/ptx-extraction.md, "Blocks by translation").
+cachewise_kernel_test(simulate_kernel_translated_blocks EXIT 0
+  STDOUT "\nblocks: [1-9][0-9]* interpreted, [1-9][0-9]* translated from a reference block\n"
+  ARGS simulate --spec ${cachewise_kernel_examples}/transpose.json --profile ${cachewise_example_profile} --config TILE_DIM=32,BLOCK_ROWS=8,PAD=1)
 
 # Sizes as macros (Kernel Tuner's style): copy_defined_size.cu reads N and BLOCK, takes no scalar;
 # a --define with an integer value is a name the launch expressions may use.

@@ -90,7 +90,10 @@ struct ExtractedFacts {
   std::int64_t static_shared_bytes = 0;    ///< .shared declarations the entry uses
   std::int64_t local_bytes_per_thread = 0; ///< .local declarations (stack frame)
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait (traced blocks)
-  std::int64_t translated_blocks = 0;   ///< of the blocks traced, those derived from a reference block
+  /// The blocks traced so far, interpreted (not counting a translation's preparation) and
+  /// derived from a reference block.
+  std::int64_t interpreted_blocks = 0;
+  std::int64_t translated_blocks = 0;
   std::vector<SummarisedLoop> summarised_loops; ///< by source location
   OutOfBoundsLoads out_of_bounds_loads;
   SkippedOnLoadedData skipped_on_loaded_data;

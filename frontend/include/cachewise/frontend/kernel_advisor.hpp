@@ -68,6 +68,10 @@ struct KernelSimulation {
   Prediction prediction;
   TracedFacts facts;                    ///< what the time model read off the traced blocks
   std::int64_t max_loads_in_flight = 0; ///< the most global loads a warp had outstanding before a wait
+  /// The blocks traced (the front end's boundary blocks and the simulator's sample): interpreted,
+  /// and derived from a reference block (docs/ptx-extraction.md, "Blocks by translation").
+  std::int64_t interpreted_blocks = 0;
+  std::int64_t translated_blocks = 0;
   /// Active lanes per memory instruction / 32, over the memory instructions of the traced blocks.
   double active_lane_fraction = 0.0;
   OutOfBoundsLoads out_of_bounds_loads; ///< let through by "out_of_bounds_reads": "simulate", in the traced blocks
