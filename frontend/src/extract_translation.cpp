@@ -174,7 +174,8 @@ std::unique_ptr<const BlockTranslation> BlockTranslation::prepare(const Program&
   auto translation = std::unique_ptr<BlockTranslation>(new BlockTranslation());
   try {
     translation->reference_ = interpret_block(program, middle);
-    const BlockTrace& reference = translation->reference_.trace;
+    translation->shared_reference_ = std::make_shared<const BlockTrace>(std::move(translation->reference_.trace));
+    const BlockTrace& reference = *translation->shared_reference_;
     // Each access's step per block along each axis, from the neighbour along it (one
     // neighbour held at a time: a block's trace may be large).
     std::vector<MovingAccess> accesses;
@@ -239,7 +240,7 @@ void BlockTranslation::share_uniform_steps(const Program& program) {
   const Dim3& grid = program.args.grid;
   const std::array<std::int64_t, 3> extent{grid.x, grid.y, grid.z};
   const std::vector<int> axes = moving_axes(grid);
-  const BlockTrace& reference = reference_.trace;
+  const BlockTrace& reference = *shared_reference_;
   std::vector<std::size_t> first_step; // per warp: its first step's index over the block
   std::size_t steps = 0;
   for (const WarpTrace& warp : reference.warps) {
@@ -274,17 +275,16 @@ void BlockTranslation::share_uniform_steps(const Program& program) {
       holder = buffer;
     }
   }
-  shared_reference_ = std::make_shared<const BlockTrace>(reference);
   uniform_steps_ = std::move(uniform);
 }
 
 std::optional<BlockTrace> BlockTranslation::translate(const Program& program,
                                                       const std::array<std::int64_t, 3>& block_index) const {
-  BlockTrace trace = reference_.trace;
+  BlockTrace trace = *shared_reference_;
   trace.block_index = block_index;
   std::array<std::uint64_t, 3> offset{};
   for (std::size_t a = 0; a < 3; ++a)
-    offset[a] = static_cast<std::uint64_t>(block_index[a] - reference_.trace.block_index[a]);
+    offset[a] = static_cast<std::uint64_t>(block_index[a] - shared_reference_->block_index[a]);
   for (const MovingAccess& access : moving_) {
     TraceStep& step = trace.warps[access.warp].steps[access.step];
     std::uint64_t uniform = 0;

@@ -52,13 +52,14 @@ public:
   /// block then reports (or lets through) that access as usual.
   std::optional<BlockTrace> translate(const Program& program, const std::array<std::int64_t, 3>& block_index) const;
 
-  /// The reference block and its facts, which every translated block repeats.
+  /// The reference block's facts (its trace is shared_reference()), which every translated
+  /// block repeats.
   const InterpretedBlock& reference() const { return reference_; }
-  /// The translation as the simulator takes it (TranslatedBlock): the reference's trace and
-  /// each step's address step per block. Null unless every moved access moves its lanes alike
-  /// by whole accesses, and each moved global access lies in one buffer at every corner (then,
-  /// a buffer being an interval, in every block).
   const std::shared_ptr<const BlockTrace>& shared_reference() const { return shared_reference_; }
+  /// Each step's address step per block, as the simulator takes a translation (TranslatedBlock
+  /// with shared_reference()). Null unless every moved access moves its lanes alike by whole
+  /// accesses, and each moved global access lies in one buffer at every corner (then, a buffer
+  /// being an interval, in every block).
   const std::shared_ptr<const std::vector<std::array<std::int64_t, 3>>>& uniform_steps() const {
     return uniform_steps_;
   }
@@ -73,10 +74,10 @@ private:
     std::array<std::int32_t, 3> lane_steps{-1, -1, -1}; ///< index in lane_steps_, or -1: uniform
   };
 
-  /// Sets shared_reference_ and uniform_steps_ when the translation allows them.
+  /// Sets uniform_steps_ when the translation allows it.
   void share_uniform_steps(const Program& program);
 
-  InterpretedBlock reference_;
+  InterpretedBlock reference_; ///< its trace moved to shared_reference_
   std::vector<MovingAccess> moving_;
   std::vector<std::array<std::uint64_t, 32>> lane_steps_;
   std::shared_ptr<const BlockTrace> shared_reference_;

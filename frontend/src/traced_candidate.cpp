@@ -22,7 +22,6 @@ std::vector<KnownContents> known_contents(const KernelSpec& spec, const Evaluate
   return known;
 }
 
-
 /// Traces (and so checks: accesses in bounds, barriers reached together) the first and the last
 /// block and the last along each grid edge. The simulator's sample lies in the middle of the
 /// grid, where the boundary conditions (i = 0, the partial last block) rarely are.
@@ -68,8 +67,9 @@ TracedCandidate traced_candidate(const KernelSpec& spec, const EvaluatedSpec& ev
   args.skip_guards_on_loaded_data = spec.branches_on_loaded_data == BranchesOnLoadedData::not_taken;
   traced.extractor = std::make_shared<const Extractor>(*module, entry, args);
   trace_boundary_blocks(*traced.extractor, evaluated.grid);
-  kernel->trace_block = [extractor = traced.extractor, module](
-                            const std::array<std::int64_t, 3>& index) { return extractor->trace_block(index); };
+  kernel->trace_block = [extractor = traced.extractor, module](const std::array<std::int64_t, 3>& index) {
+    return extractor->trace_block(index);
+  };
   kernel->translate_block = [extractor = traced.extractor](const std::array<std::int64_t, 3>& index) {
     return extractor->translated_block(index);
   };

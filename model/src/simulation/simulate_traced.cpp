@@ -149,4 +149,3 @@ Prediction simulate_traced(const TracedKernel& kernel, const DeviceProfile& prof
 }
 
 } // namespace cachewise
-
